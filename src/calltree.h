@@ -1,0 +1,37 @@
+/* calltree.h: a call tree merged from many window profiles, for export.
+ *
+ * Nodes are keyed by (parent, function), so the tree of a whole session is as large as the
+ * set of distinct stacks, not as the number of samples. Up to max_samples samples are kept in
+ * order, so a short session exports with its real timeline; past that the export carries one
+ * synthetic sample per node whose weight is the node's self time (DevTools, VS Code and
+ * speedscope then show the same totals, without the timeline). */
+#ifndef NTOP_CALLTREE_H
+#define NTOP_CALLTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct profile;
+struct functab;
+struct calltree;
+
+struct calltree *calltree_create(size_t max_samples);
+void calltree_free(struct calltree *t);
+void calltree_reset(struct calltree *t);
+/* Merges the samples of p after trim_until_us (see profile.h). */
+void calltree_add(struct calltree *t, const struct profile *p, double trim_until_us);
+size_t calltree_sample_count(const struct calltree *t);
+
+/* Writes a .cpuprofile (the Profiler.Profile JSON) with valid ids, one root, and samples
+ * consistent with timeDeltas and hitCount. Returns 0, or -1 on a write error. */
+int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft, FILE *f);
+/* Writes folded stacks ("a;b;c <µs>" per line) for flamegraph.pl and speedscope. */
+int calltree_write_folded(const struct calltree *t, const struct functab *ft, FILE *f);
+
+/* Writes to path atomically (temporary file in the same directory, mode 0600, then rename).
+ * On failure returns -1 and sets *cause to a new message. */
+int calltree_save(const struct calltree *t, const struct functab *ft, const char *path,
+	bool folded, char **cause);
+
+#endif

@@ -1,0 +1,41 @@
+/* functab.h: the function table. Every function seen in any profile of the session is
+ * interned once, keyed by (name, url, line, column), and keeps its index for the whole
+ * session, so windows, the cumulative counters and the views can all refer to a function by
+ * a small integer. Strings are decoded (no JSON escapes) but not sanitised: views must pass
+ * them through util_sanitize() before they reach a terminal. */
+#ifndef NTOP_FUNCTAB_H
+#define NTOP_FUNCTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum func_kind {
+	FUNC_JS,      /* an ordinary function (including "(anonymous)" ones and natives) */
+	FUNC_ROOT,    /* (root) */
+	FUNC_PROGRAM, /* (program): native and VM work outside JS */
+	FUNC_IDLE,    /* (idle): the event loop waiting */
+	FUNC_GC,      /* (garbage collector) */
+};
+
+struct func_info {
+	const char *name;   /* "" for anonymous functions */
+	const char *url;    /* as V8 gives it ("" for none, "file:///...", "node:internal/...") */
+	int32_t line;       /* 0-based, as in the protocol; -1 if unknown */
+	int32_t column;     /* 0-based; -1 if unknown */
+	enum func_kind kind;
+	const char *deopt_reason; /* the latest non-empty deoptReason seen, or NULL */
+};
+
+struct functab;
+
+struct functab *functab_create(void);
+void functab_free(struct functab *ft);
+/* Returns the index of the function, adding it if new. Special names are recognised only with
+ * an empty url. */
+uint32_t functab_intern(struct functab *ft, const char *name, size_t name_len,
+	const char *url, size_t url_len, int32_t line, int32_t column);
+void functab_set_deopt(struct functab *ft, uint32_t func, const char *reason, size_t len);
+const struct func_info *functab_get(const struct functab *ft, uint32_t func);
+size_t functab_count(const struct functab *ft);
+
+#endif

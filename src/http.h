@@ -1,0 +1,17 @@
+/* http.h: a minimal blocking HTTP GET for the inspector's /json endpoints (HTTP/1.0 replies
+ * with Content-Length). Used only while attaching, before the event loop starts. */
+#ifndef NTOP_HTTP_H
+#define NTOP_HTTP_H
+
+#include <stddef.h>
+
+#define HTTP_MAX_BODY (1024 * 1024)
+
+/* GETs path from host:port (host numeric), sending host_header as Host. On success returns 0
+ * with *status and a NUL-terminated *body (caller frees). On failure returns -1 and sets
+ * *cause; errno_out (if not NULL) receives the socket error (ECONNREFUSED, ETIMEDOUT...). */
+int http_get(const char *host, int port, const char *host_header, const char *path,
+	double timeout_s, int *status, char **body, size_t *body_len, int *errno_out,
+	char **cause);
+
+#endif

@@ -1,0 +1,66 @@
+/* jsonpull.h: a small validating JSON scanner that works on spans of one buffer, with no tree
+ * and no copies. The protocol layer uses it to read a message's envelope (id, method, and
+ * where params/result/error lie) without building a tree of a 30 MB profile; the profile
+ * parser uses it to walk the profile in one pass.
+ *
+ * All functions treat the input as untrusted: they never read outside the span and report
+ * malformed input with -1. Nesting deeper than JSON_MAX_DEPTH is malformed. */
+#ifndef NTOP_JSONPULL_H
+#define NTOP_JSONPULL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JSON_MAX_DEPTH 64
+
+struct json_span {
+	const char *p; /* first byte of the value (for a string: the opening quote) */
+	size_t n;      /* length in bytes; n == 0 means absent */
+};
+
+enum json_type { JSON_T_INVALID, JSON_T_OBJECT, JSON_T_ARRAY, JSON_T_STRING, JSON_T_NUMBER,
+	JSON_T_TRUE, JSON_T_FALSE, JSON_T_NULL };
+
+/* Type of the value a span holds, from its first byte (the span must come from this module). */
+enum json_type json_span_type(struct json_span v);
+
+/* Skips whitespace and one complete, well-formed value starting at *pos; on success *pos is
+ * just past it and *val (if not NULL) spans it. Returns 0, or -1 if malformed. */
+int json_next_value(const char *buf, size_t len, size_t *pos, struct json_span *val);
+
+/* Checks that [buf, buf+len) holds exactly one well-formed value (whitespace around it is fine). */
+int json_validate(const char *buf, size_t len, struct json_span *val);
+
+/* Iterates the members of an object: *pos starts at 0 (meaning "at the opening brace").
+ * Returns 1 and sets key (the raw quoted key) and val, 0 at the end, -1 if malformed. */
+int json_object_next(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val);
+/* Iterates the elements of an array the same way. */
+int json_array_next(struct json_span arr, size_t *pos, struct json_span *val);
+
+/* Finds member key (an unescaped C string) in object obj. 1 found, 0 absent, -1 malformed. */
+int json_object_get(struct json_span obj, const char *key, struct json_span *val);
+
+/* True if v is a string equal to s (escapes in v are honoured). */
+bool json_string_eq(struct json_span v, const char *s);
+/* Decodes string v into a new NUL-terminated buffer (\u escapes become UTF-8; a lone surrogate
+ * becomes U+FFFD). Returns 0, or -1 if v is not a valid string. *out_len may be NULL. */
+int json_string_decode(struct json_span v, char **out, size_t *out_len);
+/* Reads number v as a double. Returns 0, or -1 if v is not a number. */
+int json_number(struct json_span v, double *out);
+
+/* The envelope of an inspector protocol message: a reply has an id and a result or an
+ * error; an event has a method and params. Spans that are absent have n == 0. */
+struct protocol_msg {
+	bool has_id;
+	long long id;
+	struct json_span method; /* raw quoted string */
+	struct json_span params;
+	struct json_span result;
+	struct json_span error;
+};
+
+/* Validates the whole message and fills m. Returns 0, or -1 if it is not a JSON object or
+ * its id is not an integer. */
+int json_envelope_parse(const char *buf, size_t len, struct protocol_msg *m);
+
+#endif

@@ -1,0 +1,34 @@
+/* report.h: batch-mode output for one window: a text report like `top -b`, or one JSON
+ * object per line. The JSON fields are a public interface documented in ntop-js.1: later
+ * versions add fields, never rename them. */
+#ifndef NTOP_REPORT_H
+#define NTOP_REPORT_H
+
+#include <stddef.h>
+
+struct strbuf;
+struct window_stats;
+struct cumulative;
+struct functab;
+
+struct report_target {
+	int pid;                  /* 0 if unknown (attached with --port to a foreign process) */
+	const char *node_version; /* "v20.20.2" */
+	const char *title;
+};
+
+struct report_window {
+	double time_s;            /* wall clock (unix seconds) at the end of the window */
+	double window_ms;         /* wall length of the window on the profile clock */
+	double interval_us;       /* sampling interval in force */
+	size_t top_n;             /* how many functions to list */
+};
+
+void report_json_window(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft);
+void report_text_window(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft);
+
+#endif
