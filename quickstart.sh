@@ -1,0 +1,88 @@
+#!/bin/sh
+# quickstart.sh: set up, build and run ntop-js on a Debian or Ubuntu machine.
+#
+#   ./quickstart.sh          install what is missing, build, and watch the bundled example app
+#   ./quickstart.sh test     the same set-up, then build with -Werror and the sanitizers and
+#                            run the whole test suite; ends with "N passed, N failed"
+#
+# Packages are installed with apt-get when run as root, or through sudo; nothing else is
+# downloaded. Builds go to build/demo and build/check, outside the source tree.
+set -eu
+
+mode=${1:-demo}
+case $mode in
+demo|test) ;;
+*) echo "usage: ./quickstart.sh [test]" >&2; exit 2 ;;
+esac
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here"
+
+packages="build-essential autoconf automake libtool pkg-config libncurses-dev
+libwebsockets-dev libcjson-dev nodejs tmux"
+
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+# Node from another source (nvm, NodeSource, a tarball) is as good as Debian's.
+if command -v node >/dev/null 2>&1; then
+	missing=$(echo "$missing" | sed 's/ nodejs//')
+fi
+if [ -n "$missing" ]; then
+	echo "quickstart: installing:$missing"
+	if [ "$(id -u)" -eq 0 ]; then
+		sudo=""
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo="sudo"
+	else
+		echo "quickstart: please install these Debian packages as root:$missing" >&2
+		exit 1
+	fi
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	# shellcheck disable=SC2086
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
+
+if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+	autoreconf -fi
+fi
+
+if [ "$mode" = demo ]; then
+	build=build/demo
+	flags=""
+else
+	build=build/check
+	flags="--enable-werror --enable-sanitizers"
+fi
+mkdir -p "$build"
+if [ ! -f "$build/config.status" ]; then
+	(cd "$build" && "$here/configure" $flags)
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+make -C "$build" -j"$jobs"
+
+if [ "$mode" = demo ]; then
+	out=$(mktemp)
+	node examples/busy-server.js >"$out" 2>&1 &
+	app=$!
+	trap 'kill $app 2>/dev/null; rm -f "$out"' EXIT INT TERM
+	i=0
+	until grep -q "pid" "$out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "quickstart: the example app did not start:" >&2; cat "$out" >&2; exit 1; }
+		sleep 0.1
+	done
+	echo "quickstart: watching examples/busy-server.js (PID $app); press q or Ctrl-C to quit."
+	"$build/ntop-js" --pid "$app" || true
+	exit 0
+fi
+
+status=0
+make -C "$build" -j"$jobs" check || status=$?
+# automake's summary is not read by CI: count every TAP result of every test log.
+cat "$build"/tests/*/*.trs 2>/dev/null | awk '
+	/^:test-result: (PASS|XFAIL)/ { p++ }
+	/^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
+	/^:test-result: SKIP/ { s++ }
+	END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
+exit $status

@@ -55,6 +55,8 @@ struct cumulative {
 	size_t cap;
 	struct line_stat *lines; /* summed per (function, line); unsorted */
 	size_t n_lines, lines_cap;
+	uint32_t *line_slots;    /* private: hash of lines by (function, line) */
+	size_t line_slots_cap;
 };
 
 void cumulative_init(struct cumulative *c);

@@ -2,14 +2,16 @@
  *
  * Nodes are keyed by (parent, function), so the tree of a whole session is as large as the
  * set of distinct stacks, not as the number of samples. Up to max_samples samples are kept in
- * order, so a short session exports with its real timeline; past that the export carries one
- * synthetic sample per node whose weight is the node's self time (DevTools, VS Code and
- * speedscope then show the same totals, without the timeline). */
+ * order, so a short session exports with its real timeline; past that the export carries
+ * synthetic samples: each node's self time in equal quanta (about max_samples in all), so that
+ * DevTools (which weighs hitCount), VS Code and speedscope (which weigh timeDeltas) show the
+ * same totals, without the timeline. */
 #ifndef NTOP_CALLTREE_H
 #define NTOP_CALLTREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct profile;
@@ -21,6 +23,7 @@ void calltree_free(struct calltree *t);
 void calltree_reset(struct calltree *t);
 /* Merges the samples of p after trim_until_us (see profile.h). */
 void calltree_add(struct calltree *t, const struct profile *p, double trim_until_us);
+/* Samples merged since create or reset, including those past max_samples. */
 size_t calltree_sample_count(const struct calltree *t);
 
 /* Writes a .cpuprofile (the Profiler.Profile JSON) with valid ids, one root, and samples
@@ -28,6 +31,13 @@ size_t calltree_sample_count(const struct calltree *t);
 int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft, FILE *f);
 /* Writes folded stacks ("a;b;c <µs>" per line) for flamegraph.pl and speedscope. */
 int calltree_write_folded(const struct calltree *t, const struct functab *ft, FILE *f);
+
+/* Read access for the views: node 0 is the root and a parent's index is always below its
+ * children's. self_us is the node's own time; a node's total is its self time plus its
+ * children's totals. */
+size_t calltree_node_count(const struct calltree *t);
+void calltree_node(const struct calltree *t, size_t i, uint32_t *func, int32_t *parent,
+	double *self_us);
 
 /* Writes to path atomically (temporary file in the same directory, mode 0600, then rename).
  * On failure returns -1 and sets *cause to a new message. */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define JSON_MAX_DEPTH 64
 
@@ -47,6 +48,43 @@ bool json_string_eq(struct json_span v, const char *s);
 int json_string_decode(struct json_span v, char **out, size_t *out_len);
 /* Reads number v as a double. Returns 0, or -1 if v is not a number. */
 int json_number(struct json_span v, double *out);
+
+/* Decodes string v into out, which must hold at least v.n bytes (a decoded string is never
+ * longer than its raw form); no NUL is added. Returns the decoded length, or -1 if v is not a
+ * valid string. For callers that decode many strings into one reusable buffer. */
+long json_string_decode_into(struct json_span v, char *out);
+
+/* A pull cursor over one buffer, for callers that walk a large document once (the profile
+ * parser) and must not scan a container twice just to learn where it ends. Every byte is
+ * validated as it is consumed; a caller that stops early has validated only what it read. */
+struct json_pull {
+	const char *buf;
+	size_t len;
+	size_t pos;
+	int depth;        /* open containers */
+	uint64_t is_obj;  /* bit d-1: the container at depth d is an object */
+	uint64_t more;    /* bit d-1: that container already has an element, a comma is due */
+};
+
+void json_pull_init(struct json_pull *jp, const char *buf, size_t len);
+/* Skips whitespace and returns the type of the next value, without consuming it
+ * (JSON_T_INVALID at the end of the buffer or on a byte that cannot start a value). */
+enum json_type json_pull_peek(struct json_pull *jp);
+/* Consumes '{'. Returns 0, or -1 if the next value is not an object or nesting is too deep. */
+int json_pull_object_begin(struct json_pull *jp);
+/* Reads the next member's key and its ':' (the cursor is then at the value, which the caller
+ * must consume). Returns 1, 0 after consuming the closing '}', -1 if malformed. */
+int json_pull_object_next(struct json_pull *jp, struct json_span *key);
+int json_pull_array_begin(struct json_pull *jp);
+/* Returns 1 when an element follows (the caller must consume it), 0 after consuming ']'. */
+int json_pull_array_next(struct json_pull *jp);
+/* Consume one scalar of the given kind; -1 if the next value is something else. */
+int json_pull_number(struct json_pull *jp, double *out);
+int json_pull_string(struct json_pull *jp, struct json_span *out);
+/* Consumes (and validates) any one value; out may be NULL. */
+int json_pull_value(struct json_pull *jp, struct json_span *out);
+/* Returns 0 if every container is closed and only whitespace is left, else -1. */
+int json_pull_finish(struct json_pull *jp);
 
 /* The envelope of an inspector protocol message: a reply has an id and a result or an
  * error; an event has a method and params. Spans that are absent have n == 0. */

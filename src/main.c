@@ -1,2 +1,9 @@
+/* main.c: ntop-js, a live top-style profiler for running Node.js processes. */
 #include "config.h"
-int main(void) { return 0; }
+
+#include "app.h"
+
+int main(int argc, char **argv)
+{
+	return app_main(argc, argv);
+}

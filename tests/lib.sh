@@ -1,0 +1,95 @@
+# lib.sh: shared helpers for the integration tests (TAP output, node targets, cleanup).
+# Sourced by tests/integration/*.sh; automake's TAP driver reads their output.
+
+NTOP_JS=${NTOP_JS:-ntop-js}
+NODE=${NODE:-node}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+TARGETS=$top_srcdir/tests/targets
+
+tap_n=0
+tap_failed=0
+pids_to_kill=""
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ntop-js-test.XXXXXX")
+
+ok() { # ok CONDITION-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+check() { # check DESCRIPTION COMMAND...: runs the command, passes if it succeeds
+	local d=$1
+	shift
+	if "$@" >/dev/null 2>&1; then ok 0 "$d"; else ok 1 "$d"; fi
+}
+
+diag() { printf '# %s\n' "$*" | sed '2,$s/^/# /'; }
+
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+
+done_testing() { echo "1..$tap_n"; }
+
+cleanup() {
+	local p
+	for p in $pids_to_kill; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+require_node() {
+	command -v "$NODE" >/dev/null 2>&1 || skip_all "node not found"
+	[ -x "$NTOP_JS" ] || skip_all "ntop-js not built"
+}
+
+# start_node NAME ARGS...: starts node in the background, its stderr in $WORK/NAME.err and
+# stdout in $WORK/NAME.out; sets NAME_PID. The process is killed when the test ends.
+start_node() {
+	local name=$1
+	shift
+	"$NODE" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	local pid=$!
+	pids_to_kill="$pids_to_kill $pid"
+	eval "${name}_PID=$pid"
+}
+
+# wait_for SECS COMMAND...: polls the command every 0.1 s until it succeeds or time runs out.
+wait_for() {
+	local deadline=$(( $(date +%s%N) / 1000000 + ${1%.*} * 1000 ))
+	shift
+	while ! "$@" 2>/dev/null; do
+		[ $(( $(date +%s%N) / 1000000 )) -ge $deadline ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# The port of the inspector a node process printed on its stderr ("Debugger listening on
+# ws://127.0.0.1:PORT/...").
+inspector_port_of() { # inspector_port_of NAME
+	sed -n 's|^Debugger listening on ws://[^:]*:\([0-9]*\)/.*|\1|p' "$WORK/$1.err" | tail -n 1
+}
+
+# True while something accepts connections on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_closed() { ! port_open "$1"; }
+
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+dead() { ! alive "$1"; }
+
+# A node target that has printed its ready line.
+wait_ready() { wait_for 10 grep -q ready "$WORK/$1.out"; }
+
+# Runs a JavaScript predicate over a file of JSON lines: jsonl_check FILE 'lines => bool'.
+jsonl_check() {
+	"$NODE" -e '
+		const fs = require("fs");
+		const lines = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map(l => JSON.parse(l));
+		const f = eval(process.argv[2]);
+		const r = f(lines);
+		if (r !== true) { console.error("check failed:", r); process.exit(1); }
+	' "$1" "$2"
+}

@@ -1,0 +1,308 @@
+/* aggregate.c: see aggregate.h.
+ *
+ * One window costs O(nodes + samples + functions seen): samples add their weight to their
+ * node; node totals are summed bottom-up (children have larger indices than their parent);
+ * a node's total goes to its function only when that function is not already on the path
+ * from the root, which a per-function "active" counter tracks during one preorder walk. */
+#include "config.h"
+
+#include "aggregate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functab.h"
+#include "profile.h"
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+void window_stats_init(struct window_stats *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void window_stats_free(struct window_stats *w)
+{
+	free(w->funcs);
+	free(w->lines);
+	window_stats_init(w);
+}
+
+static int cmp_func_stat(const void *a, const void *b)
+{
+	const struct func_stat *x = a, *y = b;
+
+	if (x->self_us != y->self_us)
+		return x->self_us > y->self_us ? -1 : 1;
+	if (x->total_us != y->total_us)
+		return x->total_us > y->total_us ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static int cmp_line_stat(const void *a, const void *b)
+{
+	const struct line_stat *x = a, *y = b;
+
+	if (x->ticks != y->ticks)
+		return x->ticks > y->ticks ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static inline size_t line_hash(uint32_t func, uint32_t line)
+{
+	uint64_t h = ((uint64_t)func << 32 | line) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 29);
+}
+
+/* Adds ticks to (func, line) in lines[], indexed by the open-addressing table slots[] (which
+ * holds indices into lines[], NONE for empty, and is kept under 3/4 full). */
+static void lines_add(struct line_stat **lines, size_t *n, size_t *cap, uint32_t **slots,
+	size_t *slots_cap, uint32_t func, uint32_t line, uint64_t ticks)
+{
+	size_t mask, i;
+
+	if ((*n + 1) * 4 > *slots_cap * 3) {
+		size_t ncap = *slots_cap ? *slots_cap * 2 : 256;
+		free(*slots);
+		*slots = xmalloc(ncap * sizeof(**slots));
+		memset(*slots, 0xff, ncap * sizeof(**slots));
+		*slots_cap = ncap;
+		for (size_t k = 0; k < *n; k++) {
+			i = line_hash((*lines)[k].func, (*lines)[k].line) & (ncap - 1);
+			while ((*slots)[i] != NONE)
+				i = (i + 1) & (ncap - 1);
+			(*slots)[i] = (uint32_t)k;
+		}
+	}
+	mask = *slots_cap - 1;
+	i = line_hash(func, line) & mask;
+	while ((*slots)[i] != NONE) {
+		struct line_stat *l = &(*lines)[(*slots)[i]];
+		if (l->func == func && l->line == line) {
+			l->ticks += ticks;
+			return;
+		}
+		i = (i + 1) & mask;
+	}
+	*lines = xreallocarray_grow(*lines, cap, *n + 1, sizeof(**lines));
+	(*lines)[*n] = (struct line_stat){func, line, ticks};
+	(*slots)[i] = (uint32_t)(*n)++;
+}
+
+/* The profile must be laid out as profile_parse() does (parent index < child index); one
+ * that is not is refused rather than trusted. */
+static int profile_check_layout(const struct profile *p, size_t n_funcs)
+{
+	if (p->n_nodes == 0 || p->nodes[0].parent != -1)
+		return p->n_nodes == 0 && p->n_samples == 0 ? 0 : -1;
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		const struct profile_node *nd = &p->nodes[i];
+		if (nd->func >= n_funcs || (i > 0 && (nd->parent < 0 || (size_t)nd->parent >= i)))
+			return -1;
+		if (nd->ticks_count && (nd->ticks_first > p->n_ticks ||
+			nd->ticks_count > p->n_ticks - nd->ticks_first))
+			return -1;
+	}
+	for (size_t s = 0; s < p->n_samples; s++)
+		if (p->samples[s] >= p->n_nodes)
+			return -1;
+	return 0;
+}
+
+int aggregate_window(const struct profile *p, const struct functab *ft, double trim_until_us,
+	struct window_stats *w)
+{
+	size_t n = p->n_nodes, n_funcs = functab_count(ft), top = 0;
+	double *node_self, *node_total, *func_self, *func_total, t = p->start_time_us;
+	uint32_t *active, *path, *seen;
+	size_t n_seen = 0;
+	bool any = false;
+
+	window_stats_free(w);
+	if (profile_check_layout(p, n_funcs))
+		return -1;
+	w->last_sample_us = trim_until_us;
+	if (n == 0)
+		return 0;
+
+	node_self = xcalloc(n, sizeof(*node_self));
+	for (size_t s = 0; s < p->n_samples; s++) {
+		double dt = (double)p->time_deltas[s], wt = dt > 0 ? dt : 0;
+		t += dt;
+		if (t <= trim_until_us)
+			continue;
+		if (!any) {
+			w->start_us = t - wt;
+			any = true;
+		}
+		w->end_us = t;
+		node_self[p->samples[s]] += wt;
+		w->sampled_us += wt;
+		w->n_samples++;
+	}
+	if (p->n_samples && t > w->last_sample_us)
+		w->last_sample_us = t;
+	if (!any)
+		w->start_us = w->end_us = p->n_samples ? t : p->start_time_us;
+
+	/* bottom-up totals */
+	node_total = xmalloc(n * sizeof(*node_total));
+	memcpy(node_total, node_self, n * sizeof(*node_total));
+	for (size_t i = n; i-- > 1;)
+		node_total[p->nodes[i].parent] += node_total[i];
+
+	func_self = xcalloc(n_funcs, sizeof(*func_self));
+	func_total = xcalloc(n_funcs, sizeof(*func_total));
+	active = xcalloc(n_funcs, sizeof(*active));
+	seen = xmalloc(n * sizeof(*seen)); /* distinct functions, in order of first appearance */
+	path = xmalloc(n * sizeof(*path));
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_node *nd = &p->nodes[i];
+		uint32_t f = nd->func;
+
+		/* pop back to the parent; in preorder it is always on the path */
+		while (top && (int32_t)path[top - 1] != nd->parent)
+			active[p->nodes[path[--top]].func]--;
+		if (top == 0 && nd->parent >= 0) {
+			/* not preorder (but still parent < child): rebuild the path from the root */
+			for (int32_t a = nd->parent; a >= 0; a = p->nodes[a].parent)
+				path[top++] = (uint32_t)a;
+			for (size_t x = 0, y = top - 1; x < y; x++, y--) {
+				uint32_t tmp = path[x];
+				path[x] = path[y];
+				path[y] = tmp;
+			}
+			for (size_t x = 0; x < top; x++)
+				active[p->nodes[path[x]].func]++;
+		}
+		if (func_self[f] == 0 && func_total[f] == 0 && node_total[i] > 0)
+			seen[n_seen++] = f; /* first time this function gets any time */
+		func_self[f] += node_self[i];
+		if (active[f] == 0)
+			func_total[f] += node_total[i];
+		active[f]++;
+		path[top++] = (uint32_t)i;
+
+		const struct func_info *fi = functab_get(ft, f);
+		switch (fi->kind) {
+		case FUNC_IDLE: w->idle_us += node_self[i]; break;
+		case FUNC_GC: w->gc_us += node_self[i]; break;
+		case FUNC_ROOT:
+		case FUNC_PROGRAM: w->program_us += node_self[i]; break;
+		default: w->js_us += node_self[i]; break;
+		}
+	}
+
+	w->funcs = xmalloc((n_seen ? n_seen : 1) * sizeof(*w->funcs));
+	for (size_t k = 0; k < n_seen; k++) {
+		uint32_t f = seen[k];
+		if (functab_get(ft, f)->kind != FUNC_JS)
+			continue;
+		w->funcs[w->n_funcs++] = (struct func_stat){f, func_self[f], func_total[f]};
+	}
+	qsort(w->funcs, w->n_funcs, sizeof(*w->funcs), cmp_func_stat);
+
+	/* positionTicks are per node for the whole profile, not per sample, so they cannot be
+	 * trimmed: a window that overlaps the previous one counts the overlap's ticks again.
+	 * They are a guide to the hot lines inside a function, not a measure of time. */
+	{
+		uint32_t *slots = NULL;
+		size_t slots_cap = 0, lines_cap = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct profile_node *nd = &p->nodes[i];
+			for (uint32_t k = 0; k < nd->ticks_count; k++) {
+				const struct position_tick *pt = &p->ticks[nd->ticks_first + k];
+				if (pt->ticks)
+					lines_add(&w->lines, &w->n_lines, &lines_cap, &slots, &slots_cap,
+						nd->func, pt->line, pt->ticks);
+			}
+		}
+		free(slots);
+		if (w->n_lines)
+			qsort(w->lines, w->n_lines, sizeof(*w->lines), cmp_line_stat);
+	}
+
+	free(node_self);
+	free(node_total);
+	free(func_self);
+	free(func_total);
+	free(active);
+	free(seen);
+	free(path);
+	return 0;
+}
+
+void cumulative_init(struct cumulative *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void cumulative_free(struct cumulative *c)
+{
+	free(c->self_us);
+	free(c->total_us);
+	free(c->lines);
+	free(c->line_slots);
+	cumulative_init(c);
+}
+
+void cumulative_reset(struct cumulative *c)
+{
+	if (c->cap) {
+		memset(c->self_us, 0, c->cap * sizeof(*c->self_us));
+		memset(c->total_us, 0, c->cap * sizeof(*c->total_us));
+	}
+	if (c->line_slots_cap)
+		memset(c->line_slots, 0xff, c->line_slots_cap * sizeof(*c->line_slots));
+	c->n_lines = 0;
+	c->n_windows = c->n_samples = 0;
+	c->sampled_us = c->js_us = c->gc_us = c->program_us = c->idle_us = 0;
+}
+
+static void cumulative_grow(struct cumulative *c, size_t need)
+{
+	size_t old = c->cap, cap = c->cap;
+
+	if (need <= old)
+		return;
+	c->self_us = xreallocarray_grow(c->self_us, &cap, need, sizeof(*c->self_us));
+	cap = old;
+	c->total_us = xreallocarray_grow(c->total_us, &cap, need, sizeof(*c->total_us));
+	memset(c->self_us + old, 0, (cap - old) * sizeof(*c->self_us));
+	memset(c->total_us + old, 0, (cap - old) * sizeof(*c->total_us));
+	c->cap = cap;
+}
+
+void cumulative_add(struct cumulative *c, const struct window_stats *w)
+{
+	c->n_windows++;
+	c->n_samples += w->n_samples;
+	c->sampled_us += w->sampled_us;
+	c->js_us += w->js_us;
+	c->gc_us += w->gc_us;
+	c->program_us += w->program_us;
+	c->idle_us += w->idle_us;
+	for (size_t i = 0; i < w->n_funcs; i++) {
+		const struct func_stat *fs = &w->funcs[i];
+		cumulative_grow(c, (size_t)fs->func + 1);
+		c->self_us[fs->func] += fs->self_us;
+		c->total_us[fs->func] += fs->total_us;
+	}
+	for (size_t i = 0; i < w->n_lines; i++)
+		lines_add(&c->lines, &c->n_lines, &c->lines_cap, &c->line_slots, &c->line_slots_cap,
+			w->lines[i].func, w->lines[i].line, w->lines[i].ticks);
+}
+
+double cumulative_self_us(const struct cumulative *c, uint32_t func)
+{
+	return func < c->cap ? c->self_us[func] : 0;
+}
+
+double cumulative_total_us(const struct cumulative *c, uint32_t func)
+{
+	return func < c->cap ? c->total_us[func] : 0;
+}

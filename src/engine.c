@@ -1,0 +1,593 @@
+/* engine.c: see engine.h. */
+#include "config.h"
+
+#include "engine.h"
+#include "aggregate.h"
+#include "attach.h"
+#include "calltree.h"
+#include "exitcode.h"
+#include "functab.h"
+#include "jsonpull.h"
+#include "loop.h"
+#include "profile.h"
+#include "session.h"
+#include "strbuf.h"
+#include "transport.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The inspector module's own console: the app cannot override it, and process.getBuiltinModule
+ * (or, on older Node, the command line API's require) reaches it without touching globals. */
+#define INSPECTOR_MODULE \
+	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
+
+enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
+
+struct engine {
+	struct loop *loop;
+	struct attach_result target;
+	struct engine_config cfg;
+	const struct engine_handlers *h;
+	void *ud;
+	enum engine_state state;
+	struct transport *tp;
+	struct session *sess;
+	struct loop_timer *window_timer, *expiry_timer, *leave_timer;
+	bool eval_mode;
+	char title_prefix[64];
+	unsigned long long seq;       /* the window whose profile is running */
+	bool end_pending;             /* waiting for the profile of window seq - 1 */
+	double next_window_s;         /* monotonic time the running window is due to end */
+	double trim_until_us;         /* last kept sample of the previous window */
+	bool have_trim;
+	struct functab *ft;
+	struct cumulative cum;
+	struct calltree *ct;
+	struct calltree *window_ct; /* the last window alone, for saving it */
+	struct window_stats ws;
+	size_t windows_done, windows_late;
+	int fail_status;
+	char *fail_why;
+};
+
+static void engine_call(struct engine *e, const char *method, const char *params,
+	session_reply_fn cb);
+
+static void engine_finish(struct engine *e)
+{
+	int status = e->fail_status;
+
+	if (e->state == ST_DONE)
+		return;
+	e->state = ST_DONE;
+	loop_timer_cancel(e->window_timer);
+	loop_timer_cancel(e->expiry_timer);
+	loop_timer_cancel(e->leave_timer);
+	e->h->on_finished(e->ud, status, e->fail_why);
+}
+
+/* Records the first failure and ends the session at once: the connection is closed without
+ * the polite leave (a target that stopped answering would not answer that either). Closing
+ * the socket still ends the inspector session, and with it every profile it started. */
+static void engine_fail(struct engine *e, int status, char *why)
+{
+	if (e->fail_status == EXIT_OK) {
+		e->fail_status = status;
+		e->fail_why = why;
+	} else {
+		free(why);
+	}
+	if (e->state == ST_DONE)
+		return;
+	e->state = ST_LEAVING;
+	loop_timer_cancel(e->window_timer);
+	if (e->tp)
+		transport_close(e->tp);
+	else
+		engine_finish(e);
+}
+
+static char *engine_error_text(const struct protocol_msg *m)
+{
+	struct json_span msg;
+	char *text = NULL, safe[200];
+
+	if (json_object_get(m->error, "message", &msg) == 1 && json_string_decode(msg, &text, NULL) == 0) {
+		util_sanitize(text, strlen(text), safe, sizeof safe);
+		free(text);
+		return xstrdup(safe);
+	}
+	return xstrdup("an error without a message");
+}
+
+/* Common handling of a reply: true if it is a successful result. */
+static bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
+	const char *what)
+{
+	struct json_span exc;
+
+	if (o == SESSION_CLOSED)
+		return false;
+	if (o == SESSION_TIMEOUT) {
+		engine_fail(e, EXIT_TIMEOUT, xasprintf("the target did not answer %s within %g s; it may "
+			"be stopped or stuck in a long native call.", what, e->cfg.timeout_s));
+		return false;
+	}
+	if (m->error.n) {
+		char *text = engine_error_text(m);
+		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target refused %s: %s.", what, text));
+		free(text);
+		return false;
+	}
+	if (m->result.n == 0 || json_span_type(m->result) != JSON_T_OBJECT) {
+		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target's reply to %s has no result.", what));
+		return false;
+	}
+	if (json_object_get(m->result, "exceptionDetails", &exc) == 1) {
+		engine_fail(e, EXIT_PROTOCOL, xasprintf("%s threw an exception in the target.", what));
+		return false;
+	}
+	return true;
+}
+
+static void engine_arm_expiry(struct engine *e)
+{
+	double now = util_now_mono_s();
+	double next = e->sess ? session_expire(e->sess, now) : 0;
+
+	if (e->state == ST_DONE)
+		return;
+	if (next > 0)
+		loop_timer_arm(e->expiry_timer, next - now);
+	else
+		loop_timer_cancel(e->expiry_timer);
+}
+
+static void engine_on_expiry(void *ud)
+{
+	engine_arm_expiry(ud);
+}
+
+static int engine_send(void *transport, const char *data, size_t len)
+{
+	return transport_send(transport, data, len);
+}
+
+static void engine_call(struct engine *e, const char *method, const char *params,
+	session_reply_fn cb)
+{
+	if (!e->sess || session_call(e->sess, method, params, util_now_mono_s(), e->cfg.timeout_s,
+			cb, e) < 0) {
+		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the connection to the target was lost "
+			"before %s could be sent.", method));
+		return;
+	}
+	engine_arm_expiry(e);
+}
+
+static void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb)
+{
+	struct strbuf p;
+
+	strbuf_init(&p);
+	strbuf_puts(&p, "{\"expression\":");
+	strbuf_json_string(&p, expr, strlen(expr));
+	strbuf_puts(&p, ",\"includeCommandLineAPI\":true,\"silent\":true,\"returnByValue\":true}");
+	engine_call(e, "Runtime.evaluate", p.data, cb);
+	strbuf_free(&p);
+}
+
+/* ---- windows ---- */
+
+static void engine_process_profile(struct engine *e, struct json_span prof)
+{
+	struct profile p;
+	char *err = NULL;
+	double trim = e->have_trim ? e->trim_until_us : -INFINITY;
+
+	e->end_pending = false;
+	if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
+		char *msg = xasprintf("ignored a window whose profile is invalid: %s", err ? err : "?");
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+		free(err);
+		return;
+	}
+	aggregate_window(&p, e->ft, trim, &e->ws);
+	/* Windows overlap only in eval mode: the next profile starts before this one ends. */
+	if (e->eval_mode && e->ws.n_samples) {
+		e->trim_until_us = e->ws.last_sample_us;
+		e->have_trim = true;
+	}
+	if (e->ct)
+		calltree_add(e->ct, &p, trim);
+	if (e->window_ct) {
+		calltree_reset(e->window_ct);
+		calltree_add(e->window_ct, &p, trim);
+	}
+	profile_release(&p);
+	cumulative_add(&e->cum, &e->ws);
+	e->windows_done++;
+	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
+	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
+		engine_stop(e);
+}
+
+static void engine_arm_window(struct engine *e)
+{
+	double now = util_now_mono_s();
+
+	/* Windows keep a fixed cadence; after a stall, skip to the next slot. */
+	e->next_window_s += e->cfg.delay_s;
+	if (e->next_window_s < now)
+		e->next_window_s = now + e->cfg.delay_s;
+	loop_timer_arm(e->window_timer, e->next_window_s - now);
+}
+
+static void engine_on_rotated(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	engine_reply_ok(ud, o, m, "the window rotation (console.profile)");
+}
+
+static void engine_on_restarted(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	engine_reply_ok(ud, o, m, "Profiler.start");
+}
+
+static void engine_on_stopped(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	struct json_span prof;
+
+	if (!engine_reply_ok(e, o, m, "Profiler.stop"))
+		return;
+	if (json_object_get(m->result, "profile", &prof) != 1) {
+		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target's Profiler.stop reply has no profile."));
+		return;
+	}
+	if (e->state == ST_RUNNING)
+		engine_process_profile(e, prof);
+}
+
+static void engine_on_window_timer(void *ud)
+{
+	struct engine *e = ud;
+	char expr[512];
+
+	if (e->state != ST_RUNNING)
+		return;
+	if (e->end_pending) {
+		/* The previous window's profile has not arrived yet: the target is slow to answer.
+		 * Let the running window grow rather than pile up requests. */
+		e->windows_late++;
+		engine_arm_window(e);
+		return;
+	}
+	e->end_pending = true;
+	if (e->eval_mode) {
+		snprintf(expr, sizeof expr, "(function(c){c.profile('%s%llu');c.profileEnd('%s%llu')})"
+			"(" INSPECTOR_MODULE ".console)", e->title_prefix, e->seq + 1, e->title_prefix,
+			e->seq);
+		e->seq++;
+		engine_evaluate(e, expr, engine_on_rotated);
+	} else {
+		/* Stop and start back to back: the inspector runs them in order, so the gap between
+		 * windows is as short as it can be without evaluating code. */
+		engine_call(e, "Profiler.stop", NULL, engine_on_stopped);
+		if (e->state == ST_RUNNING)
+			engine_call(e, "Profiler.start", NULL, engine_on_restarted);
+	}
+	if (e->state == ST_RUNNING)
+		engine_arm_window(e);
+}
+
+static void engine_on_first_started(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (!engine_reply_ok(e, o, m, e->eval_mode ? "console.profile" : "Profiler.start"))
+		return;
+	if (e->state != ST_SETUP)
+		return;
+	e->state = ST_RUNNING;
+	e->next_window_s = util_now_mono_s();
+	engine_arm_window(e);
+}
+
+static void engine_start_first_window(struct engine *e)
+{
+	char expr[512];
+
+	if (e->eval_mode) {
+		snprintf(expr, sizeof expr, "(function(c){c.profile('%s%llu')})(" INSPECTOR_MODULE
+			".console)", e->title_prefix, e->seq);
+		engine_evaluate(e, expr, engine_on_first_started);
+	} else {
+		engine_call(e, "Profiler.start", NULL, engine_on_first_started);
+	}
+}
+
+static void engine_on_notify_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	/* Worker sessions and old versions lack NodeRuntime: not worth failing for. */
+}
+
+static void engine_on_interval_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (!engine_reply_ok(e, o, m, "Profiler.setSamplingInterval"))
+		return;
+	/* Without this the target would wait for ntop-js to disconnect before it can exit. */
+	engine_call(e, "NodeRuntime.notifyWhenWaitingForDisconnect", "{\"enabled\":true}",
+		engine_on_notify_set);
+	if (e->state == ST_SETUP)
+		engine_start_first_window(e);
+}
+
+static void engine_on_enabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	char params[64];
+
+	if (!engine_reply_ok(e, o, m, "Profiler.enable"))
+		return;
+	snprintf(params, sizeof params, "{\"interval\":%ld}", e->cfg.interval_us);
+	engine_call(e, "Profiler.setSamplingInterval", params, engine_on_interval_set);
+}
+
+/* ---- events ---- */
+
+static void engine_on_event(void *ud, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	struct json_span title, prof;
+	char want[96];
+
+	if (json_string_eq(m->method, "Profiler.consoleProfileFinished")) {
+		if (e->state != ST_RUNNING || !e->end_pending || !e->eval_mode)
+			return;
+		/* Profiles started by the app itself or by another debugger carry other titles. */
+		snprintf(want, sizeof want, "%s%llu", e->title_prefix, e->seq - 1);
+		if (json_object_get(m->params, "title", &title) != 1 || !json_string_eq(title, want))
+			return;
+		if (json_object_get(m->params, "profile", &prof) != 1) {
+			engine_fail(e, EXIT_PROTOCOL, xstrdup("a finished profile came without its data."));
+			return;
+		}
+		engine_process_profile(e, prof);
+	} else if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {
+		/* The target wants to exit: let it go at once. */
+		engine_fail(e, EXIT_TARGET_GONE, e->target.pid ?
+			xasprintf("the target (PID %d) exited.", (int)e->target.pid) :
+			xstrdup("the target exited."));
+	} else if (json_string_eq(m->method, "Inspector.detached")) {
+		engine_fail(e, EXIT_TARGET_GONE, xstrdup("the target detached ntop-js's session."));
+	}
+}
+
+/* ---- transport ---- */
+
+static void engine_on_open(void *ud)
+{
+	struct engine *e = ud;
+
+	if (e->state != ST_CONNECTING)
+		return;
+	e->state = ST_SETUP;
+	e->sess = session_create(engine_send, e->tp);
+	session_set_event_handler(e->sess, engine_on_event, e);
+	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
+}
+
+static void engine_on_message(void *ud, const char *data, size_t len)
+{
+	struct engine *e = ud;
+
+	if (!e->sess || e->state == ST_DONE)
+		return;
+	if (session_feed(e->sess, data, len) < 0) {
+		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target sent a message that is not the "
+			"inspector protocol."));
+		return;
+	}
+	engine_arm_expiry(e);
+}
+
+static void engine_on_closed(void *ud, const char *why)
+{
+	struct engine *e = ud;
+	enum engine_state was = e->state;
+
+	if (was == ST_DONE)
+		return;
+	e->state = ST_LEAVING; /* no new calls from the callbacks below */
+	if (e->sess)
+		session_close(e->sess);
+	if (was == ST_LEAVING) {
+		engine_finish(e);
+		return;
+	}
+	if (was == ST_CONNECTING)
+		engine_fail(e, EXIT_UNREACHABLE, xstrdup(why));
+	else if (e->target.pid && !attach_pid_alive(e->target.pid))
+		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the target (PID %d) exited.",
+			(int)e->target.pid));
+	else
+		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the connection to the target was lost: %s",
+			why));
+	engine_finish(e);
+}
+
+static const struct transport_handlers engine_transport_handlers = {
+	.on_open = engine_on_open,
+	.on_message = engine_on_message,
+	.on_closed = engine_on_closed,
+};
+
+/* ---- leaving ---- */
+
+static void engine_on_leave_timeout(void *ud)
+{
+	struct engine *e = ud;
+
+	/* The target did not close the connection after the inspector was closed: close it. */
+	if (e->tp)
+		transport_close(e->tp);
+	engine_finish(e);
+}
+
+static void engine_on_closed_inspector(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	/* Closing the inspector normally ends the connection before any reply. */
+	if (o == SESSION_REPLY && e->tp)
+		transport_close(e->tp);
+}
+
+static void engine_on_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_CLOSED)
+		return;
+	if (e->target.opened_by_us && e->eval_mode) {
+		/* Close only what ntop-js opened: closing also ends every other debugger's session. */
+		engine_evaluate(e, "(function(i){i.close()})(" INSPECTOR_MODULE ")",
+			engine_on_closed_inspector);
+		return;
+	}
+	if (e->target.opened_by_us) {
+		char *msg = xasprintf("the target's inspector stays open on %s: --no-eval forbids "
+			"running the code that closes it.", e->target.host_header);
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
+	transport_close(e->tp);
+}
+
+void engine_stop(struct engine *e)
+{
+	if (e->state == ST_LEAVING || e->state == ST_DONE)
+		return;
+	if (e->state == ST_IDLE) {
+		engine_finish(e);
+		return;
+	}
+	if (e->state == ST_CONNECTING) {
+		e->state = ST_LEAVING;
+		transport_close(e->tp);
+		return;
+	}
+	e->state = ST_LEAVING;
+	loop_timer_cancel(e->window_timer);
+	loop_timer_arm(e->leave_timer, e->cfg.timeout_s);
+	/* Disabling the profiler ends every profile this session started. */
+	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, util_now_mono_s(),
+			e->cfg.timeout_s, engine_on_disabled, e) < 0)
+		transport_close(e->tp);
+	else
+		engine_arm_expiry(e);
+}
+
+/* ---- life cycle ---- */
+
+struct engine *engine_create(struct loop *l, const struct attach_result *target,
+	const struct engine_config *cfg, const struct engine_handlers *h, void *ud)
+{
+	struct engine *e = xcalloc(1, sizeof *e);
+	unsigned long long nonce;
+
+	e->loop = l;
+	e->target = *target;
+	e->cfg = *cfg;
+	e->h = h;
+	e->ud = ud;
+	e->eval_mode = !cfg->no_eval;
+	nonce = ((unsigned long long)getpid() << 20) ^ (unsigned long long)(util_now_wall_s() * 1e6);
+	snprintf(e->title_prefix, sizeof e->title_prefix, "ntop-js-%llx-", nonce & 0xffffffffffULL);
+	e->window_timer = loop_timer_create(l, engine_on_window_timer, e);
+	e->expiry_timer = loop_timer_create(l, engine_on_expiry, e);
+	e->leave_timer = loop_timer_create(l, engine_on_leave_timeout, e);
+	e->ft = functab_create();
+	cumulative_init(&e->cum);
+	window_stats_init(&e->ws);
+	if (cfg->calltree_max_samples) {
+		e->ct = calltree_create(cfg->calltree_max_samples);
+		e->window_ct = calltree_create(cfg->calltree_max_samples);
+	}
+	return e;
+}
+
+int engine_start(struct engine *e, char **cause)
+{
+	e->state = ST_CONNECTING;
+	e->tp = transport_connect(e->loop, e->target.host, e->target.port, e->target.host_header,
+		e->target.ws_path, e->cfg.max_message_bytes, &engine_transport_handlers, e, cause);
+	if (!e->tp) {
+		e->state = ST_DONE;
+		return -1;
+	}
+	return 0;
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	loop_timer_free(e->window_timer);
+	loop_timer_free(e->expiry_timer);
+	loop_timer_free(e->leave_timer);
+	session_free(e->sess);
+	transport_free(e->tp);
+	calltree_free(e->ct);
+	calltree_free(e->window_ct);
+	window_stats_free(&e->ws);
+	cumulative_free(&e->cum);
+	functab_free(e->ft);
+	free(e->fail_why);
+	free(e);
+}
+
+const struct functab *engine_functab(const struct engine *e)
+{
+	return e->ft;
+}
+
+const struct cumulative *engine_cumulative(const struct engine *e)
+{
+	return &e->cum;
+}
+
+const struct calltree *engine_calltree(const struct engine *e)
+{
+	return e->ct;
+}
+
+const struct calltree *engine_window_calltree(const struct engine *e)
+{
+	return e->window_ct;
+}
+
+void engine_reset_cumulative(struct engine *e)
+{
+	cumulative_reset(&e->cum);
+	if (e->ct)
+		calltree_reset(e->ct);
+}
+
+size_t engine_windows_done(const struct engine *e)
+{
+	return e->windows_done;
+}
+
+size_t engine_windows_late(const struct engine *e)
+{
+	return e->windows_late;
+}

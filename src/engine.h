@@ -1,0 +1,64 @@
+/* engine.h: the profiling engine. It owns the websocket and the protocol session to one
+ * target, runs back-to-back CPU windows, turns each window's profile into statistics, and
+ * leaves the target as it found it.
+ *
+ * Windows do not stall the target: Profiler.start makes V8 re-log every compiled function on
+ * the main thread (~100 ms on a 20,000-function app), but only when no profile is running.
+ * So the engine starts window k+1's profile before it ends window k's, through the inspector's
+ * own console (console.profile, unreachable to the app's overrides), and V8's profiler stays
+ * alive for the whole session. The overlap is trimmed by sample timestamps, so windows are
+ * gapless and disjoint. With --no-eval it falls back to Profiler.start/stop per window. */
+#ifndef NTOP_ENGINE_H
+#define NTOP_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct loop;
+struct attach_result;
+struct window_stats;
+struct cumulative;
+struct functab;
+struct calltree;
+struct engine;
+
+struct engine_config {
+	double delay_s;
+	long interval_us;
+	bool no_eval;
+	double timeout_s;
+	long iterations;          /* 0: until engine_stop() */
+	size_t max_message_bytes;
+	size_t calltree_max_samples; /* 0: keep no call tree */
+};
+
+struct engine_handlers {
+	/* A window is complete: w is valid until the next window. */
+	void (*on_window)(void *ud, const struct window_stats *w, double wall_time_s);
+	/* Something worth telling the user that does not end the session. */
+	void (*on_notice)(void *ud, const char *msg);
+	/* The session is over and the target has been left; status is an enum ntop_exit and why
+	 * is NULL on a clean end. */
+	void (*on_finished)(void *ud, int status, const char *why);
+};
+
+struct engine *engine_create(struct loop *l, const struct attach_result *target,
+	const struct engine_config *cfg, const struct engine_handlers *h, void *ud);
+void engine_free(struct engine *e);
+/* Connects and starts profiling. Returns -1 with *cause if the connection cannot start. */
+int engine_start(struct engine *e, char **cause);
+/* Leaves the target cleanly (stops profiling, closes an inspector ntop-js opened); on_finished
+ * follows. Safe to call more than once. */
+void engine_stop(struct engine *e);
+
+const struct functab *engine_functab(const struct engine *e);
+const struct cumulative *engine_cumulative(const struct engine *e);
+const struct calltree *engine_calltree(const struct engine *e);
+/* The last window's call tree alone (NULL when no call tree is kept). */
+const struct calltree *engine_window_calltree(const struct engine *e);
+/* Forgets the cumulative counters and call tree ("since attach" becomes "since now"). */
+void engine_reset_cumulative(struct engine *e);
+size_t engine_windows_done(const struct engine *e);
+size_t engine_windows_late(const struct engine *e);
+
+#endif

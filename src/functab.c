@@ -1,0 +1,272 @@
+/* functab.c: see functab.h.
+ *
+ * Two open-addressing hash tables: one interns strings (names, urls, deopt reasons) into an
+ * arena of chunks that are never reallocated, so every string pointer stays valid for the
+ * table's lifetime; the other maps (name pointer, url pointer, line, column) to a function
+ * index. Because strings are interned first, function keys compare by pointer. */
+#include "config.h"
+
+#include "functab.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define ARENA_CHUNK_BYTES (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct str_entry {
+	const char *s;
+	size_t len;
+	uint64_t hash;
+};
+
+struct functab {
+	/* string set */
+	struct arena_chunk *chunks;
+	struct str_entry *strs; /* open addressing; s == NULL is empty */
+	size_t strs_cap, strs_count;
+	/* functions */
+	struct func_info *funcs;
+	uint64_t *func_hash;
+	size_t n_funcs, funcs_cap;
+	uint32_t *slots; /* open addressing over funcs; UINT32_MAX is empty */
+	size_t slots_cap;
+	const char *empty; /* the interned "" */
+};
+
+/* A fast 64-bit hash over 8-byte words (not cryptographic; collisions only cost time). */
+static uint64_t hash_bytes(const char *s, size_t n, uint64_t seed)
+{
+	const uint64_t m = 0x9E3779B97F4A7C15ull;
+	uint64_t h = seed ^ (n * m);
+	uint64_t w;
+
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+		s += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * m;
+	h ^= h >> 32;
+	h *= 0xD6E8FEB86659FD93ull;
+	h ^= h >> 32;
+	return h;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDull;
+	h ^= h >> 33;
+	h *= 0xC4CEB9FE1A85EC53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static const char *arena_store(struct functab *ft, const char *s, size_t n)
+{
+	struct arena_chunk *c = ft->chunks;
+	char *out;
+
+	if (!c || c->cap - c->used < n + 1) {
+		size_t cap = n + 1 > ARENA_CHUNK_BYTES / 4 ? n + 1 : ARENA_CHUNK_BYTES;
+		struct arena_chunk *nc = xmalloc(sizeof(*nc) + cap);
+
+		nc->used = 0;
+		nc->cap = cap;
+		if (cap == ARENA_CHUNK_BYTES || !c) {
+			nc->next = c;
+			ft->chunks = nc;
+		} else {
+			/* a big string gets its own chunk behind the current one, which keeps its room */
+			nc->next = c->next;
+			c->next = nc;
+		}
+		c = nc;
+	}
+	out = c->data + c->used;
+	if (n)
+		memcpy(out, s, n);
+	out[n] = '\0';
+	c->used += n + 1;
+	return out;
+}
+
+static void strs_grow(struct functab *ft)
+{
+	size_t ncap = ft->strs_cap ? ft->strs_cap * 2 : 1024;
+	struct str_entry *ns = xcalloc(ncap, sizeof(*ns));
+
+	for (size_t i = 0; i < ft->strs_cap; i++) {
+		if (!ft->strs[i].s)
+			continue;
+		size_t j = ft->strs[i].hash & (ncap - 1);
+		while (ns[j].s)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = ft->strs[i];
+	}
+	free(ft->strs);
+	ft->strs = ns;
+	ft->strs_cap = ncap;
+}
+
+static const char *str_intern(struct functab *ft, const char *s, size_t n)
+{
+	uint64_t h = hash_bytes(s, n, 0x1234567);
+	size_t i;
+
+	if ((ft->strs_count + 1) * 4 > ft->strs_cap * 3)
+		strs_grow(ft);
+	i = h & (ft->strs_cap - 1);
+	while (ft->strs[i].s) {
+		struct str_entry *e = &ft->strs[i];
+		if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
+			return e->s;
+		i = (i + 1) & (ft->strs_cap - 1);
+	}
+	ft->strs[i].s = arena_store(ft, s, n);
+	ft->strs[i].len = n;
+	ft->strs[i].hash = h;
+	ft->strs_count++;
+	return ft->strs[i].s;
+}
+
+static uint64_t func_key_hash(const char *name, const char *url, int32_t line, int32_t column)
+{
+	uint64_t h = mix64((uint64_t)(uintptr_t)name);
+	h = mix64(h ^ (uint64_t)(uintptr_t)url);
+	h = mix64(h ^ ((uint64_t)(uint32_t)line << 32 | (uint32_t)column));
+	return h;
+}
+
+static void slots_rebuild(struct functab *ft, size_t ncap)
+{
+	free(ft->slots);
+	ft->slots = xmalloc(ncap * sizeof(*ft->slots));
+	memset(ft->slots, 0xff, ncap * sizeof(*ft->slots));
+	ft->slots_cap = ncap;
+	for (size_t k = 0; k < ft->n_funcs; k++) {
+		size_t i = ft->func_hash[k] & (ncap - 1);
+		while (ft->slots[i] != UINT32_MAX)
+			i = (i + 1) & (ncap - 1);
+		ft->slots[i] = (uint32_t)k;
+	}
+}
+
+struct functab *functab_create(void)
+{
+	struct functab *ft = xcalloc(1, sizeof(*ft));
+
+	strs_grow(ft);
+	slots_rebuild(ft, 1024);
+	ft->empty = str_intern(ft, "", 0);
+	return ft;
+}
+
+void functab_free(struct functab *ft)
+{
+	struct arena_chunk *c, *next;
+
+	if (!ft)
+		return;
+	for (c = ft->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(ft->strs);
+	free(ft->funcs);
+	free(ft->func_hash);
+	free(ft->slots);
+	free(ft);
+}
+
+static enum func_kind kind_of(const char *name, size_t name_len, size_t url_len)
+{
+	static const struct {
+		const char *name;
+		enum func_kind kind;
+	} special[] = {
+		{"(root)", FUNC_ROOT},
+		{"(program)", FUNC_PROGRAM},
+		{"(idle)", FUNC_IDLE},
+		{"(garbage collector)", FUNC_GC},
+	};
+
+	if (url_len != 0 || name_len < 2 || name[0] != '(')
+		return FUNC_JS;
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (strlen(special[i].name) == name_len && memcmp(special[i].name, name, name_len) == 0)
+			return special[i].kind;
+	return FUNC_JS;
+}
+
+uint32_t functab_intern(struct functab *ft, const char *name, size_t name_len,
+	const char *url, size_t url_len, int32_t line, int32_t column)
+{
+	const char *iname = name_len ? str_intern(ft, name, name_len) : ft->empty;
+	const char *iurl = url_len ? str_intern(ft, url, url_len) : ft->empty;
+	uint64_t h = func_key_hash(iname, iurl, line, column);
+	size_t i;
+
+	if ((ft->n_funcs + 1) * 4 > ft->slots_cap * 3)
+		slots_rebuild(ft, ft->slots_cap * 2);
+	i = h & (ft->slots_cap - 1);
+	while (ft->slots[i] != UINT32_MAX) {
+		const struct func_info *f = &ft->funcs[ft->slots[i]];
+		if (ft->func_hash[ft->slots[i]] == h && f->name == iname && f->url == iurl &&
+		    f->line == line && f->column == column)
+			return ft->slots[i];
+		i = (i + 1) & (ft->slots_cap - 1);
+	}
+	if (ft->n_funcs >= UINT32_MAX - 1)
+		util_die(1, "function table full.");
+	if (ft->n_funcs == ft->funcs_cap) {
+		size_t cap = ft->funcs_cap;
+		ft->funcs = xreallocarray_grow(ft->funcs, &cap, ft->n_funcs + 1, sizeof(*ft->funcs));
+		ft->func_hash = xreallocarray_grow(ft->func_hash, &ft->funcs_cap, ft->n_funcs + 1,
+			sizeof(*ft->func_hash));
+	}
+	uint32_t idx = (uint32_t)ft->n_funcs++;
+	ft->funcs[idx] = (struct func_info){
+		.name = iname,
+		.url = iurl,
+		.line = line,
+		.column = column,
+		.kind = kind_of(name, name_len, url_len),
+		.deopt_reason = NULL,
+	};
+	ft->func_hash[idx] = h;
+	ft->slots[i] = idx;
+	return idx;
+}
+
+void functab_set_deopt(struct functab *ft, uint32_t func, const char *reason, size_t len)
+{
+	if (func >= ft->n_funcs || len == 0)
+		return;
+	ft->funcs[func].deopt_reason = str_intern(ft, reason, len);
+}
+
+const struct func_info *functab_get(const struct functab *ft, uint32_t func)
+{
+	if (func >= ft->n_funcs)
+		return NULL;
+	return &ft->funcs[func];
+}
+
+size_t functab_count(const struct functab *ft)
+{
+	return ft->n_funcs;
+}

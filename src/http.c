@@ -1,0 +1,404 @@
+#include "config.h"
+#include "http.h"
+
+#include "strbuf.h"
+#include "util.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define HTTP_MAX_HEADER_BYTES (64 * 1024)
+
+struct http_reply {
+	int status;
+	size_t header_len;     /* bytes up to and including the blank line */
+	long long content_len; /* -1 if absent */
+	bool chunked;
+};
+
+static void http_format_addr(const char *host, int port, char *buf, size_t n)
+{
+	if (strchr(host, ':'))
+		snprintf(buf, n, "[%s]:%d", host, port);
+	else
+		snprintf(buf, n, "%s:%d", host, port);
+}
+
+static int http_fail(int err, int *errno_out, char **cause, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int http_fail(int err, int *errno_out, char **cause, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (errno_out)
+		*errno_out = err;
+	if (cause)
+		*cause = xstrdup(buf);
+	return -1;
+}
+
+/* 1 when fd is ready, 0 on timeout, -1 on error (errno set). */
+static int http_wait(int fd, short events, double deadline_s)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		double left_s = deadline_s - util_now_mono_s();
+		int ms, rc;
+
+		if (left_s <= 0)
+			return 0;
+		ms = (int)(left_s * 1000.0) + 1;
+		rc = poll(&pfd, 1, ms);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return 1;
+	}
+}
+
+static bool http_token_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+/* Parses the status line and headers once the blank line has arrived: 1 done, 0 need more,
+ * -1 not HTTP. */
+static int http_parse_head(const char *buf, size_t len, struct http_reply *rep)
+{
+	const char *end = NULL, *p, *line_end;
+	size_t sep = 4;
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (buf[i] == '\n' && buf[i + 1] == '\n') {
+			end = buf + i;
+			sep = 2;
+			break;
+		}
+		if (i + 3 < len && memcmp(buf + i, "\r\n\r\n", 4) == 0) {
+			end = buf + i;
+			break;
+		}
+	}
+	if (memcmp(buf, "HTTP/", len < 5 ? len : 5) != 0)
+		return -1;
+	if (!end)
+		return len > HTTP_MAX_HEADER_BYTES ? -1 : 0;
+	rep->header_len = (size_t)(end - buf) + sep;
+	rep->content_len = -1;
+	rep->chunked = false;
+	/* "HTTP/1.x NNN reason" */
+	if (end - buf < 12 || memcmp(buf, "HTTP/1.", 7) != 0 || buf[8] != ' ')
+		return -1;
+	for (int i = 9; i < 12; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return -1;
+	rep->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	p = memchr(buf, '\n', (size_t)(end - buf));
+	while (p && p < end) {
+		const char *colon, *v;
+		size_t vn;
+
+		p++;
+		line_end = memchr(p, '\n', (size_t)(end - p));
+		if (!line_end)
+			line_end = end;
+		colon = memchr(p, ':', (size_t)(line_end - p));
+		if (colon) {
+			size_t kn = (size_t)(colon - p);
+			v = colon + 1;
+			vn = (size_t)(line_end - v);
+			while (vn && (*v == ' ' || *v == '\t')) {
+				v++;
+				vn--;
+			}
+			while (vn && (v[vn - 1] == '\r' || v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+				vn--;
+			if (kn == 14 && strncasecmp(p, "Content-Length", 14) == 0) {
+				long long cl = 0;
+				if (vn == 0 || vn > 12)
+					return -1;
+				for (size_t i = 0; i < vn; i++) {
+					if (v[i] < '0' || v[i] > '9')
+						return -1;
+					cl = cl * 10 + (v[i] - '0');
+				}
+				if (rep->content_len >= 0 && rep->content_len != cl)
+					return -1;
+				rep->content_len = cl;
+			} else if (kn == 17 && strncasecmp(p, "Transfer-Encoding", 17) == 0) {
+				for (size_t i = 0; i + 7 <= vn; i++)
+					if (strncasecmp(v + i, "chunked", 7) == 0)
+						rep->chunked = true;
+			}
+		}
+		p = line_end < end ? line_end : NULL;
+	}
+	return 1;
+}
+
+/* Decodes a chunked body in place into out: 1 complete, 0 need more, -1 malformed. */
+static int http_dechunk(const char *in, size_t len, struct strbuf *out)
+{
+	size_t i = 0;
+
+	strbuf_reset(out);
+	for (;;) {
+		unsigned long long size = 0;
+		size_t digits = 0;
+		const char *nl;
+
+		while (i < len && digits < 16) {
+			char c = in[i];
+			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+				c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			if (d < 0)
+				break;
+			size = size * 16 + (unsigned)d;
+			digits++;
+			i++;
+		}
+		if (i >= len)
+			return 0;
+		if (digits == 0 || digits >= 16)
+			return -1;
+		nl = memchr(in + i, '\n', len - i); /* skips chunk extensions */
+		if (!nl)
+			return len - i > 1024 ? -1 : 0;
+		i = (size_t)(nl - in) + 1;
+		if (size == 0)
+			return 1; /* trailers, if any, are not needed */
+		if (size > HTTP_MAX_BODY || out->len + size > HTTP_MAX_BODY)
+			return -1;
+		if (len - i < size + 2)
+			return 0;
+		strbuf_append(out, in + i, (size_t)size);
+		i += (size_t)size;
+		if (in[i] == '\r')
+			i++;
+		if (i >= len || in[i] != '\n')
+			return -1;
+		i++;
+	}
+}
+
+static int http_connect(const char *host, int port, const char *addr, double timeout_s,
+	double deadline_s, int *errno_out, char **cause)
+{
+	struct addrinfo hints = { 0 }, *res = NULL;
+	char portstr[16];
+	int fd, rc, err = 0;
+	socklen_t errlen = sizeof(err);
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc != 0 || !res)
+		return http_fail(EINVAL, errno_out, cause, "%s is not a numeric address.", addr);
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = errno;
+		freeaddrinfo(res);
+		return http_fail(err, errno_out, cause, "cannot create a socket for %s: %s.", addr,
+			strerror(err));
+	}
+	rc = connect(fd, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (rc < 0 && errno != EINPROGRESS) {
+		err = errno;
+		close(fd);
+		return http_fail(err, errno_out, cause, "cannot connect to %s: %s.", addr, strerror(err));
+	}
+	if (rc < 0) {
+		rc = http_wait(fd, POLLOUT, deadline_s);
+		if (rc == 0) {
+			close(fd);
+			return http_fail(ETIMEDOUT, errno_out, cause,
+				"%s did not accept a connection within %.3g s.", addr, timeout_s);
+		}
+		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) < 0)
+			err = errno;
+		if (err) {
+			close(fd);
+			return http_fail(err, errno_out, cause, "cannot connect to %s: %s.", addr,
+				strerror(err));
+		}
+	}
+	return fd;
+}
+
+static int http_send_all(int fd, const char *buf, size_t len, double deadline_s)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int rc = http_wait(fd, POLLOUT, deadline_s);
+			if (rc == 0)
+				errno = ETIMEDOUT;
+			if (rc <= 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int http_get(const char *host, int port, const char *host_header, const char *path,
+	double timeout_s, int *status, char **body, size_t *body_len, int *errno_out,
+	char **cause)
+{
+	double deadline_s = util_now_mono_s() + (timeout_s > 0 ? timeout_s : 0.001);
+	char addr[300], chunk[16384];
+	struct strbuf req, in, dechunked;
+	struct http_reply rep = { 0 };
+	int fd, head = 0, rc = -1;
+	bool complete = false;
+
+	*body = NULL;
+	if (body_len)
+		*body_len = 0;
+	if (cause)
+		*cause = NULL;
+	if (errno_out)
+		*errno_out = 0;
+	if (!host || !host[0] || strlen(host) > 255 || port <= 0 || port > 65535)
+		return http_fail(EINVAL, errno_out, cause, "invalid address for an HTTP request.");
+	http_format_addr(host, port, addr, sizeof(addr));
+	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
+		!http_token_ok(host_header, 300))
+		return http_fail(EINVAL, errno_out, cause, "invalid HTTP request for %s.", addr);
+	fd = http_connect(host, port, addr, timeout_s, deadline_s, errno_out, cause);
+	if (fd < 0)
+		return -1;
+
+	strbuf_init(&req);
+	strbuf_init(&in);
+	strbuf_init(&dechunked);
+	strbuf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n"
+		"Connection: close\r\n\r\n", path, host_header);
+	if (http_send_all(fd, req.data, req.len, deadline_s) < 0) {
+		int err = errno;
+		http_fail(err, errno_out, cause, "cannot send GET %s to %s: %s.", path, addr,
+			strerror(err));
+		goto out;
+	}
+	while (!complete) {
+		ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int w = http_wait(fd, POLLIN, deadline_s);
+			if (w == 0) {
+				http_fail(ETIMEDOUT, errno_out, cause,
+					"%s did not answer GET %s within %.3g s.", addr, path, timeout_s);
+				goto out;
+			}
+			if (w > 0)
+				continue;
+		}
+		if (n < 0) {
+			int err = errno;
+			http_fail(err, errno_out, cause, "reading the answer of %s to GET %s failed: %s.",
+				addr, path, strerror(err));
+			goto out;
+		}
+		if (n > 0)
+			strbuf_append(&in, chunk, (size_t)n);
+		if (in.len > HTTP_MAX_HEADER_BYTES + HTTP_MAX_BODY + 65536) {
+			http_fail(EMSGSIZE, errno_out, cause, "%s sent more than %d KiB for GET %s.",
+				addr, HTTP_MAX_BODY / 1024, path);
+			goto out;
+		}
+		if (!head && in.len) {
+			head = http_parse_head(in.data, in.len, &rep);
+			if (head < 0) {
+				http_fail(EPROTO, errno_out, cause,
+					"%s answered GET %s with something that is not HTTP.", addr, path);
+				goto out;
+			}
+			if (head && rep.content_len > HTTP_MAX_BODY) {
+				http_fail(EMSGSIZE, errno_out, cause,
+					"%s announced a %lld-byte answer to GET %s (the limit is %d KiB).",
+					addr, rep.content_len, path, HTTP_MAX_BODY / 1024);
+				goto out;
+			}
+		}
+		if (head && rep.chunked) {
+			int d = http_dechunk(in.data + rep.header_len, in.len - rep.header_len, &dechunked);
+			if (d < 0) {
+				http_fail(EPROTO, errno_out, cause,
+					"%s sent a malformed or oversized chunked answer to GET %s.", addr, path);
+				goto out;
+			}
+			complete = d > 0;
+		} else if (head && rep.content_len >= 0) {
+			complete = in.len - rep.header_len >= (size_t)rep.content_len;
+		}
+		if (n == 0 && !complete) {
+			if (!head || rep.chunked || rep.content_len >= 0) {
+				http_fail(EPROTO, errno_out, cause, head ?
+					"%s closed the connection in the middle of its answer to GET %s." :
+					"%s closed the connection without an HTTP answer to GET %s.", addr, path);
+				goto out;
+			}
+			complete = true; /* no length: the body ends at EOF */
+		}
+	}
+	if (rep.chunked) {
+		*body = xstrndup(dechunked.data ? dechunked.data : "", dechunked.len);
+		if (body_len)
+			*body_len = dechunked.len;
+	} else {
+		size_t blen = in.len - rep.header_len;
+		if (rep.content_len >= 0 && blen > (size_t)rep.content_len)
+			blen = (size_t)rep.content_len;
+		if (blen > HTTP_MAX_BODY) {
+			http_fail(EMSGSIZE, errno_out, cause, "%s sent more than %d KiB for GET %s.",
+				addr, HTTP_MAX_BODY / 1024, path);
+			goto out;
+		}
+		*body = xstrndup(in.data + rep.header_len, blen);
+		if (body_len)
+			*body_len = blen;
+	}
+	*status = rep.status;
+	rc = 0;
+out:
+	close(fd);
+	strbuf_free(&req);
+	strbuf_free(&in);
+	strbuf_free(&dechunked);
+	return rc;
+}

@@ -1,0 +1,259 @@
+/* options.c: see options.h. */
+#include "config.h"
+
+#include "options.h"
+#include "attach.h"
+#include "exitcode.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"Usage: ntop-js [OPTION]... --pid PID\n"
+	"       ntop-js [OPTION]... --port PORT [--host HOST]\n"
+	"Show the hot functions of a running Node.js process, live, without restarting it.\n"
+	"\n"
+	"Target:\n"
+	"  -p, --pid PID          attach to Node process PID (opens its inspector with SIGUSR1\n"
+	"                         if it has none, and closes it again on exit)\n"
+	"      --port PORT        attach to an inspector already listening on PORT\n"
+	"      --host HOST        the inspector's address with --port (default 127.0.0.1)\n"
+	"      --allow-remote     allow a non-loopback --host (an inspector runs any code)\n"
+	"\n"
+	"Sampling:\n"
+	"  -d, --delay SECS       length of each CPU window (default 1, 0.05 to 3600)\n"
+	"  -i, --interval USEC    sampling interval in microseconds (default 1000, 100 to 1000000)\n"
+	"      --no-eval          never run code in the target: profile with Profiler.start/stop\n"
+	"                         per window instead (stalls large apps at every window, and\n"
+	"                         cannot close an inspector that ntop-js opened)\n"
+	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
+	"\n"
+	"Output:\n"
+	"  -b, --batch            print one report per window on stdout, like top -b\n"
+	"      --json             with -b: one JSON object per line per window\n"
+	"  -n, --iterations N     stop after N windows\n"
+	"  -t, --top N            functions per report (default 20)\n"
+	"  -o, --output FILE      on exit, write the profile since attach as a .cpuprofile\n"
+	"                         (opens in Chrome DevTools, VS Code and speedscope)\n"
+	"      --folded FILE      on exit, write folded stacks for flamegraph.pl\n"
+	"\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Percentages are of the window's sampled time; SELF and TOTAL times are cumulative\n"
+	"since attach. Exit status: 0 success, 2 usage, 3 no such process, 4 not Node,\n"
+	"5 permission, 6 attach by signal disabled, 7 inspector port busy, 8 inspector\n"
+	"unreachable, 9 no reply in time, 10 target exited, 11 protocol error, 1 other.\n"
+	"See ntop-js(1).\n";
+
+const char *options_usage(void)
+{
+	return usage_text;
+}
+
+enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT_JSON,
+	OPT_FOLDED };
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "top", required_argument, NULL, 't' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *opt_name(int c)
+{
+	const struct option *lo;
+
+	for (lo = long_opts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
+}
+
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void notice(struct options *o, char *msg)
+{
+	if (o->n_notices < sizeof o->notices / sizeof o->notices[0])
+		o->notices[o->n_notices++] = msg;
+	else
+		free(msg);
+}
+
+static double clamp_double(struct options *o, const char *name, double v, double min, double max,
+	const char *unit)
+{
+	if (v < min || v > max) {
+		double c = v < min ? min : max;
+		notice(o, xasprintf("%s %g %s is out of range; using %g %s.", name, v, unit, c, unit));
+		return c;
+	}
+	return v;
+}
+
+int options_parse(int argc, char **argv, struct options *o, char **msg)
+{
+	long l;
+	double d;
+	int c;
+
+	memset(o, 0, sizeof *o);
+	o->host = "127.0.0.1";
+	o->delay_s = 1.0;
+	o->interval_us = 1000;
+	o->top_n = 20;
+	o->timeout_s = 10.0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:d:i:bn:t:o:hV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_long(optarg, 1, 0x7fffffffL, &l) < 0)
+				goto bad_value;
+			o->pid = (pid_t)l;
+			break;
+		case OPT_PORT:
+			if (parse_long(optarg, 1, 65535, &l) < 0)
+				goto bad_value;
+			o->port = (int)l;
+			break;
+		case OPT_HOST:
+			o->host = optarg;
+			break;
+		case OPT_ALLOW_REMOTE:
+			o->allow_remote = true;
+			break;
+		case 'd':
+			if (parse_double(optarg, &d) < 0)
+				goto bad_value;
+			o->delay_s = clamp_double(o, "--delay", d, OPT_DELAY_MIN_S, OPT_DELAY_MAX_S, "s");
+			break;
+		case 'i':
+			if (parse_double(optarg, &d) < 0)
+				goto bad_value;
+			/* V8 does not validate the interval: 0 means its default, a negative one
+			 * breaks the profile, and 1 costs a fifth of the target's CPU. */
+			o->interval_us = (long)clamp_double(o, "--interval", floor(d),
+				OPT_INTERVAL_MIN_US, OPT_INTERVAL_MAX_US, "us");
+			break;
+		case OPT_NO_EVAL:
+			o->no_eval = true;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_double(optarg, &d) < 0)
+				goto bad_value;
+			o->timeout_s = clamp_double(o, "--timeout", d, OPT_TIMEOUT_MIN_S,
+				OPT_TIMEOUT_MAX_S, "s");
+			break;
+		case 'b':
+			o->batch = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'n':
+			if (parse_long(optarg, 1, 1000000000L, &l) < 0)
+				goto bad_value;
+			o->iterations = l;
+			break;
+		case 't':
+			if (parse_long(optarg, 1, 100000, &l) < 0)
+				goto bad_value;
+			o->top_n = (size_t)l;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FOLDED:
+			o->folded = optarg;
+			break;
+		case 'h':
+			o->help = true;
+			return 0;
+		case 'V':
+			o->version = true;
+			return 0;
+		case ':':
+			*msg = xasprintf("option %s needs a value.", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			*msg = xasprintf("unknown option %s (see ntop-js --help).", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		*msg = xasprintf("unexpected argument '%s' (see ntop-js --help).", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->pid && o->port) {
+		*msg = xstrdup("give either --pid or --port, not both.");
+		return EXIT_USAGE;
+	}
+	if (!o->pid && !o->port) {
+		*msg = xstrdup("give the process to watch with --pid PID, or an inspector with --port PORT.");
+		return EXIT_USAGE;
+	}
+	if (o->port && !o->allow_remote && !attach_host_is_loopback(o->host)) {
+		*msg = xasprintf("--host %s is not a loopback address; an inspector lets its client run "
+			"any code, so ntop-js connects to other hosts only with --allow-remote.", o->host);
+		return EXIT_USAGE;
+	}
+	if (o->json)
+		o->batch = true;
+	return 0;
+
+bad_value:
+	*msg = xasprintf("invalid value '%s' for --%s (see ntop-js --help).", optarg, opt_name(c));
+	return EXIT_USAGE;
+}
+
+void options_free(struct options *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_notices; i++)
+		free(o->notices[i]);
+	o->n_notices = 0;
+}

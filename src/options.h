@@ -1,0 +1,43 @@
+/* options.h: the command line. Parsing is pure (no I/O besides the notices it returns), so
+ * the clamps and conflicts are unit-tested. */
+#ifndef NTOP_OPTIONS_H
+#define NTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define OPT_DELAY_MIN_S 0.05
+#define OPT_DELAY_MAX_S 3600.0
+#define OPT_INTERVAL_MIN_US 100
+#define OPT_INTERVAL_MAX_US 1000000
+#define OPT_TIMEOUT_MIN_S 0.5
+#define OPT_TIMEOUT_MAX_S 3600.0
+
+struct options {
+	pid_t pid;
+	const char *host;
+	int port;
+	bool allow_remote;
+	double delay_s;
+	long interval_us;
+	bool batch;
+	bool json;
+	long iterations;      /* 0: until interrupted */
+	const char *output;   /* .cpuprofile written on exit */
+	const char *folded;   /* folded stacks written on exit */
+	size_t top_n;
+	bool no_eval;
+	double timeout_s;
+	bool help, version;
+	char *notices[8];     /* clamp messages to show before starting */
+	size_t n_notices;
+};
+
+/* Parses argv. Returns 0, or EXIT_USAGE with *msg set to one sentence (caller frees). */
+int options_parse(int argc, char **argv, struct options *o, char **msg);
+void options_free(struct options *o);
+/* The --help text. */
+const char *options_usage(void);
+
+#endif

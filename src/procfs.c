@@ -1,0 +1,831 @@
+#include "config.h"
+#include "procfs.h"
+
+#include "strbuf.h"
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* /proc/net/tcp lists listeners before connections, so a busy server's file can be cut
+ * at this size without losing a LISTEN row. */
+#define PROCFS_NET_MAX_BYTES (16u * 1024 * 1024)
+#define PROCFS_SMALL_MAX_BYTES (1024u * 1024)
+
+/* Splits text into lines; returns false at the end. */
+static bool procfs_line_next(const char **p, const char *end, const char **line, size_t *n)
+{
+	const char *s = *p, *nl;
+
+	if (s >= end)
+		return false;
+	nl = memchr(s, '\n', (size_t)(end - s));
+	*line = s;
+	*n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+	*p = nl ? nl + 1 : end;
+	return true;
+}
+
+static bool procfs_parse_hex_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 16)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int d;
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			d = s[i] - 'a' + 10;
+		else if (s[i] >= 'A' && s[i] <= 'F')
+			d = s[i] - 'A' + 10;
+		else
+			return false;
+		v = (v << 4) | (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+static bool procfs_parse_dec(const char *s, size_t n, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (n == 0 || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (v > (max - (unsigned long)(s[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* Skips spaces and tabs; returns the first token of [s, s+n) through *tok. */
+static size_t procfs_token(const char *s, size_t n, const char **tok, size_t *toklen)
+{
+	size_t i = 0, start;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	start = i;
+	while (i < n && s[i] != ' ' && s[i] != '\t')
+		i++;
+	*tok = s + start;
+	*toklen = i - start;
+	return i;
+}
+
+int procfs_status_parse(const char *text, size_t len, struct procfs_status *st)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n;
+	bool have_name = false, have_uid = false, have_cgt = false;
+
+	memset(st, 0, sizeof(*st));
+	st->state = '?';
+	while (procfs_line_next(&p, end, &line, &n)) {
+		const char *colon = memchr(line, ':', n), *v, *tok;
+		size_t key_n, vn, tn;
+		unsigned long num;
+
+		if (!colon)
+			continue;
+		key_n = (size_t)(colon - line);
+		v = colon + 1;
+		vn = n - key_n - 1;
+		if (key_n == 4 && memcmp(line, "Name", 4) == 0) {
+			while (vn && (*v == ' ' || *v == '\t')) {
+				v++;
+				vn--;
+			}
+			util_sanitize(v, vn, st->name, sizeof(st->name));
+			have_name = true;
+			continue;
+		}
+		procfs_token(v, vn, &tok, &tn);
+		if (key_n == 5 && memcmp(line, "State", 5) == 0 && tn == 1) {
+			st->state = tok[0];
+		} else if (key_n == 4 && memcmp(line, "Tgid", 4) == 0) {
+			if (procfs_parse_dec(tok, tn, INT_MAX, &num))
+				st->tgid = (pid_t)num;
+		} else if (key_n == 4 && memcmp(line, "PPid", 4) == 0) {
+			if (procfs_parse_dec(tok, tn, INT_MAX, &num))
+				st->ppid = (pid_t)num;
+		} else if (key_n == 3 && memcmp(line, "Uid", 3) == 0) {
+			if (!procfs_parse_dec(tok, tn, UINT_MAX, &num))
+				return -1;
+			st->uid = (uid_t)num;
+			have_uid = true;
+		} else if (key_n == 6 && memcmp(line, "SigBlk", 6) == 0) {
+			if (!procfs_parse_hex_u64(tok, tn, &st->sig_blk))
+				return -1;
+		} else if (key_n == 6 && memcmp(line, "SigIgn", 6) == 0) {
+			if (!procfs_parse_hex_u64(tok, tn, &st->sig_ign))
+				return -1;
+		} else if (key_n == 6 && memcmp(line, "SigCgt", 6) == 0) {
+			if (!procfs_parse_hex_u64(tok, tn, &st->sig_cgt))
+				return -1;
+			have_cgt = true;
+		}
+	}
+	return have_name && have_uid && have_cgt ? 0 : -1;
+}
+
+int procfs_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, int *errno_out)
+{
+	struct strbuf sb;
+	char chunk[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0) {
+		if (errno_out)
+			*errno_out = errno;
+		return -1;
+	}
+	strbuf_init(&sb);
+	while (sb.len < max_bytes) {
+		size_t want = sizeof(chunk);
+		ssize_t got;
+
+		if (want > max_bytes - sb.len)
+			want = max_bytes - sb.len;
+		got = read(fd, chunk, want);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			if (errno_out)
+				*errno_out = errno;
+			close(fd);
+			strbuf_free(&sb);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		strbuf_append(&sb, chunk, (size_t)got);
+	}
+	close(fd);
+	if (!sb.data)
+		strbuf_append(&sb, "", 0);
+	*buf = sb.data;
+	*len = sb.len;
+	return 0;
+}
+
+int procfs_status_read(pid_t pid, struct procfs_status *st, int *errno_out)
+{
+	char path[64], *buf;
+	size_t len;
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (procfs_file_read(path, PROCFS_SMALL_MAX_BYTES, &buf, &len, errno_out) < 0)
+		return -1;
+	rc = procfs_status_parse(buf, len, st);
+	free(buf);
+	if (rc < 0 && errno_out)
+		*errno_out = EPROTO;
+	return rc;
+}
+
+void procfs_listeners_free(struct procfs_listeners *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+/* "0100007F:240D" or 32 hex digits ":" 4 hex digits. */
+static bool procfs_parse_sockaddr(const char *s, size_t n, int family, struct procfs_listener *l)
+{
+	size_t words = family == AF_INET ? 1 : 4;
+	uint64_t v;
+
+	if (n != words * 8 + 5 || s[words * 8] != ':')
+		return false;
+	memset(l->addr, 0, sizeof(l->addr));
+	for (size_t i = 0; i < words; i++) {
+		uint32_t w;
+		if (!procfs_parse_hex_u64(s + i * 8, 8, &v))
+			return false;
+		/* The kernel printed each 32-bit word as read in host order: store it back so. */
+		w = (uint32_t)v;
+		memcpy(l->addr + i * 4, &w, 4);
+	}
+	if (!procfs_parse_hex_u64(s + words * 8 + 1, 4, &v))
+		return false;
+	l->port = (int)v;
+	l->family = family;
+	return true;
+}
+
+int procfs_net_tcp_parse(const char *text, size_t len, int family, struct procfs_listeners *out)
+{
+	const char *p = text, *end = text + len, *line, *tok;
+	size_t n, tn, off;
+	int added = 0;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -1;
+	if (!procfs_line_next(&p, end, &line, &n))
+		return -1;
+	procfs_token(line, n, &tok, &tn);
+	if (tn != 2 || memcmp(tok, "sl", 2) != 0)
+		return -1;
+	/* A cut final line could carry a truncated inode: drop it. */
+	if (len && text[len - 1] != '\n') {
+		const char *last = text + len;
+		while (last > p && last[-1] != '\n')
+			last--;
+		end = last;
+	}
+	while (procfs_line_next(&p, end, &line, &n)) {
+		struct procfs_listener l;
+		const char *f[10];
+		size_t fl[10], i;
+		unsigned long inode;
+		uint64_t st;
+
+		off = 0;
+		for (i = 0; i < 10; i++) {
+			off += procfs_token(line + off, n - off, &f[i], &fl[i]);
+			if (fl[i] == 0)
+				break;
+		}
+		if (i < 10)
+			continue;
+		if (!procfs_parse_hex_u64(f[3], fl[3], &st) || fl[3] != 2 || st != 0x0A)
+			continue;
+		if (!procfs_parse_sockaddr(f[1], fl[1], family, &l))
+			continue;
+		if (!procfs_parse_dec(f[9], fl[9], ULONG_MAX, &inode) || inode == 0)
+			continue;
+		l.inode = inode;
+		out->v = xreallocarray_grow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
+		out->v[out->n++] = l;
+		added++;
+	}
+	return added;
+}
+
+int procfs_listeners_read(pid_t pid, struct procfs_listeners *out, int *errno_out)
+{
+	static const struct {
+		const char *file;
+		int family;
+	} files[] = { { "tcp", AF_INET }, { "tcp6", AF_INET6 } };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[64], *buf;
+		size_t len;
+		int err = 0;
+
+		if (pid > 0)
+			snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)pid, files[i].file);
+		else
+			snprintf(path, sizeof(path), "/proc/self/net/%s", files[i].file);
+		if (procfs_file_read(path, PROCFS_NET_MAX_BYTES, &buf, &len, &err) < 0) {
+			if (files[i].family == AF_INET6 && err == ENOENT)
+				continue;
+			if (errno_out)
+				*errno_out = err;
+			return -1;
+		}
+		if (procfs_net_tcp_parse(buf, len, files[i].family, out) < 0) {
+			free(buf);
+			if (errno_out)
+				*errno_out = EPROTO;
+			return -1;
+		}
+		free(buf);
+	}
+	return 0;
+}
+
+void procfs_listener_addr_str(const struct procfs_listener *l, char *buf, size_t bufsz)
+{
+	if (bufsz == 0)
+		return;
+	if (!inet_ntop(l->family, l->addr, buf, (socklen_t)bufsz))
+		buf[0] = '\0';
+}
+
+bool procfs_listener_is_wildcard(const struct procfs_listener *l)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(l->addr, zero, l->family == AF_INET ? 4 : 16) == 0;
+}
+
+bool procfs_listener_is_loopback(const struct procfs_listener *l)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t one[16] = { [15] = 1 };
+
+	if (l->family == AF_INET)
+		return l->addr[0] == 127;
+	if (memcmp(l->addr, one, 16) == 0)
+		return true;
+	return memcmp(l->addr, mapped, 12) == 0 && l->addr[12] == 127;
+}
+
+void procfs_inodes_free(struct procfs_inodes *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+void procfs_inodes_add(struct procfs_inodes *s, unsigned long inode)
+{
+	if (procfs_inodes_has(s, inode))
+		return;
+	s->v = xreallocarray_grow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = inode;
+}
+
+bool procfs_inodes_has(const struct procfs_inodes *s, unsigned long inode)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == inode)
+			return true;
+	return false;
+}
+
+unsigned long procfs_socket_inode_parse(const char *link)
+{
+	size_t n;
+	unsigned long v;
+
+	if (strncmp(link, "socket:[", 8) != 0)
+		return 0;
+	n = strlen(link + 8);
+	if (n < 2 || link[8 + n - 1] != ']')
+		return 0;
+	if (!procfs_parse_dec(link + 8, n - 1, ULONG_MAX, &v))
+		return 0;
+	return v;
+}
+
+/* Calls fn for each socket inode open in /proc/PID/fd. */
+static int procfs_fd_walk(pid_t pid, void (*fn)(unsigned long, void *), void *arg, int *errno_out)
+{
+	char path[64], link[128];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		if (errno_out)
+			*errno_out = errno;
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		ssize_t n;
+		unsigned long ino;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		n = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		ino = procfs_socket_inode_parse(link);
+		if (ino)
+			fn(ino, arg);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void procfs_collect_inode(unsigned long ino, void *arg)
+{
+	procfs_inodes_add(arg, ino);
+}
+
+int procfs_socket_inodes_read(pid_t pid, struct procfs_inodes *out, int *errno_out)
+{
+	return procfs_fd_walk(pid, procfs_collect_inode, out, errno_out);
+}
+
+void procfs_pids_free(struct procfs_pids *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
+int procfs_children_parse(const char *text, size_t len, struct procfs_pids *out)
+{
+	size_t i = 0;
+	int added = 0;
+
+	while (i < len) {
+		size_t start;
+		unsigned long v;
+
+		while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'))
+			i++;
+		if (i >= len)
+			break;
+		start = i;
+		while (i < len && text[i] != ' ' && text[i] != '\n' && text[i] != '\t')
+			i++;
+		if (!procfs_parse_dec(text + start, i - start, INT_MAX, &v) || v == 0)
+			return -1;
+		out->v = xreallocarray_grow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
+		out->v[out->n++] = (pid_t)v;
+		added++;
+	}
+	return added;
+}
+
+int procfs_children_read(pid_t pid, struct procfs_pids *out, int *errno_out)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		if (errno_out)
+			*errno_out = errno;
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char *buf;
+		size_t len;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || strlen(e->d_name) > 16)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid, e->d_name);
+		if (procfs_file_read(path, PROCFS_SMALL_MAX_BYTES, &buf, &len, NULL) < 0)
+			continue;
+		procfs_children_parse(buf, len, out);
+		free(buf);
+	}
+	closedir(d);
+	return 0;
+}
+
+const char *procfs_environ_get(const char *buf, size_t len, const char *name)
+{
+	size_t nl = strlen(name), i = 0;
+
+	while (i < len) {
+		const char *e = buf + i;
+		const char *z = memchr(e, '\0', len - i);
+		size_t el = z ? (size_t)(z - e) : len - i;
+
+		/* The value must end in a NUL inside buf for the caller to use it as a string. */
+		if (z && el > nl && memcmp(e, name, nl) == 0 && e[nl] == '=')
+			return e + nl + 1;
+		i += el + 1;
+	}
+	return NULL;
+}
+
+void procfs_cmdline_argv0(const char *buf, size_t len, char *out, size_t outsz)
+{
+	const char *z = memchr(buf, '\0', len);
+	size_t n = z ? (size_t)(z - buf) : len;
+	const char *base = buf;
+
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '/')
+			base = buf + i + 1;
+	util_sanitize(base, (size_t)(buf + n - base), out, outsz);
+}
+
+void procfs_inspect_addr_init(struct procfs_inspect_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->host, sizeof(a->host), "127.0.0.1");
+	a->port = PROCFS_INSPECT_DEFAULT_PORT;
+}
+
+/* Node's RemoveBrackets: "[x]" -> "x", anything else unchanged. */
+static size_t procfs_unbracket(const char *s, size_t n, const char **out)
+{
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		*out = s + 1;
+		return n - 2;
+	}
+	*out = s;
+	return n;
+}
+
+int procfs_hostport_parse(const char *arg, char *host, size_t hostsz, int *port)
+{
+	size_t n = strlen(arg), hn;
+	const char *colon = strrchr(arg, ':'), *h;
+	unsigned long v;
+
+	host[0] = '\0';
+	*port = -1;
+	if (n == 0)
+		return -1;
+	/* Same rules as Node's SplitHostPort. */
+	hn = procfs_unbracket(arg, n, &h);
+	if (hn < n) {
+		if (hn == 0 || hn >= hostsz)
+			return -1;
+		memcpy(host, h, hn);
+		host[hn] = '\0';
+		return 0;
+	}
+	if (!colon) {
+		/* All digits is a port (valid or not); anything else a host name. */
+		if (strspn(arg, "0123456789") == n) {
+			if (!procfs_parse_dec(arg, n, 65535, &v))
+				return -1;
+			*port = (int)v;
+			return 0;
+		}
+		if (n >= hostsz)
+			return -1;
+		memcpy(host, arg, n + 1);
+		return 0;
+	}
+	if (!procfs_parse_dec(colon + 1, strlen(colon + 1), 65535, &v))
+		return -1;
+	/* ":9230" names only a port, as in Node. */
+	hn = procfs_unbracket(arg, (size_t)(colon - arg), &h);
+	if (hn >= hostsz)
+		return -1;
+	memcpy(host, h, hn);
+	host[hn] = '\0';
+	*port = (int)v;
+	return 0;
+}
+
+static void procfs_inspect_apply(struct procfs_inspect_addr *a, const char *value)
+{
+	char host[256];
+	int port;
+
+	if (procfs_hostport_parse(value, host, sizeof(host), &port) < 0)
+		return;
+	if (host[0])
+		snprintf(a->host, sizeof(a->host), "%s", host);
+	if (port >= 0)
+		a->port = port;
+	a->seen = true;
+}
+
+/* Node options that take their value as the next argument: skipping them keeps a value
+ * like "-e '...'" from being read as an option or as the script name. */
+static bool procfs_option_takes_value(const char *name)
+{
+	static const char *const names[] = {
+		"-e", "--eval", "-p", "--print", "-pe", "-r", "--require", "--import", "--loader",
+		"--experimental-loader", "-C", "--conditions", "--input-type", "--title",
+		"--inspect-port", "--debug-port", "--env-file", "--env-file-if-exists",
+		"--icu-data-dir", "--openssl-config", "--redirect-warnings",
+		"--trace-event-categories", "--trace-event-file-pattern", "--unhandled-rejections",
+		"--dns-result-order", "--diagnostic-dir", "--report-dir", "--report-directory",
+		"--report-filename", "--report-signal", "--heapsnapshot-signal",
+		"--heapsnapshot-near-heap-limit", "--secure-heap", "--secure-heap-min",
+		"--max-http-header-size", "--experimental-policy", "--policy-integrity",
+		"--use-largepages", "--tls-cipher-list", "--tls-keylog", "--cpu-prof-dir",
+		"--cpu-prof-name", "--cpu-prof-interval", "--heap-prof-dir", "--heap-prof-name",
+		"--heap-prof-interval", "--watch-path", "--test-reporter",
+		"--test-reporter-destination", "--test-name-pattern", "--test-shard",
+		"--test-concurrency", "--test-timeout", "--disable-proto", "--snapshot-blob",
+		"--experimental-default-type", "--experimental-sea-config", "--localstorage-file",
+		"--stack-trace-limit", "--run",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Scans tokens tok[0..n). With stop_at_script, the first non-option ends the options. */
+static void procfs_inspect_scan(char **tok, size_t n, bool stop_at_script,
+	struct procfs_inspect_addr *a)
+{
+	for (size_t i = 0; i < n; i++) {
+		char name[64];
+		const char *arg = tok[i], *eq, *value = NULL;
+		size_t nl;
+
+		if (strcmp(arg, "--") == 0)
+			return;
+		if (arg[0] != '-' || arg[1] == '\0') {
+			if (stop_at_script)
+				return;
+			continue;
+		}
+		eq = strchr(arg, '=');
+		nl = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (nl >= sizeof(name))
+			continue;
+		memcpy(name, arg, nl);
+		name[nl] = '\0';
+		/* Node accepts "_" for "-" inside option names. */
+		if (name[1] == '-')
+			for (size_t k = 2; k < nl; k++)
+				if (name[k] == '_')
+					name[k] = '-';
+		if (eq)
+			value = eq + 1;
+		if (strcmp(name, "--inspect") == 0 || strcmp(name, "--inspect-brk") == 0 ||
+			strcmp(name, "--inspect-wait") == 0 || strcmp(name, "--inspect-brk-node") == 0) {
+			if (value)
+				procfs_inspect_apply(a, value);
+			continue;
+		}
+		if (!value && procfs_option_takes_value(name) && i + 1 < n)
+			value = tok[++i];
+		if (value && (strcmp(name, "--inspect-port") == 0 || strcmp(name, "--debug-port") == 0))
+			procfs_inspect_apply(a, value);
+	}
+}
+
+/* Splits a NUL-separated buffer into a vector of strings (the buffer's last item may lack
+ * its NUL: the copy adds one). */
+static char **procfs_split_nul(const char *buf, size_t len, char **copy, size_t *count)
+{
+	char **v = NULL;
+	size_t cap = 0, n = 0, i = 0;
+
+	*copy = xmalloc(len + 1);
+	memcpy(*copy, buf, len);
+	(*copy)[len] = '\0';
+	while (i < len) {
+		size_t el = strlen(*copy + i);
+		v = xreallocarray_grow(v, &cap, n + 1, sizeof(*v));
+		v[n++] = *copy + i;
+		i += el + 1;
+	}
+	*count = n;
+	return v;
+}
+
+void procfs_inspect_scan_argv(const char *buf, size_t len, struct procfs_inspect_addr *a)
+{
+	char *copy, **v;
+	size_t n;
+
+	v = procfs_split_nul(buf, len, &copy, &n);
+	if (n > 1)
+		procfs_inspect_scan(v + 1, n - 1, true, a);
+	free(v);
+	free(copy);
+}
+
+void procfs_inspect_scan_node_options(const char *value, struct procfs_inspect_addr *a)
+{
+	struct strbuf sb;
+	bool in_quotes = false, in_token = false;
+	char *copy, **v;
+	size_t n;
+
+	/* Node's ParseNodeOptionsEnvVar: spaces separate, "..." groups, \ escapes in quotes. */
+	strbuf_init(&sb);
+	for (const char *p = value; *p; p++) {
+		if (!in_quotes && *p == ' ') {
+			if (in_token)
+				strbuf_putc(&sb, '\0');
+			in_token = false;
+			continue;
+		}
+		in_token = true;
+		if (*p == '"') {
+			in_quotes = !in_quotes;
+			continue;
+		}
+		if (in_quotes && *p == '\\' && p[1]) {
+			p++;
+		}
+		strbuf_putc(&sb, *p);
+	}
+	if (in_token)
+		strbuf_putc(&sb, '\0');
+	if (sb.len) {
+		v = procfs_split_nul(sb.data, sb.len, &copy, &n);
+		procfs_inspect_scan(v, n, false, a);
+		free(v);
+		free(copy);
+	}
+	strbuf_free(&sb);
+}
+
+struct procfs_owner_search {
+	unsigned long inode;
+	bool found;
+};
+
+static void procfs_match_inode(unsigned long ino, void *arg)
+{
+	struct procfs_owner_search *s = arg;
+
+	if (ino == s->inode)
+		s->found = true;
+}
+
+pid_t procfs_inode_owner(unsigned long inode, pid_t skip)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t owner = 0;
+
+	if (!d)
+		return 0;
+	while (owner == 0 && (e = readdir(d)) != NULL) {
+		struct procfs_owner_search s = { inode, false };
+		unsigned long v;
+
+		if (!procfs_parse_dec(e->d_name, strlen(e->d_name), INT_MAX, &v) || v == 0)
+			continue;
+		if ((pid_t)v == skip)
+			continue;
+		if (procfs_fd_walk((pid_t)v, procfs_match_inode, &s, NULL) == 0 && s.found)
+			owner = (pid_t)v;
+	}
+	closedir(d);
+	return owner;
+}
+
+/* "node", "nodejs", "node20", "node-20.1": not "node_exporter" or "nodemon-helper". */
+static bool procfs_name_is_node(const char *name)
+{
+	const char *rest;
+
+	if (strncasecmp(name, "nodejs", 6) == 0)
+		rest = name + 6;
+	else if (strncasecmp(name, "node", 4) == 0)
+		rest = name + 4;
+	else
+		return false;
+	for (; *rest; rest++)
+		if (!isdigit((unsigned char)*rest) && *rest != '.' && *rest != '-')
+			return false;
+	return true;
+}
+
+bool procfs_looks_like_node(pid_t pid, const struct procfs_status *st)
+{
+	char path[64], link[PATH_MAX], base[256], *buf;
+	const char *b;
+	size_t len;
+	ssize_t n;
+
+	if (st && procfs_name_is_node(st->name))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		/* A replaced binary reads "/usr/bin/node (deleted)". */
+		if (n > 10 && strcmp(link + n - 10, " (deleted)") == 0)
+			link[n - 10] = '\0';
+		b = strrchr(link, '/');
+		if (procfs_name_is_node(b ? b + 1 : link))
+			return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (procfs_file_read(path, PROCFS_SMALL_MAX_BYTES, &buf, &len, NULL) == 0) {
+		procfs_cmdline_argv0(buf, len, base, sizeof(base));
+		free(buf);
+		if (procfs_name_is_node(base))
+			return true;
+	}
+	return false;
+}
+
+int procfs_netns_same(pid_t pid)
+{
+	char path[64], mine[128], theirs[128];
+	ssize_t a, b;
+
+	a = readlink("/proc/self/ns/net", mine, sizeof(mine) - 1);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	b = readlink(path, theirs, sizeof(theirs) - 1);
+	if (a <= 0 || b <= 0)
+		return -1;
+	mine[a] = '\0';
+	theirs[b] = '\0';
+	return strcmp(mine, theirs) == 0;
+}

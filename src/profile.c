@@ -1,0 +1,661 @@
+/* profile.c: see profile.h.
+ *
+ * One pass over the JSON text with the pull cursor: node fields, children ids, position
+ * ticks, sample ids and deltas go straight into flat arrays (no tree, no per-number
+ * allocation); strings without escapes are interned straight from the input buffer. The
+ * structure is checked afterwards in O(nodes + samples) with an id -> index hash, and the
+ * nodes are laid out in depth-first preorder with an explicit stack, since hostile (and some
+ * real) profiles are far deeper than the C stack would allow. */
+#include "config.h"
+
+#include "profile.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functab.h"
+#include "jsonpull.h"
+#include "util.h"
+
+/* Far above any real profile (a 30 MB one has ~10^5 nodes and ~10^6 samples); they keep
+ * indices within int32_t and the arrays within sane sizes whatever the input claims. */
+#define PROFILE_MAX_NODES (1u << 26)
+#define PROFILE_MAX_SAMPLES (1u << 28)
+#define PROFILE_MAX_TICKS (1u << 28)
+#define NONE UINT32_MAX
+
+struct raw_node {
+	uint32_t id;
+	uint32_t func;
+	uint32_t hit_count;
+	uint32_t child_first, child_count; /* into child_ids */
+	uint32_t ticks_first, ticks_count; /* into ticks */
+};
+
+struct scratch {
+	char *buf;
+	size_t cap;
+};
+
+struct parser {
+	struct json_pull jp;
+	struct functab *ft;
+	char *err;
+	struct raw_node *nodes;
+	size_t n_nodes, nodes_cap;
+	uint32_t *child_ids; /* ids while parsing, then file-order indices */
+	size_t n_child, child_cap;
+	struct position_tick *ticks;
+	size_t n_ticks, ticks_cap;
+	uint32_t *samples; /* ids while parsing, then preorder indices */
+	size_t n_samples, samples_cap;
+	int64_t *deltas;
+	size_t n_deltas, deltas_cap;
+	double start_us, end_us;
+	bool has_nodes, has_start, has_end;
+	struct scratch name_buf, url_buf;
+};
+
+static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parser *ps, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (ps->err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ps->err = xasprintf("invalid profile: %s", msg);
+	return -1;
+}
+
+static int fail_json(struct parser *ps)
+{
+	return fail(ps, "malformed JSON near byte %zu", ps->jp.pos);
+}
+
+enum key {
+	K_OTHER, K_ID, K_CALLFRAME, K_HITCOUNT, K_CHILDREN, K_POSITIONTICKS, K_DEOPTREASON,
+	K_FUNCTIONNAME, K_URL, K_LINENUMBER, K_COLUMNNUMBER, K_LINE, K_TICKS, K_NODES, K_SAMPLES,
+	K_TIMEDELTAS, K_STARTTIME, K_ENDTIME,
+};
+
+static const struct {
+	const char *s;
+	size_t n;
+} key_names[] = {
+#define KEY(k, s) [k] = {s, sizeof(s) - 1}
+	KEY(K_ID, "id"), KEY(K_CALLFRAME, "callFrame"), KEY(K_HITCOUNT, "hitCount"),
+	KEY(K_CHILDREN, "children"), KEY(K_POSITIONTICKS, "positionTicks"),
+	KEY(K_DEOPTREASON, "deoptReason"), KEY(K_FUNCTIONNAME, "functionName"), KEY(K_URL, "url"),
+	KEY(K_LINENUMBER, "lineNumber"), KEY(K_COLUMNNUMBER, "columnNumber"), KEY(K_LINE, "line"),
+	KEY(K_TICKS, "ticks"), KEY(K_NODES, "nodes"), KEY(K_SAMPLES, "samples"),
+	KEY(K_TIMEDELTAS, "timeDeltas"), KEY(K_STARTTIME, "startTime"), KEY(K_ENDTIME, "endTime"),
+#undef KEY
+};
+
+static enum key key_match_text(const char *s, size_t n)
+{
+	for (size_t k = 1; k < sizeof(key_names) / sizeof(key_names[0]); k++)
+		if (key_names[k].n == n && key_names[k].s[0] == s[0] &&
+		    memcmp(key_names[k].s, s, n) == 0)
+			return (enum key)k;
+	return K_OTHER;
+}
+
+/* Which known key k (a raw quoted key) is. V8 never escapes keys, so the raw bytes are tried
+ * first; a key with escapes (legal JSON) is decoded and tried again. */
+static enum key key_match(struct json_span k)
+{
+	enum key r = key_match_text(k.p + 1, k.n - 2);
+	char buf[128];
+	long n;
+
+	if (r != K_OTHER || !memchr(k.p + 1, '\\', k.n - 2) || k.n > sizeof(buf))
+		return r;
+	n = json_string_decode_into(k, buf);
+	return n < 0 ? K_OTHER : key_match_text(buf, (size_t)n);
+}
+
+static int pull_int(struct parser *ps, double lo, double hi, double *out, const char *what)
+{
+	double d;
+
+	if (json_pull_number(&ps->jp, &d)) {
+		if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
+			return fail(ps, "%s is not a number (byte %zu)", what, ps->jp.pos);
+		return fail_json(ps);
+	}
+	if (!(d >= lo && d <= hi) || d != floor(d))
+		return fail(ps, "%s out of range or not an integer: %.17g", what, d);
+	*out = d;
+	return 0;
+}
+
+static int pull_string(struct parser *ps, struct json_span *out, const char *what)
+{
+	if (json_pull_string(&ps->jp, out)) {
+		if (json_pull_peek(&ps->jp) != JSON_T_STRING)
+			return fail(ps, "%s is not a string (byte %zu)", what, ps->jp.pos);
+		return fail_json(ps);
+	}
+	return 0;
+}
+
+static int skip_value(struct parser *ps)
+{
+	return json_pull_value(&ps->jp, NULL) ? fail_json(ps) : 0;
+}
+
+/* The decoded text of a string span: the input bytes themselves when there is no escape. */
+static void span_text(struct json_span v, struct scratch *s, const char **text, size_t *len)
+{
+	long n;
+
+	if (v.n < 2) {
+		*text = "";
+		*len = 0;
+		return;
+	}
+	if (!memchr(v.p + 1, '\\', v.n - 2)) {
+		*text = v.p + 1;
+		*len = v.n - 2;
+		return;
+	}
+	if (s->cap < v.n) {
+		free(s->buf);
+		s->cap = v.n;
+		s->buf = xmalloc(s->cap);
+	}
+	n = json_string_decode_into(v, s->buf); /* already validated by the scanner */
+	*text = s->buf;
+	*len = n < 0 ? 0 : (size_t)n;
+}
+
+static int parse_call_frame(struct parser *ps, uint32_t *func)
+{
+	struct json_span k, name = {0}, url = {0};
+	double line = -1, column = -1;
+	const char *name_s, *url_s;
+	size_t name_n, url_n;
+	int r;
+
+	if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
+		return fail(ps, "callFrame is not an object (byte %zu)", ps->jp.pos);
+	if (json_pull_object_begin(&ps->jp))
+		return fail_json(ps);
+	while ((r = json_pull_object_next(&ps->jp, &k)) == 1) {
+		enum key key = key_match(k);
+		if (key == K_FUNCTIONNAME) {
+			if (pull_string(ps, &name, "callFrame.functionName"))
+				return -1;
+		} else if (key == K_URL) {
+			if (pull_string(ps, &url, "callFrame.url"))
+				return -1;
+		} else if (key == K_LINENUMBER) {
+			if (pull_int(ps, -1, INT32_MAX, &line, "callFrame.lineNumber"))
+				return -1;
+		} else if (key == K_COLUMNNUMBER) {
+			if (pull_int(ps, -1, INT32_MAX, &column, "callFrame.columnNumber"))
+				return -1;
+		} else if (skip_value(ps)) { /* scriptId and anything newer */
+			return -1;
+		}
+	}
+	if (r < 0)
+		return fail_json(ps);
+	span_text(name, &ps->name_buf, &name_s, &name_n);
+	span_text(url, &ps->url_buf, &url_s, &url_n);
+	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
+	return 0;
+}
+
+static int parse_children(struct parser *ps, struct raw_node *n)
+{
+	double d;
+	int r;
+
+	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
+		return fail(ps, "children is not an array (byte %zu)", ps->jp.pos);
+	if (json_pull_array_begin(&ps->jp))
+		return fail_json(ps);
+	n->child_first = (uint32_t)ps->n_child;
+	while ((r = json_pull_array_next(&ps->jp)) == 1) {
+		if (pull_int(ps, 0, UINT32_MAX - 1, &d, "child id"))
+			return -1;
+		if (ps->n_child >= PROFILE_MAX_NODES)
+			return fail(ps, "too many children");
+		if (ps->n_child == ps->child_cap)
+			ps->child_ids = xreallocarray_grow(ps->child_ids, &ps->child_cap, ps->n_child + 1,
+				sizeof(*ps->child_ids));
+		ps->child_ids[ps->n_child++] = (uint32_t)d;
+	}
+	if (r < 0)
+		return fail_json(ps);
+	n->child_count = (uint32_t)(ps->n_child - n->child_first);
+	return 0;
+}
+
+static int parse_position_ticks(struct parser *ps, struct raw_node *n)
+{
+	struct json_span k;
+	int r, r2;
+
+	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
+		return fail(ps, "positionTicks is not an array (byte %zu)", ps->jp.pos);
+	if (json_pull_array_begin(&ps->jp))
+		return fail_json(ps);
+	n->ticks_first = (uint32_t)ps->n_ticks;
+	while ((r = json_pull_array_next(&ps->jp)) == 1) {
+		double line = -1, ticks = -1;
+		if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
+			return fail(ps, "positionTicks entry is not an object (byte %zu)", ps->jp.pos);
+		if (json_pull_object_begin(&ps->jp))
+			return fail_json(ps);
+		while ((r2 = json_pull_object_next(&ps->jp, &k)) == 1) {
+			enum key key = key_match(k);
+			if (key == K_LINE) {
+				if (pull_int(ps, 0, UINT32_MAX, &line, "positionTicks.line"))
+					return -1;
+			} else if (key == K_TICKS) {
+				if (pull_int(ps, 0, UINT32_MAX, &ticks, "positionTicks.ticks"))
+					return -1;
+			} else if (skip_value(ps)) {
+				return -1;
+			}
+		}
+		if (r2 < 0)
+			return fail_json(ps);
+		if (line < 0 || ticks < 0)
+			return fail(ps, "positionTicks entry without line or ticks");
+		if (ps->n_ticks >= PROFILE_MAX_TICKS)
+			return fail(ps, "too many positionTicks");
+		if (ps->n_ticks == ps->ticks_cap)
+			ps->ticks = xreallocarray_grow(ps->ticks, &ps->ticks_cap, ps->n_ticks + 1,
+				sizeof(*ps->ticks));
+		ps->ticks[ps->n_ticks++] = (struct position_tick){(uint32_t)line, (uint32_t)ticks};
+	}
+	if (r < 0)
+		return fail_json(ps);
+	n->ticks_count = (uint32_t)(ps->n_ticks - n->ticks_first);
+	return 0;
+}
+
+static int parse_node(struct parser *ps)
+{
+	struct raw_node n = {.func = NONE};
+	struct json_span k, deopt = {0};
+	bool has_id = false;
+	double d;
+	int r;
+
+	if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
+		return fail(ps, "node is not an object (byte %zu)", ps->jp.pos);
+	if (json_pull_object_begin(&ps->jp))
+		return fail_json(ps);
+	n.child_first = (uint32_t)ps->n_child;
+	n.ticks_first = (uint32_t)ps->n_ticks;
+	while ((r = json_pull_object_next(&ps->jp, &k)) == 1) {
+		enum key key = key_match(k);
+		if (key == K_ID) {
+			if (pull_int(ps, 0, UINT32_MAX - 1, &d, "node id"))
+				return -1;
+			n.id = (uint32_t)d;
+			has_id = true;
+		} else if (key == K_CALLFRAME) {
+			if (n.func != NONE)
+				return fail(ps, "node with two callFrames");
+			if (parse_call_frame(ps, &n.func))
+				return -1;
+		} else if (key == K_HITCOUNT) {
+			if (pull_int(ps, 0, UINT32_MAX, &d, "hitCount"))
+				return -1;
+			n.hit_count = (uint32_t)d;
+		} else if (key == K_CHILDREN) {
+			if (n.child_count)
+				return fail(ps, "node with two children lists");
+			if (parse_children(ps, &n))
+				return -1;
+		} else if (key == K_POSITIONTICKS) {
+			if (n.ticks_count)
+				return fail(ps, "node with two positionTicks lists");
+			if (parse_position_ticks(ps, &n))
+				return -1;
+		} else if (key == K_DEOPTREASON) {
+			if (pull_string(ps, &deopt, "deoptReason"))
+				return -1;
+		} else if (skip_value(ps)) {
+			return -1;
+		}
+	}
+	if (r < 0)
+		return fail_json(ps);
+	if (!has_id)
+		return fail(ps, "node without an id");
+	if (n.func == NONE)
+		return fail(ps, "node %u without a callFrame", n.id);
+	if (deopt.n > 2) {
+		const char *s;
+		size_t len;
+		span_text(deopt, &ps->name_buf, &s, &len);
+		functab_set_deopt(ps->ft, n.func, s, len);
+	}
+	if (ps->n_nodes >= PROFILE_MAX_NODES)
+		return fail(ps, "too many nodes");
+	if (ps->n_nodes == ps->nodes_cap)
+		ps->nodes = xreallocarray_grow(ps->nodes, &ps->nodes_cap, ps->n_nodes + 1,
+			sizeof(*ps->nodes));
+	ps->nodes[ps->n_nodes++] = n;
+	return 0;
+}
+
+static int parse_nodes(struct parser *ps)
+{
+	int r;
+
+	if (ps->has_nodes)
+		return fail(ps, "two nodes lists");
+	ps->has_nodes = true;
+	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
+		return fail(ps, "nodes is not an array");
+	if (json_pull_array_begin(&ps->jp))
+		return fail_json(ps);
+	while ((r = json_pull_array_next(&ps->jp)) == 1)
+		if (parse_node(ps))
+			return -1;
+	return r < 0 ? fail_json(ps) : 0;
+}
+
+static int parse_samples(struct parser *ps)
+{
+	double d;
+	int r;
+
+	if (ps->samples)
+		return fail(ps, "two samples lists");
+	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
+		return fail(ps, "samples is not an array");
+	if (json_pull_array_begin(&ps->jp))
+		return fail_json(ps);
+	ps->samples = xreallocarray_grow(NULL, &ps->samples_cap, 1024, sizeof(*ps->samples));
+	while ((r = json_pull_array_next(&ps->jp)) == 1) {
+		if (pull_int(ps, 0, UINT32_MAX - 1, &d, "sample id"))
+			return -1;
+		if (ps->n_samples == ps->samples_cap) {
+			if (ps->n_samples >= PROFILE_MAX_SAMPLES)
+				return fail(ps, "too many samples");
+			ps->samples = xreallocarray_grow(ps->samples, &ps->samples_cap, ps->n_samples + 1,
+				sizeof(*ps->samples));
+		}
+		ps->samples[ps->n_samples++] = (uint32_t)d;
+	}
+	return r < 0 ? fail_json(ps) : 0;
+}
+
+static int parse_deltas(struct parser *ps)
+{
+	double d;
+	int r;
+
+	if (ps->deltas)
+		return fail(ps, "two timeDeltas lists");
+	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
+		return fail(ps, "timeDeltas is not an array");
+	if (json_pull_array_begin(&ps->jp))
+		return fail_json(ps);
+	ps->deltas = xreallocarray_grow(NULL, &ps->deltas_cap, 1024, sizeof(*ps->deltas));
+	while ((r = json_pull_array_next(&ps->jp)) == 1) {
+		if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
+			return fail(ps, "timeDeltas entry is not a number (byte %zu)", ps->jp.pos);
+		if (json_pull_number(&ps->jp, &d))
+			return fail_json(ps);
+		/* 2^53 µs is 285 years: anything beyond is garbage, and the cast must stay defined */
+		if (!(fabs(d) <= 9007199254740992.0))
+			return fail(ps, "timeDeltas entry out of range: %g", d);
+		if (ps->n_deltas == ps->deltas_cap) {
+			if (ps->n_deltas >= PROFILE_MAX_SAMPLES)
+				return fail(ps, "too many timeDeltas");
+			ps->deltas = xreallocarray_grow(ps->deltas, &ps->deltas_cap, ps->n_deltas + 1,
+				sizeof(*ps->deltas));
+		}
+		ps->deltas[ps->n_deltas++] = (int64_t)llround(d);
+	}
+	return r < 0 ? fail_json(ps) : 0;
+}
+
+static int parse_time(struct parser *ps, double *out, bool *has, const char *what)
+{
+	if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
+		return fail(ps, "%s is not a number", what);
+	if (json_pull_number(&ps->jp, out))
+		return fail_json(ps);
+	if (!isfinite(*out))
+		return fail(ps, "%s is not finite", what);
+	*has = true;
+	return 0;
+}
+
+static int parse_top(struct parser *ps)
+{
+	struct json_span k;
+	int r;
+
+	if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
+		return fail(ps, "not a JSON object");
+	if (json_pull_object_begin(&ps->jp))
+		return fail_json(ps);
+	while ((r = json_pull_object_next(&ps->jp, &k)) == 1) {
+		enum key key = key_match(k);
+		if (key == K_NODES)
+			r = parse_nodes(ps);
+		else if (key == K_SAMPLES)
+			r = parse_samples(ps);
+		else if (key == K_TIMEDELTAS)
+			r = parse_deltas(ps);
+		else if (key == K_STARTTIME)
+			r = parse_time(ps, &ps->start_us, &ps->has_start, "startTime");
+		else if (key == K_ENDTIME)
+			r = parse_time(ps, &ps->end_us, &ps->has_end, "endTime");
+		else
+			r = skip_value(ps);
+		if (r)
+			return -1;
+	}
+	if (r < 0 || json_pull_finish(&ps->jp))
+		return fail_json(ps);
+	return 0;
+}
+
+/* id -> file-order index, open addressing over a power-of-two table. */
+struct id_map {
+	uint32_t *slot; /* file index, or NONE */
+	size_t mask;
+};
+
+static inline size_t id_hash(uint32_t id)
+{
+	return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static uint32_t id_map_find(const struct id_map *m, const struct raw_node *nodes, uint32_t id)
+{
+	size_t i = id_hash(id) & m->mask;
+
+	while (m->slot[i] != NONE) {
+		if (nodes[m->slot[i]].id == id)
+			return m->slot[i];
+		i = (i + 1) & m->mask;
+	}
+	return NONE;
+}
+
+/* Checks the tree and lays it out in preorder into out. */
+static int build_tree(struct parser *ps, struct profile *out)
+{
+	size_t n = ps->n_nodes, cap = 16, k = 0, top = 0, n_roots = 0;
+	struct id_map map;
+	uint32_t *parent = NULL, *new_index = NULL, *stack = NULL, root = NONE;
+	int ret = -1;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	map.slot = xmalloc(cap * sizeof(*map.slot));
+	memset(map.slot, 0xff, cap * sizeof(*map.slot));
+	map.mask = cap - 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t s = id_hash(ps->nodes[i].id) & map.mask;
+		while (map.slot[s] != NONE) {
+			if (ps->nodes[map.slot[s]].id == ps->nodes[i].id) {
+				fail(ps, "node id %u appears twice", ps->nodes[i].id);
+				goto out;
+			}
+			s = (s + 1) & map.mask;
+		}
+		map.slot[s] = (uint32_t)i;
+	}
+
+	parent = xmalloc(n * sizeof(*parent));
+	memset(parent, 0xff, n * sizeof(*parent));
+	for (size_t i = 0; i < n; i++) {
+		const struct raw_node *rn = &ps->nodes[i];
+		for (uint32_t c = 0; c < rn->child_count; c++) {
+			uint32_t *slot = &ps->child_ids[rn->child_first + c];
+			uint32_t j = id_map_find(&map, ps->nodes, *slot);
+			if (j == NONE) {
+				fail(ps, "node %u lists unknown child %u", rn->id, *slot);
+				goto out;
+			}
+			if (parent[j] != NONE) {
+				fail(ps, "node %u has two parents (%u and %u)", *slot,
+					ps->nodes[parent[j]].id, rn->id);
+				goto out;
+			}
+			parent[j] = (uint32_t)i;
+			*slot = j; /* from here on, children are file indices */
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (parent[i] == NONE && n_roots++ == 0)
+			root = (uint32_t)i;
+	if (n_roots != 1) {
+		if (n_roots)
+			fail(ps, "%zu nodes without a parent (one root expected)", n_roots);
+		else
+			fail(ps, "no root: every node has a parent");
+		goto out;
+	}
+
+	/* preorder with an explicit stack; every node is pushed once since it has one parent */
+	out->nodes = xmalloc(n * sizeof(*out->nodes));
+	new_index = xmalloc(n * sizeof(*new_index));
+	stack = xmalloc(n * sizeof(*stack));
+	stack[top++] = root;
+	while (top) {
+		uint32_t i = stack[--top];
+		const struct raw_node *rn = &ps->nodes[i];
+		new_index[i] = (uint32_t)k;
+		out->nodes[k++] = (struct profile_node){
+			.func = rn->func,
+			.parent = parent[i] == NONE ? -1 : (int32_t)new_index[parent[i]],
+			.hit_count = rn->hit_count,
+			.ticks_first = rn->ticks_first,
+			.ticks_count = rn->ticks_count,
+		};
+		for (uint32_t c = rn->child_count; c-- > 0;)
+			stack[top++] = ps->child_ids[rn->child_first + c];
+	}
+	if (k != n) {
+		fail(ps, "%zu nodes not reachable from the root (a cycle?)", n - k);
+		goto out;
+	}
+	out->n_nodes = n;
+
+	for (size_t s = 0; s < ps->n_samples; s++) {
+		uint32_t j = id_map_find(&map, ps->nodes, ps->samples[s]);
+		if (j == NONE) {
+			fail(ps, "sample %zu refers to unknown node %u", s, ps->samples[s]);
+			goto out;
+		}
+		ps->samples[s] = new_index[j];
+	}
+	ret = 0;
+out:
+	free(map.slot);
+	free(parent);
+	free(new_index);
+	free(stack);
+	return ret;
+}
+
+int profile_parse(const char *json, size_t len, struct functab *ft, struct profile *out,
+	char **err)
+{
+	struct parser ps;
+
+	memset(out, 0, sizeof(*out));
+	memset(&ps, 0, sizeof(ps));
+	ps.ft = ft;
+	json_pull_init(&ps.jp, json, len);
+	if (parse_top(&ps))
+		goto bad;
+	if (!ps.has_nodes || ps.n_nodes == 0) {
+		fail(&ps, "no nodes");
+		goto bad;
+	}
+	if (!ps.has_start || !ps.has_end) {
+		fail(&ps, "startTime or endTime missing");
+		goto bad;
+	}
+	if (ps.n_samples != ps.n_deltas) {
+		fail(&ps, "%zu samples but %zu timeDeltas", ps.n_samples, ps.n_deltas);
+		goto bad;
+	}
+	if (build_tree(&ps, out))
+		goto bad;
+	out->ticks = ps.ticks;
+	out->n_ticks = ps.n_ticks;
+	out->samples = ps.samples;
+	out->time_deltas = ps.deltas;
+	out->n_samples = ps.n_samples;
+	out->start_time_us = ps.start_us;
+	out->end_time_us = ps.end_us;
+	ps.ticks = NULL;
+	ps.samples = NULL;
+	ps.deltas = NULL;
+	free(ps.nodes);
+	free(ps.child_ids);
+	free(ps.name_buf.buf);
+	free(ps.url_buf.buf);
+	return 0;
+bad:
+	profile_release(out);
+	free(ps.nodes);
+	free(ps.child_ids);
+	free(ps.ticks);
+	free(ps.samples);
+	free(ps.deltas);
+	free(ps.name_buf.buf);
+	free(ps.url_buf.buf);
+	if (err)
+		*err = ps.err;
+	else
+		free(ps.err);
+	return -1;
+}
+
+void profile_release(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->nodes);
+	free(p->ticks);
+	free(p->samples);
+	free(p->time_deltas);
+	memset(p, 0, sizeof(*p));
+}

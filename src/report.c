@@ -1,0 +1,253 @@
+/* report.c: see report.h.
+ *
+ * Both reports describe the same numbers: percentages are shares of the window's sampled
+ * time (0-100; 0 when nothing was sampled), the *_ms columns of the text table and the cum_*
+ * JSON fields are cumulative since attach (or the last reset). Lines and columns are shown
+ * 1-based, as editors count them; V8's 0-based values are converted, unknown ones (-1) are
+ * null in JSON and left out of the text. Every string from the target is escaped (JSON) or
+ * sanitised (text), because names and urls may hold anything, terminal escapes included. */
+#include "config.h"
+
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "aggregate.h"
+#include "functab.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define REPORT_FUNC_COLS 40
+#define REPORT_LOC_COLS 60
+
+static double pct_of(double part_us, double whole_us)
+{
+	if (!(whole_us > 0) || !isfinite(part_us))
+		return 0;
+	return part_us / whole_us * 100.0;
+}
+
+/* A JSON number with a fixed number of decimals, so that a field always looks the same. */
+static void json_fixed(struct strbuf *sb, double v, int decimals)
+{
+	if (!isfinite(v) || v == 0)
+		v = 0; /* also turns -0 into 0 */
+	strbuf_printf(sb, "%.*f", decimals, v);
+}
+
+static void json_str_or_null(struct strbuf *sb, const char *s)
+{
+	if (s)
+		strbuf_json_string(sb, s, strlen(s));
+	else
+		strbuf_puts(sb, "null");
+}
+
+/* V8's 0-based line or column as 1-based, or null when unknown. */
+static void json_position(struct strbuf *sb, int32_t v)
+{
+	if (v < 0)
+		strbuf_puts(sb, "null");
+	else
+		strbuf_printf(sb, "%" PRId64, (int64_t)v + 1);
+}
+
+static size_t top_count(const struct report_window *rw, const struct window_stats *w)
+{
+	return rw->top_n < w->n_funcs ? rw->top_n : w->n_funcs;
+}
+
+void report_json_window(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft)
+{
+	double sampled = w->sampled_us;
+	size_t n = top_count(rw, w);
+	bool first = true;
+
+	strbuf_puts(out, "{\"time\":");
+	json_fixed(out, rw->time_s, 3);
+	strbuf_puts(out, ",\"window_ms\":");
+	json_fixed(out, rw->window_ms, 3);
+	strbuf_printf(out, ",\"samples\":%zu,\"interval_us\":", w->n_samples);
+	json_fixed(out, rw->interval_us, 0);
+	strbuf_puts(out, ",\"target\":{\"pid\":");
+	if (t && t->pid > 0)
+		strbuf_printf(out, "%d", t->pid);
+	else
+		strbuf_puts(out, "null");
+	strbuf_puts(out, ",\"node_version\":");
+	json_str_or_null(out, t ? t->node_version : NULL);
+	strbuf_puts(out, ",\"title\":");
+	json_str_or_null(out, t ? t->title : NULL);
+	strbuf_puts(out, "},\"cpu\":{\"js_pct\":");
+	json_fixed(out, pct_of(w->js_us, sampled), 2);
+	strbuf_puts(out, ",\"gc_pct\":");
+	json_fixed(out, pct_of(w->gc_us, sampled), 2);
+	strbuf_puts(out, ",\"program_pct\":");
+	json_fixed(out, pct_of(w->program_us, sampled), 2);
+	strbuf_puts(out, ",\"idle_pct\":");
+	json_fixed(out, pct_of(w->idle_us, sampled), 2);
+	strbuf_puts(out, "},\"top\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct func_stat *fs = &w->funcs[i];
+		const struct func_info *fi = functab_get(ft, fs->func);
+		const char *name = fi && fi->name[0] ? fi->name : "(anonymous)";
+		const char *url = fi ? util_display_url(fi->url) : "";
+
+		if (!fi)
+			continue;
+		strbuf_puts(out, first ? "{\"function\":" : ",{\"function\":");
+		first = false;
+		strbuf_json_string(out, name, strlen(name));
+		strbuf_puts(out, ",\"url\":");
+		strbuf_json_string(out, url, strlen(url));
+		strbuf_puts(out, ",\"line\":");
+		json_position(out, fi->line);
+		strbuf_puts(out, ",\"column\":");
+		json_position(out, fi->column);
+		strbuf_puts(out, ",\"self_pct\":");
+		json_fixed(out, pct_of(fs->self_us, sampled), 2);
+		strbuf_puts(out, ",\"total_pct\":");
+		json_fixed(out, pct_of(fs->total_us, sampled), 2);
+		strbuf_puts(out, ",\"self_ms\":");
+		json_fixed(out, fs->self_us / 1000.0, 3);
+		strbuf_puts(out, ",\"total_ms\":");
+		json_fixed(out, fs->total_us / 1000.0, 3);
+		strbuf_puts(out, ",\"cum_self_ms\":");
+		if (c)
+			json_fixed(out, cumulative_self_us(c, fs->func) / 1000.0, 3);
+		else
+			strbuf_puts(out, "null");
+		strbuf_puts(out, ",\"cum_total_ms\":");
+		if (c)
+			json_fixed(out, cumulative_total_us(c, fs->func) / 1000.0, 3);
+		else
+			strbuf_puts(out, "null");
+		strbuf_putc(out, '}');
+	}
+	strbuf_puts(out, "]}\n");
+}
+
+/* Number of UTF-8 code points in s (sanitised text: every sequence is valid). */
+static size_t text_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Byte offset of code point number k in s. */
+static size_t text_offset(const char *s, size_t k)
+{
+	size_t i = 0;
+
+	for (; s[i]; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && k-- == 0)
+			break;
+	return i;
+}
+
+/* Appends sanitised text padded (or cut) to cols columns. Names keep their start and are cut
+ * at the end; locations keep their end (file name and line) and lose their start. */
+static void text_column(struct strbuf *out, const char *s, size_t cols, bool keep_end, bool pad)
+{
+	size_t len = strlen(s), w;
+	char *clean = xmalloc(len + 1);
+
+	util_sanitize(s, len, clean, len + 1);
+	w = text_cols(clean);
+	if (w > cols && cols > 3) {
+		if (keep_end) {
+			strbuf_puts(out, "...");
+			strbuf_puts(out, clean + text_offset(clean, w - (cols - 3)));
+		} else {
+			strbuf_append(out, clean, text_offset(clean, cols - 3));
+			strbuf_puts(out, "...");
+		}
+		w = cols;
+	} else {
+		strbuf_puts(out, clean);
+	}
+	for (; pad && w < cols; w++)
+		strbuf_putc(out, ' ');
+	free(clean);
+}
+
+static void text_location(struct strbuf *loc, const struct func_info *fi)
+{
+	strbuf_reset(loc);
+	if (!fi->url[0]) {
+		strbuf_puts(loc, "-");
+		return;
+	}
+	strbuf_puts(loc, util_display_url(fi->url));
+	if (fi->line >= 0)
+		strbuf_printf(loc, ":%" PRId64, (int64_t)fi->line + 1);
+	if (fi->line >= 0 && fi->column >= 0)
+		strbuf_printf(loc, ":%" PRId64, (int64_t)fi->column + 1);
+}
+
+void report_text_window(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft)
+{
+	double sampled = w->sampled_us;
+	size_t n = top_count(rw, w);
+	struct strbuf loc;
+	char when[64] = "?";
+	time_t secs = isfinite(rw->time_s) ? (time_t)rw->time_s : 0;
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	strbuf_printf(out, "ntop-js - %s", when);
+	if (t && t->pid > 0)
+		strbuf_printf(out, "  pid %d", t->pid);
+	if (t && t->node_version) {
+		strbuf_puts(out, "  node ");
+		text_column(out, t->node_version, 32, false, false);
+	}
+	if (t && t->title) {
+		strbuf_puts(out, "  title ");
+		text_column(out, t->title, 60, false, false);
+	}
+	strbuf_printf(out, "\nWindow: %.0f ms, %zu samples (interval %.0f us), %.1f ms sampled\n",
+		isfinite(rw->window_ms) ? rw->window_ms : 0, w->n_samples,
+		isfinite(rw->interval_us) ? rw->interval_us : 0, isfinite(sampled) ? sampled / 1000.0 : 0);
+	strbuf_printf(out, "CPU: %5.1f%% JS, %5.1f%% GC, %5.1f%% program, %5.1f%% idle\n",
+		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
+		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
+	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");
+	strbuf_printf(out, "%6s %6s %11s %11s  %-*s  %s\n", "SELF%", "TOTAL%", "SELF(ms)",
+		"TOTAL(ms)", REPORT_FUNC_COLS, "FUNCTION", "LOCATION");
+	if (n == 0)
+		strbuf_puts(out, "  (no JavaScript functions sampled in this window)\n");
+	strbuf_init(&loc);
+	for (size_t i = 0; i < n; i++) {
+		const struct func_stat *fs = &w->funcs[i];
+		const struct func_info *fi = functab_get(ft, fs->func);
+
+		if (!fi)
+			continue;
+		strbuf_printf(out, "%6.1f %6.1f %11.1f %11.1f  ", pct_of(fs->self_us, sampled),
+			pct_of(fs->total_us, sampled),
+			c ? cumulative_self_us(c, fs->func) / 1000.0 : fs->self_us / 1000.0,
+			c ? cumulative_total_us(c, fs->func) / 1000.0 : fs->total_us / 1000.0);
+		text_column(out, fi->name[0] ? fi->name : "(anonymous)", REPORT_FUNC_COLS, false, true);
+		strbuf_puts(out, "  ");
+		text_location(&loc, fi);
+		text_column(out, loc.data, REPORT_LOC_COLS, true, false);
+		strbuf_putc(out, '\n');
+	}
+	strbuf_free(&loc);
+	strbuf_putc(out, '\n'); /* a blank line separates consecutive reports */
+}

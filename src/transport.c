@@ -1,0 +1,270 @@
+/* transport.c: see transport.h. */
+#include "config.h"
+
+#include "transport.h"
+#include "loop.h"
+#include "util.h"
+
+#include <libwebsockets.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct out_msg {
+	struct out_msg *next;
+	size_t len;
+	unsigned char *buf; /* LWS_PRE bytes of headroom, then the payload */
+};
+
+struct transport {
+	struct loop *loop;
+	struct lws *wsi;
+	const struct transport_handlers *h;
+	void *ud;
+	size_t max_message;
+	char *in;           /* the message being reassembled */
+	size_t in_len, in_cap;
+	bool in_overflow;
+	struct out_msg *out_head, *out_tail;
+	bool open, closed, closing;
+	size_t bytes_received;
+	char *host, *host_header, *path;
+};
+
+/* No keepalive: Node drops the connection on any ping (see transport.h). */
+static const lws_retry_bo_t transport_no_keepalive = {
+	.secs_since_valid_ping = 0,
+	.secs_since_valid_hangup = 0,
+};
+
+static void transport_report_closed(struct transport *t, const char *why)
+{
+	struct out_msg *m;
+
+	t->wsi = NULL;
+	t->open = false;
+	while ((m = t->out_head)) {
+		t->out_head = m->next;
+		free(m->buf);
+		free(m);
+	}
+	t->out_tail = NULL;
+	if (!t->closed) {
+		t->closed = true;
+		t->h->on_closed(t->ud, why);
+	}
+}
+
+static int transport_receive(struct transport *t, struct lws *wsi, const char *in, size_t len)
+{
+	if (lws_is_first_fragment(wsi)) {
+		size_t expect = len + lws_remaining_packet_payload(wsi);
+		t->in_len = 0;
+		t->in_overflow = false;
+		if (expect > t->in_cap && expect <= t->max_message) {
+			t->in = xrealloc(t->in, expect + 1);
+			t->in_cap = expect;
+		}
+	}
+	t->bytes_received += len;
+	if (t->in_overflow)
+		return 0;
+	if (t->in_len + len > t->max_message) {
+		t->in_overflow = true;
+		return -1;
+	}
+	if (t->in_len + len > t->in_cap) {
+		size_t cap = t->in_cap ? t->in_cap : 65536;
+		while (cap < t->in_len + len)
+			cap *= 2;
+		t->in = xrealloc(t->in, cap + 1);
+		t->in_cap = cap;
+	}
+	memcpy(t->in + t->in_len, in, len);
+	t->in_len += len;
+	if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) {
+		t->in[t->in_len] = '\0';
+		t->h->on_message(t->ud, t->in, t->in_len);
+		/* A large message's buffer is not kept: sessions are long and profiles spiky. */
+		if (t->in_cap > (4u << 20)) {
+			free(t->in);
+			t->in = NULL;
+			t->in_cap = 0;
+		}
+		t->in_len = 0;
+	}
+	return 0;
+}
+
+static int transport_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+	void *in, size_t len)
+{
+	struct transport *t = lws_get_opaque_user_data(wsi);
+	struct out_msg *m;
+
+	if (!t)
+		return 0;
+	switch (reason) {
+	case LWS_CALLBACK_CLIENT_ESTABLISHED:
+		t->open = true;
+		t->h->on_open(t->ud);
+		if (t->out_head && t->wsi)
+			lws_callback_on_writable(t->wsi);
+		break;
+	case LWS_CALLBACK_CLIENT_RECEIVE:
+		if (lws_frame_is_binary(wsi))
+			return 0;
+		if (transport_receive(t, wsi, in, len) < 0) {
+			char *why = xasprintf("the target sent a message larger than %zu MB; "
+				"ntop-js closed the connection.", t->max_message >> 20);
+			lws_set_opaque_user_data(wsi, NULL);
+			transport_report_closed(t, why);
+			free(why);
+			return -1;
+		}
+		break;
+	case LWS_CALLBACK_CLIENT_WRITEABLE:
+		m = t->out_head;
+		if (!m) {
+			if (t->closing) {
+				lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+				return -1;
+			}
+			break;
+		}
+		if (lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT) < (int)m->len) {
+			lws_set_opaque_user_data(wsi, NULL);
+			transport_report_closed(t, "the connection to the inspector failed while sending.");
+			return -1;
+		}
+		t->out_head = m->next;
+		if (!t->out_head)
+			t->out_tail = NULL;
+		free(m->buf);
+		free(m);
+		if (t->out_head)
+			lws_callback_on_writable(wsi);
+		else if (t->closing) {
+			lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+			return -1;
+		}
+		break;
+	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
+		char *why = xasprintf("cannot open the inspector's websocket at %s%s (%s).",
+			t->host_header, t->path, in && len ? (const char *)in : "connection failed");
+		lws_set_opaque_user_data(wsi, NULL);
+		transport_report_closed(t, why);
+		free(why);
+		break;
+	}
+	case LWS_CALLBACK_CLIENT_CLOSED:
+		lws_set_opaque_user_data(wsi, NULL);
+		transport_report_closed(t, "the inspector closed the connection.");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static const struct lws_protocols transport_lws_protocol = {
+	.name = "ntop-js-inspector",
+	.callback = transport_callback,
+	.rx_buffer_size = 65536, /* 16x fewer callbacks on big profiles than the 4 KiB default */
+};
+
+const struct lws_protocols *transport_protocol(void)
+{
+	return &transport_lws_protocol;
+}
+
+struct transport *transport_connect(struct loop *l, const char *host, int port,
+	const char *host_header, const char *path, size_t max_message_bytes,
+	const struct transport_handlers *h, void *ud, char **cause)
+{
+	struct lws_client_connect_info ci;
+	struct transport *t = xcalloc(1, sizeof *t);
+
+	t->loop = l;
+	t->h = h;
+	t->ud = ud;
+	t->max_message = max_message_bytes;
+	t->host = xstrdup(host);
+	t->host_header = xstrdup(host_header);
+	t->path = xstrdup(path);
+
+	memset(&ci, 0, sizeof ci);
+	ci.context = loop_lws_context(l);
+	ci.vhost = loop_lws_vhost(l);
+	ci.address = t->host;
+	ci.port = port;
+	ci.path = t->path;
+	ci.host = t->host_header;
+	ci.origin = NULL;
+	ci.protocol = NULL;
+	ci.local_protocol_name = transport_lws_protocol.name;
+	ci.ietf_version_or_minus_one = -1;
+	ci.opaque_user_data = t;
+	ci.retry_and_idle_policy = &transport_no_keepalive;
+	ci.pwsi = &t->wsi;
+	if (!lws_client_connect_via_info(&ci) && !t->closed) {
+		*cause = xasprintf("cannot connect to the inspector at %s.", host_header);
+		transport_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int transport_send(struct transport *t, const char *msg, size_t len)
+{
+	struct out_msg *m;
+
+	if (!t->open || !t->wsi || t->closing)
+		return -1;
+	m = xcalloc(1, sizeof *m);
+	m->buf = xmalloc(LWS_PRE + len);
+	memcpy(m->buf + LWS_PRE, msg, len);
+	m->len = len;
+	if (t->out_tail)
+		t->out_tail->next = m;
+	else
+		t->out_head = m;
+	t->out_tail = m;
+	lws_callback_on_writable(t->wsi);
+	return 0;
+}
+
+void transport_close(struct transport *t)
+{
+	if (!t || t->closed)
+		return;
+	t->closing = true;
+	if (t->wsi)
+		lws_callback_on_writable(t->wsi);
+	else
+		transport_report_closed(t, "closed.");
+}
+
+void transport_free(struct transport *t)
+{
+	struct out_msg *m;
+
+	if (!t)
+		return;
+	if (t->wsi)
+		lws_set_opaque_user_data(t->wsi, NULL);
+	while ((m = t->out_head)) {
+		t->out_head = m->next;
+		free(m->buf);
+		free(m);
+	}
+	free(t->in);
+	free(t->host);
+	free(t->host_header);
+	free(t->path);
+	free(t);
+}
+
+size_t transport_bytes_received(const struct transport *t)
+{
+	return t->bytes_received;
+}

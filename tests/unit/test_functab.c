@@ -1,0 +1,69 @@
+/* test_functab.c: interning, stable strings, special names. */
+#include "config.h"
+
+#include "functab.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+
+int main(void)
+{
+	struct functab *ft = functab_create();
+	uint32_t a = functab_intern(ft, "fib", 3, "file:///a.js", 12, 4, 10);
+	uint32_t b = functab_intern(ft, "fib", 3, "file:///a.js", 12, 4, 11);
+	uint32_t a2 = functab_intern(ft, "fibX", 3, "file:///a.jsX", 12, 4, 10);
+	const struct func_info *fi = functab_get(ft, a);
+	const char *name_before = fi->name;
+	char buf[64];
+
+	ok(a != b, "different column gives a different function");
+	is_int(a2, a, "same key (by length, not NUL) gives the same index");
+	is_str(fi->name, "fib", "name stored");
+	is_str(fi->url, "file:///a.js", "url stored");
+	is_int(fi->line, 4, "line stored");
+	is_int(fi->kind, FUNC_JS, "ordinary function is js");
+
+	/* many functions force every table to grow; earlier strings must not move */
+	for (int i = 0; i < 50000; i++) {
+		int n = snprintf(buf, sizeof(buf), "f%d", i);
+		functab_intern(ft, buf, (size_t)n, "file:///big.js", 14, i, 0);
+	}
+	is_int(functab_count(ft), 50002, "all functions interned");
+	ok(functab_get(ft, a)->name == name_before, "string pointers stable across growth");
+	is_int(functab_intern(ft, "f777", 4, "file:///big.js", 14, 777, 0), 777 + 2,
+		"lookup after growth");
+	ok(functab_get(ft, 60000) == NULL, "out-of-range index gives NULL");
+
+	uint32_t r = functab_intern(ft, "(root)", 6, "", 0, -1, -1);
+	uint32_t p = functab_intern(ft, "(program)", 9, "", 0, -1, -1);
+	uint32_t i = functab_intern(ft, "(idle)", 6, "", 0, -1, -1);
+	uint32_t g = functab_intern(ft, "(garbage collector)", 19, "", 0, -1, -1);
+	uint32_t fake = functab_intern(ft, "(idle)", 6, "file:///x.js", 12, 0, 0);
+	uint32_t u = functab_intern(ft, "(unresolved function)", 21, "", 0, -1, -1);
+	is_int(functab_get(ft, r)->kind, FUNC_ROOT, "(root)");
+	is_int(functab_get(ft, p)->kind, FUNC_PROGRAM, "(program)");
+	is_int(functab_get(ft, i)->kind, FUNC_IDLE, "(idle)");
+	is_int(functab_get(ft, g)->kind, FUNC_GC, "(garbage collector)");
+	is_int(functab_get(ft, fake)->kind, FUNC_JS, "special name with a url is ordinary");
+	is_int(functab_get(ft, u)->kind, FUNC_JS, "(unresolved function) is ordinary");
+
+	uint32_t anon = functab_intern(ft, "", 0, "", 0, 0, 0);
+	is_str(functab_get(ft, anon)->name, "", "anonymous name is empty");
+	ok(functab_get(ft, a)->deopt_reason == NULL, "no deopt reason at first");
+	functab_set_deopt(ft, a, "Insufficient type feedback", 26);
+	is_str(functab_get(ft, a)->deopt_reason, "Insufficient type feedback", "deopt reason set");
+	functab_set_deopt(ft, a, "", 0);
+	is_str(functab_get(ft, a)->deopt_reason, "Insufficient type feedback", "empty reason ignored");
+
+	char big[100000];
+	memset(big, 'x', sizeof(big));
+	uint32_t bi = functab_intern(ft, big, sizeof(big), "", 0, 1, 1);
+	is_int(strlen(functab_get(ft, bi)->name), sizeof(big), "a very long name is kept whole");
+	is_str(functab_get(ft, a)->name, "fib", "earlier strings intact after a long one");
+
+	functab_free(ft);
+	functab_free(NULL);
+	return done_testing();
+}

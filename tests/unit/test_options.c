@@ -1,0 +1,76 @@
+/* Unit tests for the command line: defaults, clamps with notices, conflicts. */
+#include "config.h"
+
+#include "exitcode.h"
+#include "options.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+static int parse(struct options *o, char **msg, const char *a1, const char *a2, const char *a3,
+	const char *a4)
+{
+	char *argv[6] = { (char *)"ntop-js", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL };
+	int argc = 1;
+
+	while (argc < 5 && argv[argc])
+		argc++;
+	*msg = NULL;
+	return options_parse(argc, argv, o, msg);
+}
+
+int main(void)
+{
+	struct options o;
+	char *msg;
+
+	is_int(parse(&o, &msg, "--pid", "123", NULL, NULL), 0, "--pid parses");
+	is_int(o.pid, 123, "pid value");
+	is_num(o.delay_s, 1.0, 0, "default delay 1 s");
+	is_int(o.interval_us, 1000, "default interval 1000 us");
+	is_num(o.timeout_s, 10.0, 0, "default timeout 10 s");
+	ok(!o.batch && !o.json && !o.no_eval, "flags off by default");
+	options_free(&o);
+
+	is_int(parse(&o, &msg, "-p", "5", "-i", "1"), 0, "tiny interval accepted");
+	is_int(o.interval_us, 100, "interval clamped up to 100 us");
+	is_int(o.n_notices, 1, "clamp explained");
+	options_free(&o);
+
+	is_int(parse(&o, &msg, "-p", "5", "-i", "-20"), 0, "negative interval accepted");
+	is_int(o.interval_us, 100, "negative interval clamped");
+	options_free(&o);
+
+	is_int(parse(&o, &msg, "-p", "5", "-d", "0.001"), 0, "tiny delay accepted");
+	is_num(o.delay_s, 0.05, 1e-12, "delay clamped to 0.05 s");
+	options_free(&o);
+
+	is_int(parse(&o, &msg, "-p", "5", "--json", NULL), 0, "--json parses");
+	ok(o.batch, "--json implies batch");
+	options_free(&o);
+
+	is_int(parse(&o, &msg, "-p", "abc", NULL, NULL), EXIT_USAGE, "non-numeric pid refused");
+	ok(msg && strstr(msg, "--pid"), "message names the option: %s", msg ? msg : "");
+	free(msg);
+
+	is_int(parse(&o, &msg, NULL, NULL, NULL, NULL), EXIT_USAGE, "no target refused");
+	free(msg);
+	is_int(parse(&o, &msg, "--pid", "1", "--port", "9230"), EXIT_USAGE, "pid and port conflict");
+	free(msg);
+	is_int(parse(&o, &msg, "--port", "70000", NULL, NULL), EXIT_USAGE, "port out of range");
+	free(msg);
+	is_int(parse(&o, &msg, "--port", "9230", "--host", "10.1.2.3"), EXIT_USAGE,
+		"remote host refused without --allow-remote");
+	ok(msg && strstr(msg, "--allow-remote"), "message names --allow-remote");
+	free(msg);
+	is_int(parse(&o, &msg, "--port", "9230", "--host", "::1"), 0, "IPv6 loopback accepted");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--pid", "1", "extra", NULL), EXIT_USAGE, "stray argument refused");
+	free(msg);
+	is_int(parse(&o, &msg, "--bogus", NULL, NULL, NULL), EXIT_USAGE, "unknown option refused");
+	free(msg);
+	is_int(parse(&o, &msg, "--help", NULL, NULL, NULL), 0, "--help parses");
+	ok(o.help, "help flag set");
+	ok(strstr(options_usage(), "--no-eval") != NULL, "usage lists --no-eval");
+	return done_testing();
+}

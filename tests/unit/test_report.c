@@ -1,0 +1,277 @@
+/* test_report.c: the batch reports: JSON lines read back with cJSON, and the text report
+ * checked for layout and for terminal-safe output. */
+#include "config.h"
+
+#include "report.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "aggregate.h"
+#include "functab.h"
+#include "strbuf.h"
+#include "tap.h"
+#include "util.h"
+
+#define EVIL_NAME "\x1b]0;pwned\x07x\xc2\x9b"
+#define EVIL_URL "file:///srv/\xff\x1b[2Jbad.js"
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static bool is_number_field(const cJSON *o, const char *k)
+{
+	return cJSON_IsNumber(get(o, k));
+}
+
+/* True if s is valid UTF-8 with no control characters but newlines. */
+static bool terminal_safe(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t k = util_utf8_seq(s + i, n - i);
+		unsigned char c = (unsigned char)s[i];
+		if (k == 0 || (k == 1 && c != '\n' && (c < 0x20 || c == 0x7f)) ||
+		    (k == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0))
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+static size_t count_char(const char *s, char ch)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == ch;
+	return n;
+}
+
+struct fixture {
+	struct functab *ft;
+	uint32_t fib, anon, evil, deep;
+	struct func_stat funcs[4];
+	struct window_stats w;
+	struct cumulative c;
+	struct report_target t;
+	struct report_window rw;
+	char long_url[300];
+};
+
+static void fixture_init(struct fixture *fx)
+{
+	size_t n;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->ft = functab_create();
+	functab_intern(fx->ft, "(root)", 6, "", 0, -1, -1);
+	fx->fib = functab_intern(fx->ft, "fib", 3, "file:///srv/app.js", 18, 4, 10);
+	fx->anon = functab_intern(fx->ft, "", 0, "node:internal/timers", 20, 511, 0);
+	fx->evil = functab_intern(fx->ft, EVIL_NAME, strlen(EVIL_NAME), EVIL_URL, strlen(EVIL_URL), -1, -1);
+	strcpy(fx->long_url, "file:///");
+	for (int i = 0; i < 20; i++)
+		strcat(fx->long_url, "directory/");
+	strcat(fx->long_url, "handler.js");
+	fx->deep = functab_intern(fx->ft, "handle", 6, fx->long_url, strlen(fx->long_url), 0, 0);
+
+	fx->funcs[0] = (struct func_stat){ fx->fib, 400000, 500000 };
+	fx->funcs[1] = (struct func_stat){ fx->anon, 150000, 600000 };
+	fx->funcs[2] = (struct func_stat){ fx->evil, 40000, 40000 };
+	fx->funcs[3] = (struct func_stat){ fx->deep, 10000, 610000 };
+	fx->w.funcs = fx->funcs;
+	fx->w.n_funcs = 4;
+	fx->w.n_samples = 980;
+	fx->w.sampled_us = 1000000;
+	fx->w.js_us = 600000;
+	fx->w.gc_us = 50000;
+	fx->w.program_us = 100000;
+	fx->w.idle_us = 250000;
+
+	n = functab_count(fx->ft);
+	fx->c.cap = n;
+	fx->c.self_us = calloc(n, sizeof(double));
+	fx->c.total_us = calloc(n, sizeof(double));
+	fx->c.self_us[fx->fib] = 2500000;
+	fx->c.total_us[fx->fib] = 3000000;
+	fx->c.n_windows = 3;
+
+	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js" };
+	fx->rw = (struct report_window){ 1700000000.1234, 1000.25, 1000, 3 };
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	free(fx->c.self_us);
+	free(fx->c.total_us);
+	functab_free(fx->ft);
+}
+
+static void test_json(struct fixture *fx)
+{
+	struct strbuf sb;
+	cJSON *j;
+	const cJSON *target, *cpu, *top, *e;
+	double sum;
+	bool fields_ok = true;
+
+	strbuf_init(&sb);
+	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(sb.len > 0 && sb.data[sb.len - 1] == '\n' && count_char(sb.data, '\n') == 1,
+		"one JSON object on one line, ending in exactly one newline");
+	j = cJSON_ParseWithLength(sb.data, sb.len);
+	ok(j != NULL, "JSON line parses");
+	if (!j) {
+		printf("# %s\n", sb.data);
+		strbuf_free(&sb);
+		return;
+	}
+	is_num(get(j, "time")->valuedouble, 1700000000.123, 0.0005, "time in unix seconds, 3 decimals");
+	is_num(get(j, "window_ms")->valuedouble, 1000.25, 0.001, "window_ms");
+	is_int(get(j, "samples")->valueint, 980, "samples");
+	is_num(get(j, "interval_us")->valuedouble, 1000, 0, "interval_us");
+	target = get(j, "target");
+	is_int(get(target, "pid")->valueint, 1234, "target.pid");
+	is_str(get(target, "node_version")->valuestring, "v20.20.2", "target.node_version");
+	is_str(get(target, "title")->valuestring, "node \x1b[31mserver.js", "title escaped, not altered");
+	cpu = get(j, "cpu");
+	ok(is_number_field(cpu, "js_pct") && is_number_field(cpu, "gc_pct") &&
+		is_number_field(cpu, "program_pct") && is_number_field(cpu, "idle_pct"), "cpu split present");
+	sum = get(cpu, "js_pct")->valuedouble + get(cpu, "gc_pct")->valuedouble +
+		get(cpu, "program_pct")->valuedouble + get(cpu, "idle_pct")->valuedouble;
+	is_num(sum, 100, 0.05, "cpu split adds up to 100 %%");
+	is_num(get(cpu, "gc_pct")->valuedouble, 5, 0.005, "gc share");
+	top = get(j, "top");
+	ok(cJSON_IsArray(top), "top is an array");
+	is_int(cJSON_GetArraySize(top), 3, "top_n entries");
+	cJSON_ArrayForEach(e, top) {
+		static const char *nums[] = { "self_pct", "total_pct", "self_ms", "total_ms",
+			"cum_self_ms", "cum_total_ms" };
+		if (!cJSON_IsString(get(e, "function")) || !cJSON_IsString(get(e, "url")))
+			fields_ok = false;
+		if (!(cJSON_IsNumber(get(e, "line")) || cJSON_IsNull(get(e, "line"))) ||
+		    !(cJSON_IsNumber(get(e, "column")) || cJSON_IsNull(get(e, "column"))))
+			fields_ok = false;
+		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+			if (!is_number_field(e, nums[k]))
+				fields_ok = false;
+		if (get(e, "self_pct")->valuedouble > get(e, "total_pct")->valuedouble + 1e-9 ||
+		    get(e, "total_pct")->valuedouble > 100)
+			fields_ok = false;
+	}
+	ok(fields_ok, "every top entry has its fields with the right types, self <= total <= 100");
+	e = cJSON_GetArrayItem(top, 0);
+	is_str(get(e, "function")->valuestring, "fib", "sorted as given: fib first");
+	is_str(get(e, "url")->valuestring, "/srv/app.js", "file:// stripped");
+	is_int(get(e, "line")->valueint, 5, "line 1-based");
+	is_int(get(e, "column")->valueint, 11, "column 1-based");
+	is_num(get(e, "self_pct")->valuedouble, 40, 0.005, "self_pct of the sampled time");
+	is_num(get(e, "total_pct")->valuedouble, 50, 0.005, "total_pct");
+	is_num(get(e, "self_ms")->valuedouble, 400, 0.0005, "self_ms");
+	is_num(get(e, "cum_self_ms")->valuedouble, 2500, 0.0005, "cum_self_ms from the cumulative counters");
+	is_num(get(e, "cum_total_ms")->valuedouble, 3000, 0.0005, "cum_total_ms");
+	e = cJSON_GetArrayItem(top, 1);
+	is_str(get(e, "function")->valuestring, "(anonymous)", "empty name shown as (anonymous)");
+	is_str(get(e, "url")->valuestring, "node:internal/timers", "non-file url kept");
+	e = cJSON_GetArrayItem(top, 2);
+	is_str(get(e, "function")->valuestring, EVIL_NAME, "control characters survive as JSON escapes");
+	is_str(get(e, "url")->valuestring, "/srv/\xef\xbf\xbd\x1b[2Jbad.js", "invalid UTF-8 becomes U+FFFD");
+	ok(cJSON_IsNull(get(e, "line")) && cJSON_IsNull(get(e, "column")), "unknown position is null");
+	cJSON_Delete(j);
+
+	/* nothing sampled, unknown target, no cumulative counters */
+	{
+		struct window_stats empty = { 0 };
+		struct report_target anon = { 0, NULL, NULL };
+		strbuf_reset(&sb);
+		fx->w.sampled_us = 0;
+		report_json_window(&sb, &anon, &fx->rw, &empty, NULL, fx->ft);
+		j = cJSON_ParseWithLength(sb.data, sb.len);
+		ok(j && cJSON_IsNull(get(get(j, "target"), "pid")) &&
+			cJSON_IsNull(get(get(j, "target"), "node_version")), "unknown pid and version are null");
+		ok(j && get(get(j, "cpu"), "idle_pct")->valuedouble == 0 &&
+			cJSON_GetArraySize(get(j, "top")) == 0, "empty window: 0 %% and no rows");
+		cJSON_Delete(j);
+		strbuf_reset(&sb);
+		report_json_window(&sb, &fx->t, &fx->rw, &fx->w, NULL, fx->ft);
+		j = cJSON_ParseWithLength(sb.data, sb.len);
+		e = j ? cJSON_GetArrayItem(get(j, "top"), 0) : NULL;
+		ok(e && get(e, "self_pct")->valuedouble == 0 && cJSON_IsNull(get(e, "cum_self_ms")),
+			"no sampled time gives 0 %%, no cumulative counters give null");
+		cJSON_Delete(j);
+		fx->w.sampled_us = 1000000;
+	}
+	strbuf_free(&sb);
+}
+
+static void test_text(struct fixture *fx)
+{
+	struct strbuf sb;
+	const char *row;
+	char *line;
+	size_t rows = 0;
+
+#define HEADER "ntop-js - 2023-11-14 22:13:20  pid 1234  node v20.20.2  title node ?[31mserver.js\n"
+	setenv("TZ", "UTC", 1);
+	tzset();
+	strbuf_init(&sb);
+	fx->rw.top_n = 10;
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(terminal_safe(sb.data, sb.len), "text report is terminal-safe (no escapes, valid UTF-8)");
+	is_int(strncmp(sb.data, HEADER, strlen(HEADER)), 0, "header: time, pid, version, sanitised title");
+	ok(strstr(sb.data, "980 samples") && strstr(sb.data, "1000 ms"), "window length and samples");
+	ok(strstr(sb.data, "CPU:  60.0% JS,   5.0% GC,  10.0% program,  25.0% idle\n") != NULL, "CPU split");
+	row = strstr(sb.data, " SELF% TOTAL%    SELF(ms)   TOTAL(ms)  FUNCTION");
+	ok(row != NULL && strstr(row, "LOCATION\n"), "column header");
+	ok(strstr(sb.data, "  40.0   50.0      2500.0      3000.0  fib ") != NULL,
+		"row: window percentages, cumulative milliseconds");
+	ok(strstr(sb.data, "/srv/app.js:5:11\n") != NULL, "location path:line:column, 1-based");
+	ok(strstr(sb.data, "?]0;pwned?x?? ") != NULL, "evil name sanitised in place");
+	ok(strstr(sb.data, "/srv/??[2Jbad.js\n") != NULL, "evil url sanitised, unknown line left out");
+	ok(strstr(sb.data, "(anonymous)") != NULL, "anonymous function named");
+	line = strstr(sb.data, "...");
+	ok(line && strstr(line, "directory/handler.js:1:1\n") && !strstr(sb.data, "file://"),
+		"long location shortened from the left, keeping the file and line");
+	for (row = row ? strchr(row, '\n') + 1 : sb.data; *row && *row != '\n'; row = strchr(row, '\n') + 1)
+		rows++;
+	is_int(rows, 4, "one row per function");
+	ok(sb.len >= 2 && strcmp(sb.data + sb.len - 2, "\n\n") == 0, "report ends with a blank line");
+	{
+		size_t maxw = 0, w = 0;
+		for (size_t i = 0; i < sb.len; i++) {
+			if (sb.data[i] == '\n') {
+				maxw = w > maxw ? w : maxw;
+				w = 0;
+			} else if (((unsigned char)sb.data[i] & 0xc0) != 0x80) {
+				w++;
+			}
+		}
+		ok(maxw <= 160, "no line wider than 160 columns (widest %zu)", maxw);
+	}
+
+	strbuf_reset(&sb);
+	fx->w.sampled_us = 0;
+	fx->w.n_funcs = 0;
+	report_text_window(&sb, NULL, &fx->rw, &fx->w, NULL, fx->ft);
+	ok(strstr(sb.data, "CPU:   0.0% JS") && strstr(sb.data, "no JavaScript functions sampled"),
+		"empty window: zero split and a note instead of rows");
+	fx->w.n_funcs = 4;
+	fx->w.sampled_us = 1000000;
+	strbuf_free(&sb);
+}
+
+int main(void)
+{
+	struct fixture fx;
+
+	fixture_init(&fx);
+	test_json(&fx);
+	test_text(&fx);
+	fixture_free(&fx);
+	return done_testing();
+}
