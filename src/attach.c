@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,7 +29,7 @@
 /* The target reports a busy port at once; give it this long before blaming the port. */
 #define ATTACH_BUSY_GRACE_S 1.0
 /* An app's own server that never answers must not eat the whole timeout. */
-#define ATTACH_PROBE_MAX_S 2.0
+#define ATTACH_PROBE_MAX_S 1.0
 #define ATTACH_CHILD_DEPTH 4
 #define ATTACH_CHILD_MAX 256
 
@@ -63,6 +65,9 @@ bool attach_host_is_loopback(const char *host)
 	if (!host || !host[0])
 		return false;
 	n = strlen(host);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)host[i] <= 0x20 || (unsigned char)host[i] >= 0x7f)
+			return false;
 	if (host[0] == '[' && n >= 2 && host[n - 1] == ']' && n - 2 < sizeof(buf)) {
 		memcpy(buf, host + 1, n - 2);
 		buf[n - 2] = '\0';
@@ -361,6 +366,10 @@ static int attach_fail_permission(pid_t pid, char **cause)
 	if (procfs_status_read(pid, &st, NULL) < 0)
 		return attach_fail(cause, EXIT_PERMISSION, "PID %d belongs to another user: ntop-js "
 			"must run as that user or as root.", (int)pid);
+	if (st.uid == geteuid())
+		return attach_fail(cause, EXIT_PERMISSION, "PID %d (%s) is yours but its open files "
+			"cannot be read (it is not dumpable, or /proc hides it): ntop-js must run as "
+			"root to attach to it.", (int)pid, st.name);
 	attach_user_name(st.uid, user, sizeof(user));
 	return attach_fail(cause, EXIT_PERMISSION, "PID %d (%s) belongs to %s (uid %u): ntop-js "
 		"must run as that user or as root.", (int)pid, st.name, user, (unsigned)st.uid);
@@ -468,8 +477,10 @@ static int attach_read_sockets(pid_t pid, struct procfs_inodes *fds, struct proc
 	return procfs_listeners_read(pid, ls, err);
 }
 
+static bool attach_pidfd_exited(int pidfd);
+
 /* After SIGUSR1: waits for a new listener of the target that is Node's inspector. */
-static int attach_wait_listener(pid_t pid, const struct procfs_status *st,
+static int attach_wait_listener(pid_t pid, int pidfd, const struct procfs_status *st,
 	const struct procfs_inspect_addr *want, const struct procfs_inodes *before,
 	double t0_s, double deadline_s, double timeout_s, struct attach_endpoint *ep,
 	char *version, size_t versz, char **cause)
@@ -483,7 +494,8 @@ static int attach_wait_listener(pid_t pid, const struct procfs_status *st,
 		double now_s = util_now_mono_s();
 		int err = 0;
 
-		if (procfs_status_read(pid, &now_st, &err) < 0 || now_st.state == 'Z') {
+		if (attach_pidfd_exited(pidfd) || procfs_status_read(pid, &now_st, &err) < 0 ||
+			now_st.state == 'Z') {
 			code = attach_fail(cause, EXIT_TARGET_GONE, "PID %d (%s) exited while ntop-js "
 				"waited for its inspector.", (int)pid, st->name);
 			break;
@@ -552,6 +564,37 @@ static int attach_refuse_signal(pid_t pid, const struct procfs_status *st, char 
 		"handler, and the signal would kill it).", (int)pid, st->name);
 }
 
+/* A pidfd pins the process: if it exits and its PID is reused between our checks and the
+ * signal, the signal fails instead of reaching a stranger. -1 where unsupported. */
+static int attach_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* A pidfd turns readable when its process exits (even before it is reaped). */
+static bool attach_pidfd_exited(int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&pfd, 1, 0) > 0;
+}
+
+static int attach_send_sigusr1(pid_t pid, int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	if (pidfd >= 0)
+		return (int)syscall(SYS_pidfd_send_signal, pidfd, SIGUSR1, NULL, 0);
+#endif
+	(void)pidfd;
+	return kill(pid, SIGUSR1);
+}
+
 static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, char **cause)
 {
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
@@ -561,7 +604,7 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	struct procfs_status st;
 	struct attach_endpoint ep;
 	pid_t pid = o->pid;
-	int code, err = 0, netns;
+	int code, err = 0, netns, pidfd = -1;
 	double t0_s;
 
 	if (kill(pid, 0) < 0) {
@@ -578,14 +621,21 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 			strerror(err));
 	}
 	/* A thread id stands for its process. */
-	if (st.tgid > 0 && st.tgid != pid) {
+	if (st.tgid > 0)
 		pid = st.tgid;
-		if (procfs_status_read(pid, &st, &err) < 0)
-			return attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)pid);
+	/* Every check below reads the process the pidfd pins. */
+	pidfd = attach_pidfd_open(pid);
+	if (pidfd < 0 && errno == ESRCH)
+		return attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)pid);
+	if (procfs_status_read(pid, &st, &err) < 0) {
+		code = attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)pid);
+		goto out;
 	}
-	if (st.state == 'Z' || st.state == 'X')
-		return attach_fail(cause, EXIT_NO_PROCESS, "PID %d has exited (a zombie waiting for "
+	if (st.state == 'Z' || st.state == 'X') {
+		code = attach_fail(cause, EXIT_NO_PROCESS, "PID %d has exited (a zombie waiting for "
 			"its parent).", (int)pid);
+		goto out;
+	}
 	r->pid = pid;
 	if (attach_read_sockets(pid, &fds, &ls, &err) < 0) {
 		if (err == EACCES || err == EPERM)
@@ -620,7 +670,7 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 		goto out;
 	}
 	t0_s = util_now_mono_s();
-	if (kill(pid, SIGUSR1) < 0) {
+	if (attach_send_sigusr1(pid, pidfd) < 0) {
 		if (errno == EPERM)
 			code = attach_fail_permission(pid, cause);
 		else
@@ -628,7 +678,7 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 				"be signalled.", (int)pid, st.name);
 		goto out;
 	}
-	code = attach_wait_listener(pid, &st, &want, &fds, t0_s, t0_s + timeout_s, timeout_s, &ep,
+	code = attach_wait_listener(pid, pidfd, &st, &want, &fds, t0_s, t0_s + timeout_s, timeout_s, &ep,
 		r->node_version, sizeof(r->node_version), cause);
 	if (code != EXIT_OK)
 		goto out;
@@ -636,6 +686,8 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	attach_result_set_endpoint(r, &ep);
 	code = attach_fetch_list(&ep, timeout_s, r, cause);
 out:
+	if (pidfd >= 0)
+		close(pidfd);
 	procfs_inodes_free(&fds);
 	procfs_inodes_free(&rejected);
 	procfs_listeners_free(&ls);

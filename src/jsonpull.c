@@ -89,8 +89,14 @@ static int scan_string(const char *b, size_t len, size_t *pos)
 			memcpy(&w, b + p, 8);
 			q = w ^ (ones * '"');
 			s = w ^ (ones * '\\');
-			if ((((q - ones) & ~q) | ((s - ones) & ~s) | ((w - ones * 0x20) & ~w) | w) & highs)
+			uint64_t m = (((q - ones) & ~q) | ((s - ones) & ~s) | ((w - ones * 0x20) & ~w) | w) &
+				highs;
+			if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				p += (size_t)__builtin_ctzll(m) >> 3; /* the lowest flag is always real */
+#endif
 				break;
+			}
 			p += 8;
 		}
 		if (p >= len)
@@ -664,6 +670,55 @@ int json_pull_string(struct json_pull *jp, struct json_span *out)
 	if (out)
 		*out = (struct json_span){jp->buf + start, jp->pos - start};
 	return 0;
+}
+
+size_t json_pull_int_run(struct json_pull *jp, int64_t *out, size_t max)
+{
+	const char *b = jp->buf;
+	size_t len = jp->len, p = jp->pos, n = 0;
+	uint64_t bit;
+	bool more;
+
+	if (jp->depth == 0)
+		return 0;
+	bit = 1ull << (jp->depth - 1);
+	if (jp->is_obj & bit)
+		return 0;
+	more = jp->more & bit;
+	while (n < max) {
+		size_t q = p, start;
+		bool neg = false;
+		int64_t v = 0;
+
+		if (more) {
+			if (q >= len || b[q] != ',')
+				break;
+			q++;
+		}
+		if (q < len && b[q] == '-') {
+			neg = true;
+			q++;
+		}
+		if (q >= len || !is_digit(b[q]))
+			break;
+		start = q;
+		if (b[q] == '0')
+			q++;
+		else
+			while (q < len && is_digit(b[q]) && q - start < 18)
+				v = v * 10 + (b[q++] - '0');
+		/* a longer number, a fraction, whitespace...: the general path decides */
+		if (q >= len || (b[q] != ',' && b[q] != ']'))
+			break;
+		out[n++] = neg ? -v : v;
+		p = q;
+		more = true;
+	}
+	if (n) {
+		jp->pos = p;
+		jp->more |= bit;
+	}
+	return n;
 }
 
 int json_pull_value(struct json_pull *jp, struct json_span *out)

@@ -81,6 +81,14 @@ int json_pull_array_next(struct json_pull *jp);
 /* Consume one scalar of the given kind; -1 if the next value is something else. */
 int json_pull_number(struct json_pull *jp, double *out);
 int json_pull_string(struct json_pull *jp, struct json_span *out);
+/* A fast path for long arrays of integers (samples, timeDeltas): between two elements of an
+ * array (just after json_pull_array_begin() or after consuming an element, not after
+ * json_pull_array_next() returned 1), reads the following elements while they are plain
+ * integers of at most 18 digits, with no whitespace, fraction or exponent, into out (at most
+ * max of them), and returns how many it read. It stops, without consuming, at anything else,
+ * which the caller then reads the usual way (json_pull_array_next() and friends), so it never
+ * changes what is accepted. */
+size_t json_pull_int_run(struct json_pull *jp, int64_t *out, size_t max);
 /* Consumes (and validates) any one value; out may be NULL. */
 int json_pull_value(struct json_pull *jp, struct json_span *out);
 /* Returns 0 if every container is closed and only whitespace is left, else -1. */

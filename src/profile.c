@@ -21,8 +21,9 @@
 #include "jsonpull.h"
 #include "util.h"
 
-/* Far above any real profile (a 30 MB one has ~10^5 nodes and ~10^6 samples); they keep
- * indices within int32_t and the arrays within sane sizes whatever the input claims. */
+/* Far above any real profile (a 30 MB one has ~2*10^5 nodes, 45 s at full rate ~3*10^5
+ * samples); they keep indices within int32_t and arrays within sane sizes whatever the input
+ * claims. */
 #define PROFILE_MAX_NODES (1u << 26)
 #define PROFILE_MAX_SAMPLES (1u << 28)
 #define PROFILE_MAX_TICKS (1u << 28)
@@ -86,26 +87,24 @@ enum key {
 	K_TIMEDELTAS, K_STARTTIME, K_ENDTIME,
 };
 
-static const struct {
-	const char *s;
-	size_t n;
-} key_names[] = {
-#define KEY(k, s) [k] = {s, sizeof(s) - 1}
-	KEY(K_ID, "id"), KEY(K_CALLFRAME, "callFrame"), KEY(K_HITCOUNT, "hitCount"),
-	KEY(K_CHILDREN, "children"), KEY(K_POSITIONTICKS, "positionTicks"),
-	KEY(K_DEOPTREASON, "deoptReason"), KEY(K_FUNCTIONNAME, "functionName"), KEY(K_URL, "url"),
-	KEY(K_LINENUMBER, "lineNumber"), KEY(K_COLUMNNUMBER, "columnNumber"), KEY(K_LINE, "line"),
-	KEY(K_TICKS, "ticks"), KEY(K_NODES, "nodes"), KEY(K_SAMPLES, "samples"),
-	KEY(K_TIMEDELTAS, "timeDeltas"), KEY(K_STARTTIME, "startTime"), KEY(K_ENDTIME, "endTime"),
-#undef KEY
-};
-
 static enum key key_match_text(const char *s, size_t n)
 {
-	for (size_t k = 1; k < sizeof(key_names) / sizeof(key_names[0]); k++)
-		if (key_names[k].n == n && key_names[k].s[0] == s[0] &&
-		    memcmp(key_names[k].s, s, n) == 0)
-			return (enum key)k;
+	/* by length first; memcmp with a constant size compiles to a word compare */
+#define KM(lit, k) if (memcmp(s, lit, sizeof(lit) - 1) == 0) return k
+	switch (n) {
+	case 2: KM("id", K_ID); break;
+	case 3: KM("url", K_URL); break;
+	case 4: KM("line", K_LINE); break;
+	case 5: KM("ticks", K_TICKS); KM("nodes", K_NODES); break;
+	case 7: KM("samples", K_SAMPLES); KM("endTime", K_ENDTIME); break;
+	case 8: KM("hitCount", K_HITCOUNT); KM("children", K_CHILDREN); break;
+	case 9: KM("callFrame", K_CALLFRAME); KM("startTime", K_STARTTIME); break;
+	case 10: KM("lineNumber", K_LINENUMBER); KM("timeDeltas", K_TIMEDELTAS); break;
+	case 11: KM("deoptReason", K_DEOPTREASON); break;
+	case 12: KM("functionName", K_FUNCTIONNAME); KM("columnNumber", K_COLUMNNUMBER); break;
+	case 13: KM("positionTicks", K_POSITIONTICKS); break;
+	}
+#undef KM
 	return K_OTHER;
 }
 
@@ -132,7 +131,7 @@ static int pull_int(struct parser *ps, double lo, double hi, double *out, const 
 			return fail(ps, "%s is not a number (byte %zu)", what, ps->jp.pos);
 		return fail_json(ps);
 	}
-	if (!(d >= lo && d <= hi) || d != floor(d))
+	if (!(d >= lo && d <= hi) || d != (double)(int64_t)d)
 		return fail(ps, "%s out of range or not an integer: %.17g", what, d);
 	*out = d;
 	return 0;
@@ -372,8 +371,26 @@ static int parse_nodes(struct parser *ps)
 	return r < 0 ? fail_json(ps) : 0;
 }
 
+/* Room for the integer array the cursor has just entered, so that the two biggest arrays of
+ * a profile never grow by reallocation (each copy leaves resident pages behind in a process
+ * that parses a profile every second). Its length is known when the other one of samples
+ * and timeDeltas came first; otherwise "a,b,c" holds at most (bytes + 1) / 2 elements, and
+ * the pages for the ones that do not exist are never touched. */
+static size_t int_array_bound(struct parser *ps, size_t other_len)
+{
+	const char *end;
+	size_t n;
+
+	if (other_len)
+		return other_len + 1;
+	end = memchr(ps->jp.buf + ps->jp.pos, ']', ps->jp.len - ps->jp.pos);
+	n = end ? (size_t)(end - (ps->jp.buf + ps->jp.pos)) / 2 + 1 : 1024;
+	return n < PROFILE_MAX_SAMPLES ? n + 1 : PROFILE_MAX_SAMPLES + 1;
+}
+
 static int parse_samples(struct parser *ps)
 {
+	int64_t run[512];
 	double d;
 	int r;
 
@@ -383,20 +400,38 @@ static int parse_samples(struct parser *ps)
 		return fail(ps, "samples is not an array");
 	if (json_pull_array_begin(&ps->jp))
 		return fail_json(ps);
-	ps->samples = xreallocarray_grow(NULL, &ps->samples_cap, 1024, sizeof(*ps->samples));
-	while ((r = json_pull_array_next(&ps->jp)) == 1) {
+	ps->samples_cap = int_array_bound(ps, ps->n_deltas);
+	ps->samples = xmalloc(ps->samples_cap * sizeof(*ps->samples));
+	for (;;) {
+		size_t got = json_pull_int_run(&ps->jp, run, sizeof(run) / sizeof(run[0]));
+		if (got) {
+			if (ps->n_samples + got > PROFILE_MAX_SAMPLES)
+				return fail(ps, "too many samples");
+			ps->samples = xreallocarray_grow(ps->samples, &ps->samples_cap,
+				ps->n_samples + got, sizeof(*ps->samples));
+			for (size_t i = 0; i < got; i++) {
+				if (run[i] < 0 || run[i] >= (int64_t)UINT32_MAX)
+					return fail(ps, "sample id out of range: %lld", (long long)run[i]);
+				ps->samples[ps->n_samples++] = (uint32_t)run[i];
+			}
+			continue;
+		}
+		/* whatever the fast path declined: the end, or an element in another form */
+		if ((r = json_pull_array_next(&ps->jp)) <= 0)
+			break;
 		if (pull_int(ps, 0, UINT32_MAX - 1, &d, "sample id"))
 			return -1;
-		if (ps->n_samples == ps->samples_cap) {
-			if (ps->n_samples >= PROFILE_MAX_SAMPLES)
-				return fail(ps, "too many samples");
-			ps->samples = xreallocarray_grow(ps->samples, &ps->samples_cap, ps->n_samples + 1,
-				sizeof(*ps->samples));
-		}
+		if (ps->n_samples >= PROFILE_MAX_SAMPLES)
+			return fail(ps, "too many samples");
+		ps->samples = xreallocarray_grow(ps->samples, &ps->samples_cap, ps->n_samples + 1,
+			sizeof(*ps->samples));
 		ps->samples[ps->n_samples++] = (uint32_t)d;
 	}
 	return r < 0 ? fail_json(ps) : 0;
 }
+
+/* 2^53 µs is 285 years: a delta beyond that is garbage, and the conversion stays defined */
+#define DELTA_MAX_US 9007199254740992.0
 
 static int parse_deltas(struct parser *ps)
 {
@@ -409,21 +444,38 @@ static int parse_deltas(struct parser *ps)
 		return fail(ps, "timeDeltas is not an array");
 	if (json_pull_array_begin(&ps->jp))
 		return fail_json(ps);
-	ps->deltas = xreallocarray_grow(NULL, &ps->deltas_cap, 1024, sizeof(*ps->deltas));
-	while ((r = json_pull_array_next(&ps->jp)) == 1) {
-		if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
-			return fail(ps, "timeDeltas entry is not a number (byte %zu)", ps->jp.pos);
-		if (json_pull_number(&ps->jp, &d))
-			return fail_json(ps);
-		/* 2^53 µs is 285 years: anything beyond is garbage, and the cast must stay defined */
-		if (!(fabs(d) <= 9007199254740992.0))
-			return fail(ps, "timeDeltas entry out of range: %g", d);
-		if (ps->n_deltas == ps->deltas_cap) {
-			if (ps->n_deltas >= PROFILE_MAX_SAMPLES)
+	ps->deltas_cap = int_array_bound(ps, ps->n_samples);
+	ps->deltas = xmalloc(ps->deltas_cap * sizeof(*ps->deltas));
+	for (;;) {
+		/* integers of at most 18 digits go straight into the array */
+		size_t room = ps->deltas_cap - ps->n_deltas;
+		size_t got = json_pull_int_run(&ps->jp, ps->deltas + ps->n_deltas, room);
+		if (got) {
+			for (size_t i = ps->n_deltas; i < ps->n_deltas + got; i++)
+				if (ps->deltas[i] > (int64_t)DELTA_MAX_US || ps->deltas[i] < -(int64_t)DELTA_MAX_US)
+					return fail(ps, "timeDeltas entry out of range: %lld",
+						(long long)ps->deltas[i]);
+			ps->n_deltas += got;
+			if (ps->n_deltas > PROFILE_MAX_SAMPLES)
 				return fail(ps, "too many timeDeltas");
-			ps->deltas = xreallocarray_grow(ps->deltas, &ps->deltas_cap, ps->n_deltas + 1,
-				sizeof(*ps->deltas));
+			if (got == room)
+				ps->deltas = xreallocarray_grow(ps->deltas, &ps->deltas_cap,
+					ps->n_deltas + 1, sizeof(*ps->deltas));
+			continue;
 		}
+		if ((r = json_pull_array_next(&ps->jp)) <= 0)
+			break;
+		if (json_pull_number(&ps->jp, &d)) {
+			if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
+				return fail(ps, "timeDeltas entry is not a number (byte %zu)", ps->jp.pos);
+			return fail_json(ps);
+		}
+		if (!(fabs(d) <= DELTA_MAX_US))
+			return fail(ps, "timeDeltas entry out of range: %g", d);
+		if (ps->n_deltas >= PROFILE_MAX_SAMPLES)
+			return fail(ps, "too many timeDeltas");
+		ps->deltas = xreallocarray_grow(ps->deltas, &ps->deltas_cap, ps->n_deltas + 1,
+			sizeof(*ps->deltas));
 		ps->deltas[ps->n_deltas++] = (int64_t)llround(d);
 	}
 	return r < 0 ? fail_json(ps) : 0;

@@ -291,24 +291,24 @@ static void test_fixture(void)
 	/* expected values computed independently by bench/ingest-node.js --naive */
 	ok(w.n_funcs > 0 && strcmp(functab_get(ft, w.funcs[0].func)->name, "fibHot") == 0, "fibHot on top");
 	const struct func_stat *fib = find(&w, ft, "fibHot"), *wl = find(&w, ft, "workload");
-	ok(fib && fib->self_us == 219444 && fib->total_us == 219444,
-		"fibHot self = total (21 levels of recursion counted once)");
-	ok(wl && wl->self_us == 25395 && wl->total_us == 363579, "workload self and total");
+	ok(fib && fib->self_us == 247671 && fib->total_us == 247671,
+		"fibHot self = total (nested recursion counted once)");
+	ok(wl && wl->self_us == 18372 && wl->total_us == 366074, "workload self and total");
 	ok(w.n_funcs > 1 && strcmp(functab_get(ft, w.funcs[1].func)->name, "spinBusyLoop") == 0,
 		"spinBusyLoop second");
-	is_num(w.sampled_us, 436621, 0, "sampled time = sum of deltas");
-	is_num(w.js_us, 368887, 0, "js time");
-	is_num(w.gc_us, 36853, 0, "gc time");
-	is_num(w.idle_us, 30881, 0, "idle time");
+	is_num(w.sampled_us, 435194, 0, "sampled time = sum of deltas");
+	is_num(w.js_us, 371063, 0, "js time");
+	is_num(w.gc_us, 33958, 0, "gc time");
+	is_num(w.idle_us, 30173, 0, "idle time");
 	is_num(w.program_us, 0, 0, "program time");
-	is_int(w.n_samples, 359, "all samples");
+	is_int(w.n_samples, 376, "all samples");
 	ok(w.n_lines > 0, "position ticks present");
 
-	ok(aggregate_window(&p, ft, 441197191, &w) == 0, "trimmed at sample 180");
-	is_int(w.n_samples, 179, "179 later samples");
-	is_num(w.sampled_us, 209790, 0, "their weight");
+	ok(aggregate_window(&p, ft, 1104861712, &w) == 0, "trimmed at the 188th sample");
+	is_int(w.n_samples, 188, "188 later samples");
+	is_num(w.sampled_us, 219162, 0, "their weight");
 	fib = find(&w, ft, "fibHot");
-	ok(fib && fib->self_us == 119066, "fibHot self in the trimmed window");
+	ok(fib && fib->self_us == 133188, "fibHot self in the trimmed window");
 	window_stats_free(&w);
 	profile_release(&p);
 	free(buf);

@@ -505,7 +505,7 @@ static void test_node(void)
 	/* The expected port is taken by the target's own server. */
 	close(listen_loopback(&port)); /* a port that was free a moment ago */
 	snprintf(arg, sizeof(arg), "--inspect-port=%d", port);
-	cmd = xasprintf("require('http').createServer().listen(%d,'127.0.0.1');" KEEP_JS, port);
+	cmd = xasprintf("require('http').createServer((q,s)=>s.end('app')).listen(%d,'127.0.0.1');" KEEP_JS, port);
 	n4 = spawn((char *const[]){ (char *)node, arg, "-e", cmd, NULL });
 	free(cmd);
 	ok(n4 > 0 && wait_handler(n4) && wait_listen_port(n4) == port,
@@ -620,6 +620,7 @@ static void test_node(void)
 
 int main(void)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGTERM, on_fatal_signal);
 	signal(SIGINT, on_fatal_signal);
 	signal(SIGPIPE, SIG_IGN);

@@ -256,6 +256,53 @@ static void test_iterators(void)
 		"pull: object_next inside an array fails");
 }
 
+static void test_int_run(void)
+{
+	struct json_pull jp;
+	int64_t out[8];
+	double d;
+	const char *doc = "[1,-22,333,0,4.5,6 ,7,1234567890123456789,-0,]";
+	size_t n;
+
+	json_pull_init(&jp, doc, strlen(doc));
+	ok(json_pull_array_begin(&jp) == 0, "int run: array");
+	n = json_pull_int_run(&jp, out, 8);
+	ok(n == 4 && out[0] == 1 && out[1] == -22 && out[2] == 333 && out[3] == 0,
+		"int run reads plain integers, stops before a fraction");
+	ok(json_pull_array_next(&jp) == 1 && json_pull_number(&jp, &d) == 0 && d == 4.5,
+		"the general path takes over");
+	ok(json_pull_array_next(&jp) == 1 && json_pull_number(&jp, &d) == 0 && d == 6, "6 read normally");
+	is_int(json_pull_int_run(&jp, out, 8), 0, "int run declines whitespace before a comma");
+	ok(json_pull_array_next(&jp) == 1 && json_pull_number(&jp, &d) == 0 && d == 7,
+		"7 read normally after it");
+	is_int(json_pull_int_run(&jp, out, 8), 0, "int run declines a 19-digit number");
+	ok(json_pull_array_next(&jp) == 1 && json_pull_number(&jp, &d) == 0 && d == 1234567890123456789.0,
+		"19 digits read as a double");
+	n = json_pull_int_run(&jp, out, 1);
+	ok(n == 1 && out[0] == 0, "-0, and max respected");
+	ok(json_pull_int_run(&jp, out, 8) == 0 && json_pull_array_next(&jp) == 1 &&
+		json_pull_number(&jp, &d) < 0, "trailing comma still rejected");
+
+	const char *lead = "[01]";
+	json_pull_init(&jp, lead, strlen(lead));
+	ok(json_pull_array_begin(&jp) == 0 && json_pull_int_run(&jp, out, 8) == 0, "leading zero declined");
+	ok(json_pull_array_next(&jp) == 1 && json_pull_number(&jp, &d) == 0 &&
+		json_pull_array_next(&jp) < 0, "and rejected by the general path");
+
+	const char *empty = "[]";
+	json_pull_init(&jp, empty, 2);
+	ok(json_pull_array_begin(&jp) == 0 && json_pull_int_run(&jp, out, 8) == 0 &&
+		json_pull_array_next(&jp) == 0 && json_pull_finish(&jp) == 0, "empty array");
+	const char *cut = "[1,2";
+	json_pull_init(&jp, cut, 4);
+	ok(json_pull_array_begin(&jp) == 0 && json_pull_int_run(&jp, out, 8) == 1 &&
+		json_pull_array_next(&jp) == 1 && json_pull_number(&jp, &d) == 0 && d == 2 &&
+		json_pull_array_next(&jp) < 0, "a number at the very end is left to the general path");
+	const char *obj = "{\"a\":1}";
+	json_pull_init(&jp, obj, strlen(obj));
+	ok(json_pull_object_begin(&jp) == 0 && json_pull_int_run(&jp, out, 8) == 0, "not inside an object");
+}
+
 static void test_envelope(void)
 {
 	struct protocol_msg m;
@@ -297,6 +344,7 @@ int main(void)
 	test_numbers();
 	test_strings();
 	test_iterators();
+	test_int_run();
 	test_envelope();
 	return done_testing();
 }

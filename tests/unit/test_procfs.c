@@ -81,6 +81,10 @@ static void test_status(const char *meta)
 			"status without SigCgt is refused");
 	}
 	free(t);
+	t = fixture_read("node6_status", &len);
+	ok(t && procfs_status_parse(t, len, &st) == 0 && st.tgid == meta_get(meta, "node6_pid") &&
+		(st.sig_cgt & PROCFS_SIGUSR1_MASK), "second node's status");
+	free(t);
 	t = fixture_read("sh_status", &len);
 	ok(t && procfs_status_parse(t, len, &st) == 0, "sh status parses");
 	if (t) {
@@ -186,6 +190,13 @@ static void test_fds(const char *meta)
 		"the inspector's inode is among node's fds");
 	ok(procfs_inodes_has(&s, (unsigned long)meta_get(meta, "node4_app_inode")),
 		"the app server's inode is among node's fds");
+	free(t);
+	procfs_inodes_free(&s);
+	t = fixture_read("node6_fd_links", &len);
+	for (line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		procfs_inodes_add(&s, procfs_socket_inode_parse(line));
+	ok(procfs_inodes_has(&s, (unsigned long)meta_get(meta, "node6_inspector_inode")),
+		"the IPv6 inspector's inode is among its node's fds");
 	free(t);
 	procfs_inodes_free(&s);
 	is_int(procfs_socket_inode_parse("pipe:[123]"), 0, "a pipe is not a socket");

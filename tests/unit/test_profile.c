@@ -82,8 +82,8 @@ static void test_fixtures(void)
 		const char *file;
 		size_t nodes, samples, funcs, ticks;
 	} fx[] = {
-		{"profile-fib.json", 33, 359, 13, 27},
-		{"profile-graph.json", 1287, 409, 217, 273},
+		{"profile-fib.json", 33, 376, 13, 27},
+		{"profile-graph.json", 1333, 472, 220, 300},
 	};
 	for (size_t k = 0; k < sizeof(fx) / sizeof(fx[0]); k++) {
 		struct functab *ft = functab_create();
@@ -104,7 +104,7 @@ static void test_fixtures(void)
 		is_int(p.n_ticks, fx[k].ticks, "%s: positionTicks entries", fx[k].file);
 		ok(preorder_ok(&p), "%s: preorder, root first", fx[k].file);
 		is_str(functab_get(ft, p.nodes[0].func)->name, "(root)", "%s: root is (root)", fx[k].file);
-		ok(p.start_time_us > 4e8 && p.end_time_us > p.start_time_us, "%s: times", fx[k].file);
+		ok(p.start_time_us > 1e8 && p.end_time_us > p.start_time_us, "%s: times", fx[k].file);
 		size_t bad = 0;
 		for (size_t s = 0; s < p.n_samples; s++)
 			bad += p.samples[s] >= p.n_nodes;
@@ -115,9 +115,9 @@ static void test_fixtures(void)
 		for (size_t f = 0; f < functab_count(ft); f++) {
 			const struct func_info *fi = functab_get(ft, (uint32_t)f);
 			if (strcmp(fi->name, "fibHot") == 0)
-				found = fi->line == 37 && fi->column == 15 && strstr(fi->url, "record-profile.js");
+				found = fi->line == 43 && fi->column == 15 && strstr(fi->url, "record-profile.js");
 		}
-		ok(found, "%s: fibHot with url, line 37, column 15", fx[k].file);
+		ok(found, "%s: fibHot with url, line 43, column 15", fx[k].file);
 
 		/* parsing the same profile again reuses the functions */
 		struct profile p2;
@@ -194,6 +194,16 @@ static void test_layout(void)
 	}
 	ok(p.start_time_us == 5000000000123.0, "timestamp beyond INT_MAX exact");
 	ok(p.n_samples == 1 && p.time_deltas[0] == 3, "fractional delta rounded");
+	profile_release(&p);
+	free(err);
+
+	/* timeDeltas before samples, whitespace and other number forms in both */
+	err = NULL;
+	json = "{\"startTime\":0,\"timeDeltas\": [ 1 , 2.0,3e0,-4 ],\"endTime\":9,"
+		"\"samples\":[1,1 ,1e0, 1],\"nodes\":[{\"id\":1," FRAME("(root)") "}]}";
+	ok(parse_str(json, ft, &p, &err) == 0, "timeDeltas first, odd number forms");
+	ok(p.n_samples == 4 && p.time_deltas[0] == 1 && p.time_deltas[1] == 2 && p.time_deltas[2] == 3 &&
+		p.time_deltas[3] == -4 && p.samples[2] == 0, "all of them read");
 	profile_release(&p);
 	free(err);
 
@@ -294,11 +304,102 @@ static void test_hostile(void)
 	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"x\":[1,]}", "malformed JSON",
 		"malformed unknown member");
 	rejects("", "not a JSON object", "empty input");
+	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"samples\":[1,-1],\"timeDeltas\":[1,1]}",
+		"out of range", "a negative sample id");
+	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"samples\":[1,4294967296],\"timeDeltas\":[1,1]}",
+		"out of range", "a sample id beyond 32 bits");
+	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"samples\":[1,1],\"timeDeltas\":[1,90071992547409930]}",
+		"out of range", "a huge integer delta");
+	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"samples\":[01],\"timeDeltas\":[1]}",
+		"malformed JSON", "a leading zero in samples");
+	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"samples\":[1],\"samples\":[1],\"timeDeltas\":[1]}",
+		"two samples lists", "samples given twice");
 
 	/* err may be NULL */
 	struct functab *ft = functab_create();
 	struct profile p;
 	ok(parse_str("{\"nodes\":[]}", ft, &p, NULL) < 0, "failure without an err pointer");
+	functab_free(ft);
+}
+
+/* The same document with whitespace after every structural character outside strings. */
+static char *pretty(const char *in, size_t len, size_t *out_len)
+{
+	char *out = malloc(len * 3 + 1), *o = out;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = in[i];
+		*o++ = c;
+		if (in_str) {
+			if (c == '\\')
+				*o++ = in[++i];
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == ',' || c == ':' || c == '[' || c == '{') {
+			*o++ = '\n';
+			*o++ = '\t';
+		}
+	}
+	*out_len = (size_t)(o - out);
+	return out;
+}
+
+static void test_pretty_and_mutations(void)
+{
+	size_t len, plen;
+	char *buf = read_fixture("profile-graph.json", &len);
+	struct functab *ft = functab_create();
+	struct profile a, b;
+
+	if (!buf) {
+		ok(0, "fixture readable");
+		functab_free(ft);
+		return;
+	}
+	char *pb = pretty(buf, len, &plen);
+	ok(profile_parse(buf, len, ft, &a, NULL) == 0 && profile_parse(pb, plen, ft, &b, NULL) == 0,
+		"compact and pretty-printed forms parse");
+	ok(a.n_nodes == b.n_nodes && a.n_samples == b.n_samples &&
+		memcmp(a.samples, b.samples, a.n_samples * sizeof(*a.samples)) == 0 &&
+		memcmp(a.time_deltas, b.time_deltas, a.n_samples * sizeof(*a.time_deltas)) == 0 &&
+		memcmp(a.nodes, b.nodes, a.n_nodes * sizeof(*a.nodes)) == 0,
+		"whitespace changes nothing (the integer fast path and the general path agree)");
+	profile_release(&a);
+	profile_release(&b);
+	free(pb);
+
+	/* random byte damage: every result is a clean rejection or a consistent profile */
+	size_t rejected = 0, accepted = 0, inconsistent = 0;
+	static const char junk[] = "{}[],:\"\\0123456789-.eE xu";
+	srand(12345);
+	for (int round = 0; round < 3000; round++) {
+		char *m = malloc(len);
+		memcpy(m, buf, len);
+		int edits = 1 + rand() % 3;
+		for (int e = 0; e < edits; e++)
+			m[(size_t)rand() % len] = junk[(size_t)rand() % (sizeof(junk) - 1)];
+		char *err = NULL;
+		if (profile_parse(m, len, ft, &a, &err) < 0) {
+			rejected += err != NULL;
+		} else {
+			accepted++;
+			if (!preorder_ok(&a))
+				inconsistent++;
+			for (size_t s = 0; s < a.n_samples; s++)
+				if (a.samples[s] >= a.n_nodes)
+					inconsistent++;
+			profile_release(&a);
+		}
+		free(err);
+		free(m);
+	}
+	is_int(rejected + accepted, 3000, "3000 damaged profiles: each rejected with a message or accepted");
+	is_int(inconsistent, 0, "every accepted damaged profile is consistent");
+	printf("# %zu rejected, %zu accepted\n", rejected, accepted);
+	free(buf);
 	functab_free(ft);
 }
 
@@ -308,5 +409,6 @@ int main(void)
 	test_layout();
 	test_deep();
 	test_hostile();
+	test_pretty_and_mutations();
 	return done_testing();
 }
