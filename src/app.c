@@ -5,47 +5,68 @@
 #include "aggregate.h"
 #include "attach.h"
 #include "calltree.h"
+#include "discover.h"
 #include "engine.h"
 #include "exitcode.h"
+#include "export.h"
+#include "launch.h"
 #include "loop.h"
 #include "options.h"
+#include "picker.h"
 #include "report.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "transport.h"
+#include "tui.h"
 #include "util.h"
 
 #include <errno.h>
 #include <locale.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define APP_MAX_MESSAGE_BYTES ((size_t)512 << 20)
-/* About 8 bytes a sample: 2,000,000 samples (33 min at 1 ms) keep the real timeline. */
-#define APP_CALLTREE_MAX_SAMPLES 2000000
+/* About 12 bytes a sample: 500,000 samples (8 minutes at 1 ms) keep the real timeline. */
+#define APP_CALLTREE_MAX_SAMPLES 500000
 
 struct app {
 	struct options opt;
+	struct settings settings;
+	char *settings_path;       /* NULL with --no-config */
 	struct attach_result target;
+	struct launch *launch;
 	struct loop *loop;
 	struct engine *engine;
+	struct tui *tui;
 	struct strbuf out;
 	int status;
 	char *why;
+	bool finished;
 	int signals;
 	bool output_broken;
 };
 
-static void app_on_window(void *ud, const struct window_stats *w, double wall_time_s)
+/* Messages go to the status line under the live view, else to stderr. */
+static void app_say(struct app *a, bool is_error, const char *msg)
 {
-	struct app *a = ud;
+	if (a->tui)
+		tui_status(a->tui, is_error, msg);
+	else
+		fprintf(stderr, "ntop-js: %s\n", msg);
+}
+
+static void app_print_window(struct app *a, const struct window_stats *w, double wall_time_s)
+{
 	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title };
 	struct report_window rw;
 
 	rw.time_s = wall_time_s;
 	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
-	rw.interval_us = (double)a->opt.interval_us;
+	rw.interval_us = (double)a->settings.interval_us;
 	rw.top_n = a->opt.top_n;
 	strbuf_reset(&a->out);
 	if (a->opt.json)
@@ -63,26 +84,105 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 	}
 }
 
+static void app_on_window(void *ud, const struct window_stats *w, double wall_time_s)
+{
+	struct app *a = ud;
+
+	if (a->tui)
+		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
+	else
+		app_print_window(a, w, wall_time_s);
+}
+
 static void app_on_notice(void *ud, const char *msg)
 {
-	fprintf(stderr, "ntop-js: %s\n", msg);
+	app_say(ud, false, msg);
 }
 
 static void app_on_finished(void *ud, int status, const char *why)
 {
 	struct app *a = ud;
 
+	a->finished = true;
 	a->status = status;
 	a->why = why ? xstrdup(why) : NULL;
+	/* The live view stays up after the target is gone, with what was collected, until the
+	 * user quits; the status line says what happened. */
+	if (a->tui && status != EXIT_OK && a->signals == 0) {
+		char *msg = xasprintf("%s Press q to quit, s to save.", why ? why : "the session ended.");
+		tui_set_connected(a->tui, false);
+		tui_status(a->tui, true, msg);
+		free(msg);
+		return;
+	}
 	loop_stop(a->loop);
 }
+
+static void app_save(void *ud)
+{
+	struct app *a = ud;
+	char *msg = NULL;
+	int rc = export_snapshot(a->engine, a->opt.save_dir, (int)a->target.pid, &msg);
+
+	app_say(a, rc < 0, msg);
+	free(msg);
+}
+
+static void app_quit(void *ud)
+{
+	struct app *a = ud;
+
+	if (a->finished)
+		loop_stop(a->loop);
+	else
+		engine_stop(a->engine);
+}
+
+static void app_reset(void *ud)
+{
+	struct app *a = ud;
+
+	engine_reset_cumulative(a->engine);
+	tui_after_reset(a->tui);
+	app_say(a, false, "cumulative times reset");
+}
+
+static void app_settings_changed(void *ud, const struct view_settings *s)
+{
+	struct app *a = ud;
+	char *cause = NULL;
+
+	if (memcmp(&a->settings.view, s, sizeof *s) == 0)
+		return;
+	a->settings.view = *s;
+	if (a->settings_path && settings_save(&a->settings, a->settings_path, &cause) < 0) {
+		app_say(a, true, cause);
+		free(cause);
+	}
+}
+
+static const struct tui_actions app_tui_actions = {
+	.quit = app_quit,
+	.save = app_save,
+	.reset = app_reset,
+	.settings_changed = app_settings_changed,
+};
 
 static void app_on_signal(void *ud, int sig)
 {
 	struct app *a = ud;
 
+	if (sig == SIGUSR2) {
+		app_save(a);
+		return;
+	}
+	if (sig == SIGWINCH) {
+		if (a->tui)
+			tui_resize(a->tui);
+		return;
+	}
 	/* The first signal leaves the target cleanly; a second one does not wait for it. */
-	if (a->signals++ == 0)
+	if (a->signals++ == 0 && !a->finished)
 		engine_stop(a->engine);
 	else
 		loop_stop(a->loop);
@@ -98,20 +198,14 @@ static const struct engine_handlers app_engine_handlers = {
 static int app_write_exports(struct app *a)
 {
 	const struct calltree *ct = engine_calltree(a->engine);
+	const char *paths[2] = { a->opt.output, a->opt.folded };
 	char *cause = NULL;
-	int rc = 0;
+	int i, rc = 0;
 
-	if (!ct)
-		return 0;
-	if (a->opt.output) {
-		if (calltree_save(ct, engine_functab(a->engine), a->opt.output, false, &cause) < 0) {
-			fprintf(stderr, "ntop-js: %s\n", cause);
-			free(cause);
-			rc = EXIT_INTERNAL;
-		}
-	}
-	if (a->opt.folded) {
-		if (calltree_save(ct, engine_functab(a->engine), a->opt.folded, true, &cause) < 0) {
+	for (i = 0; i < 2 && ct; i++) {
+		if (!paths[i])
+			continue;
+		if (calltree_save(ct, engine_functab(a->engine), paths[i], i == 1, &cause) < 0) {
 			fprintf(stderr, "ntop-js: %s\n", cause);
 			free(cause);
 			rc = EXIT_INTERNAL;
@@ -120,13 +214,103 @@ static int app_write_exports(struct app *a)
 	return rc;
 }
 
+/* Defaults, then the settings file, then the command line. */
+static void app_load_settings(struct app *a)
+{
+	char *cause = NULL;
+
+	settings_defaults(&a->settings);
+	if (!a->opt.no_config) {
+		a->settings_path = settings_path();
+		if (a->settings_path && settings_load(&a->settings, a->settings_path, &cause) < 0) {
+			fprintf(stderr, "ntop-js: %s\n", cause);
+			free(cause);
+		}
+	}
+	if (a->opt.delay_set)
+		a->settings.delay_s = a->opt.delay_s;
+	if (a->opt.interval_set)
+		a->settings.interval_us = a->opt.interval_us;
+	if (a->opt.sort)
+		settings_sort_parse(a->opt.sort, &a->settings.view.sort);
+	if (a->opt.reverse_set)
+		a->settings.view.reverse = true;
+	if (a->opt.mode)
+		settings_mode_parse(a->opt.mode, &a->settings.view.mode);
+	if (a->opt.filter)
+		snprintf(a->settings.view.filter, sizeof a->settings.view.filter, "%s", a->opt.filter);
+	if (a->opt.hide_internals)
+		a->settings.view.hide_internals = true;
+	if (a->opt.hide_node_modules)
+		a->settings.view.hide_node_modules = true;
+	if (a->opt.threshold_pct >= 0)
+		a->settings.view.threshold_pct = a->opt.threshold_pct;
+	if (a->opt.no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]))
+		a->settings.view.color = false;
+}
+
+static int app_list(void)
+{
+	struct node_proc *procs = NULL;
+	size_t n = discover_node_processes(&procs);
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	discover_format_table(procs, n, &sb);
+	fwrite(sb.data, 1, sb.len, stdout);
+	strbuf_free(&sb);
+	free(procs);
+	return 0;
+}
+
+/* Starts the command after "--" and points the target at it. */
+static int app_launch(struct app *a)
+{
+	char *cause = NULL, *log_path;
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	log_path = xasprintf("%s/ntop-js-%d-XXXXXX.log", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
+	fd = mkstemps(log_path, 4);
+	if (fd < 0) {
+		fprintf(stderr, "ntop-js: cannot create a log file for the program: %s.\n",
+			strerror(errno));
+		free(log_path);
+		return EXIT_INTERNAL;
+	}
+	close(fd);
+	a->launch = launch_start(a->opt.command, log_path, a->opt.timeout_s, &cause);
+	free(log_path);
+	if (!a->launch) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		return EXIT_TARGET_GONE;
+	}
+	a->opt.pid = launch_target_pid(a->launch);
+	return EXIT_OK;
+}
+
 static int app_run(struct app *a)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
 	struct attach_opts ao;
 	struct engine_config cfg;
 	char *cause = NULL;
 	int rc;
+
+	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
+		return rc;
+	if (!a->opt.pid && !a->opt.port) {
+		pid_t pid = picker_run(a->settings.view.color, &cause);
+		if (pid < 0) {
+			fprintf(stderr, "ntop-js: %s\n", cause);
+			free(cause);
+			return EXIT_USAGE;
+		}
+		if (pid == 0)
+			return EXIT_OK;
+		a->opt.pid = pid;
+	}
 
 	memset(&ao, 0, sizeof ao);
 	ao.pid = a->opt.pid;
@@ -147,35 +331,66 @@ static int app_run(struct app *a)
 		free(cause);
 		return EXIT_INTERNAL;
 	}
-	if (loop_catch_signals(a->loop, sigs, 3, app_on_signal, a) < 0) {
+	if (loop_catch_signals(a->loop, sigs, (int)(sizeof sigs / sizeof sigs[0]), app_on_signal,
+			a) < 0) {
 		fprintf(stderr, "ntop-js: cannot install signal handlers: %s.\n", strerror(errno));
 		return EXIT_INTERNAL;
 	}
 
 	memset(&cfg, 0, sizeof cfg);
-	cfg.delay_s = a->opt.delay_s;
-	cfg.interval_us = a->opt.interval_us;
+	cfg.delay_s = a->settings.delay_s;
+	cfg.interval_us = a->settings.interval_us;
 	cfg.no_eval = a->opt.no_eval;
 	cfg.timeout_s = a->opt.timeout_s;
 	cfg.iterations = a->opt.iterations;
 	cfg.max_message_bytes = APP_MAX_MESSAGE_BYTES;
-	cfg.calltree_max_samples = (a->opt.output || a->opt.folded) ? APP_CALLTREE_MAX_SAMPLES : 0;
+	/* Kept always: the live view's callers and callees, s and SIGUSR2 need it. */
+	cfg.calltree_max_samples = APP_CALLTREE_MAX_SAMPLES;
 	a->engine = engine_create(a->loop, &a->target, &cfg, &app_engine_handlers, a);
+	if (!a->opt.batch) {
+		a->tui = tui_create(a->loop, a->engine, &a->target, cfg.delay_s, cfg.interval_us,
+			&a->settings.view, &app_tui_actions, a, &cause);
+		if (!a->tui) {
+			fprintf(stderr, "ntop-js: %s\n", cause);
+			free(cause);
+			return EXIT_USAGE;
+		}
+		if (a->launch) {
+			char *msg = xasprintf("started %s (PID %d); its output goes to %s",
+				a->opt.command[0], (int)launch_child_pid(a->launch),
+				launch_log_path(a->launch));
+			tui_status(a->tui, false, msg);
+			free(msg);
+		}
+	} else if (a->launch) {
+		fprintf(stderr, "ntop-js: started %s (PID %d); its output goes to %s\n",
+			a->opt.command[0], (int)launch_child_pid(a->launch), launch_log_path(a->launch));
+	}
 	if (engine_start(a->engine, &cause) < 0) {
+		tui_free(a->tui);
+		a->tui = NULL;
 		fprintf(stderr, "ntop-js: %s\n", cause);
 		free(cause);
 		return EXIT_UNREACHABLE;
 	}
 	if (a->opt.no_eval)
-		fprintf(stderr, "ntop-js: --no-eval: V8's profiler restarts at every window, which "
-			"pauses a large app for the time it takes to list its functions again.\n");
+		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
+			"large app for the time it takes to list its functions again.");
 	loop_run(a->loop);
+	tui_free(a->tui);
+	a->tui = NULL;
 
 	/* Whatever ended the session, what was collected is written. */
 	rc = app_write_exports(a);
 	if (a->why)
 		fprintf(stderr, "ntop-js: %s\n", a->why);
 	return a->status != EXIT_OK ? a->status : rc;
+}
+
+static void app_die_hook(void)
+{
+	/* A fatal error must not leave the terminal in curses mode. */
+	tui_free(NULL);
 }
 
 int app_main(int argc, char **argv)
@@ -187,8 +402,12 @@ int app_main(int argc, char **argv)
 
 	memset(&a, 0, sizeof a);
 	setlocale(LC_CTYPE, "");
+	/* Profiles come and go every window: serve large ones from mmap so that their pages go
+	 * back to the system at once instead of staying in the heap's high-water mark. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	/* A closed stdout reader must not kill ntop-js before it has left the target. */
 	signal(SIGPIPE, SIG_IGN);
+	util_set_die_hook(app_die_hook);
 	rc = options_parse(argc, argv, &a.opt, &msg);
 	if (rc != 0) {
 		fprintf(stderr, "ntop-js: %s\n", msg);
@@ -203,14 +422,24 @@ int app_main(int argc, char **argv)
 		printf("ntop-js %s\n", PACKAGE_VERSION);
 		return 0;
 	}
+	if (a.opt.list)
+		return app_list();
 	for (i = 0; i < a.opt.n_notices; i++)
 		fprintf(stderr, "ntop-js: %s\n", a.opt.notices[i]);
+	app_load_settings(&a);
+	/* Without a terminal (a pipe, a cron job) the live view makes no sense: print reports. */
+	if (!a.opt.batch && (a.opt.pid || a.opt.port || a.opt.command) &&
+	    (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
+		a.opt.batch = true;
 	strbuf_init(&a.out);
 	rc = app_run(&a);
 	engine_free(a.engine);
 	loop_free(a.loop);
+	if (a.launch)
+		launch_stop(a.launch, 2.0);
 	strbuf_free(&a.out);
 	free(a.why);
+	free(a.settings_path);
 	options_free(&a.opt);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include "options.h"
 #include "attach.h"
 #include "exitcode.h"
+#include "settings.h"
 #include "util.h"
 
 #include <errno.h>
@@ -15,6 +16,8 @@
 static const char usage_text[] =
 	"Usage: ntop-js [OPTION]... --pid PID\n"
 	"       ntop-js [OPTION]... --port PORT [--host HOST]\n"
+	"       ntop-js [OPTION]... -- COMMAND [ARG]...\n"
+	"       ntop-js [OPTION]...            (pick one of this machine's Node processes)\n"
 	"Show the hot functions of a running Node.js process, live, without restarting it.\n"
 	"\n"
 	"Target:\n"
@@ -23,6 +26,10 @@ static const char usage_text[] =
 	"      --port PORT        attach to an inspector already listening on PORT\n"
 	"      --host HOST        the inspector's address with --port (default 127.0.0.1)\n"
 	"      --allow-remote     allow a non-loopback --host (an inspector runs any code)\n"
+	"  -- COMMAND [ARG]...    start COMMAND (a node program) with an inspector on a free\n"
+	"                         loopback port, watch it, and end it on quit; its output goes\n"
+	"                         to a log file that the status line names\n"
+	"      --list             list this machine's Node processes and exit\n"
 	"\n"
 	"Sampling:\n"
 	"  -d, --delay SECS       length of each CPU window (default 1, 0.05 to 3600)\n"
@@ -41,6 +48,19 @@ static const char usage_text[] =
 	"                         (opens in Chrome DevTools, VS Code and speedscope)\n"
 	"      --folded FILE      on exit, write folded stacks for flamegraph.pl\n"
 	"\n"
+	"Live view (settings also come from ~/.config/ntop-js/config):\n"
+	"      --sort COLUMN      self, total, self-time, total-time, name or location\n"
+	"      --reverse          sort in ascending order\n"
+	"      --mode MODE        window (the last one), decayed (an average with a 5 s\n"
+	"                         half-life) or cumulative (since attach)\n"
+	"      --filter TEXT      show functions whose name or location contains TEXT\n"
+	"      --hide-internals   hide Node's own code (node: and internal/ URLs)\n"
+	"      --hide-node-modules  hide code under node_modules\n"
+	"      --threshold PCT    hide functions under PCT %% self and total\n"
+	"      --no-color         no colours (also when NO_COLOR is set)\n"
+	"      --save-dir DIR     where s and SIGUSR2 save profiles (default: current directory)\n"
+	"      --no-config        ignore the settings file and do not write it\n"
+	"\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -56,7 +76,8 @@ const char *options_usage(void)
 }
 
 enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT_JSON,
-	OPT_FOLDED };
+	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
+	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -73,6 +94,17 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, 't' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "hide-internals", no_argument, NULL, OPT_HIDE_INTERNALS },
+	{ "hide-node-modules", no_argument, NULL, OPT_HIDE_NODE_MODULES },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "save-dir", required_argument, NULL, OPT_SAVE_DIR },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -145,6 +177,8 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	o->interval_us = 1000;
 	o->top_n = 20;
 	o->timeout_s = 10.0;
+	o->save_dir = ".";
+	o->threshold_pct = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:d:i:bn:t:o:hV", long_opts, NULL)) != -1) {
@@ -169,6 +203,7 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			if (parse_double(optarg, &d) < 0)
 				goto bad_value;
 			o->delay_s = clamp_double(o, "--delay", d, OPT_DELAY_MIN_S, OPT_DELAY_MAX_S, "s");
+			o->delay_set = true;
 			break;
 		case 'i':
 			if (parse_double(optarg, &d) < 0)
@@ -177,6 +212,7 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			 * breaks the profile, and 1 costs a fifth of the target's CPU. */
 			o->interval_us = (long)clamp_double(o, "--interval", floor(d),
 				OPT_INTERVAL_MIN_US, OPT_INTERVAL_MAX_US, "us");
+			o->interval_set = true;
 			break;
 		case OPT_NO_EVAL:
 			o->no_eval = true;
@@ -209,6 +245,47 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		case OPT_FOLDED:
 			o->folded = optarg;
 			break;
+		case OPT_LIST:
+			o->list = true;
+			break;
+		case OPT_SORT:
+			if (settings_sort_parse(optarg, &(enum view_column){ 0 }) < 0)
+				goto bad_value;
+			o->sort = optarg;
+			break;
+		case OPT_REVERSE:
+			o->reverse_set = true;
+			break;
+		case OPT_MODE:
+			if (settings_mode_parse(optarg, &(enum model_mode){ 0 }) < 0)
+				goto bad_value;
+			o->mode = optarg;
+			break;
+		case OPT_FILTER:
+			if (strlen(optarg) >= sizeof ((struct view_settings *)0)->filter)
+				goto bad_value;
+			o->filter = optarg;
+			break;
+		case OPT_HIDE_INTERNALS:
+			o->hide_internals = true;
+			break;
+		case OPT_HIDE_NODE_MODULES:
+			o->hide_node_modules = true;
+			break;
+		case OPT_THRESHOLD:
+			if (parse_double(optarg, &d) < 0 || d < 0 || d > 100)
+				goto bad_value;
+			o->threshold_pct = d;
+			break;
+		case OPT_NO_COLOR:
+			o->no_color = true;
+			break;
+		case OPT_SAVE_DIR:
+			o->save_dir = optarg;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = true;
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -224,15 +301,22 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		}
 	}
 	if (optind < argc) {
-		*msg = xasprintf("unexpected argument '%s' (see ntop-js --help).", argv[optind]);
+		/* Only what follows "--" is a command: anything else is a slip. */
+		if (optind == 1 || strcmp(argv[optind - 1], "--") != 0) {
+			*msg = xasprintf("unexpected argument '%s'; to start a program, put it after "
+				"-- (see ntop-js --help).", argv[optind]);
+			return EXIT_USAGE;
+		}
+		o->command = argv + optind;
+	}
+	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list > 1) {
+		*msg = xstrdup("give one of --pid, --port, --list or a command after --.");
 		return EXIT_USAGE;
 	}
-	if (o->pid && o->port) {
-		*msg = xstrdup("give either --pid or --port, not both.");
-		return EXIT_USAGE;
-	}
-	if (!o->pid && !o->port) {
-		*msg = xstrdup("give the process to watch with --pid PID, or an inspector with --port PORT.");
+	if (o->json)
+		o->batch = true;
+	if (o->batch && !o->pid && !o->port && !o->command) {
+		*msg = xstrdup("batch mode needs a target: --pid PID, --port PORT or -- COMMAND.");
 		return EXIT_USAGE;
 	}
 	if (o->port && !o->allow_remote && !attach_host_is_loopback(o->host)) {
@@ -240,8 +324,6 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			"any code, so ntop-js connects to other hosts only with --allow-remote.", o->host);
 		return EXIT_USAGE;
 	}
-	if (o->json)
-		o->batch = true;
 	return 0;
 
 bad_value:

@@ -30,6 +30,15 @@ struct options {
 	bool no_eval;
 	double timeout_s;
 	bool help, version;
+	/* The live view. Unset settings stay as the settings file has them. */
+	bool list;             /* --list: print the Node processes and exit */
+	char **command;        /* after "--": a program to start and watch (NULL-terminated) */
+	const char *save_dir;  /* where s and SIGUSR2 save (default ".") */
+	bool no_config;
+	bool delay_set, interval_set;
+	const char *sort, *mode, *filter; /* NULL: unset */
+	bool reverse_set, no_color, hide_internals, hide_node_modules;
+	double threshold_pct;  /* < 0: unset */
 	char *notices[8];     /* clamp messages to show before starting */
 	size_t n_notices;
 };

@@ -93,3 +93,38 @@ jsonl_check() {
 		if (r !== true) { console.error("check failed:", r); process.exit(1); }
 	' "$1" "$2"
 }
+
+# ---- Terminal tests: ntop-js in a real terminal, under a private tmux server ----
+
+TMUX_BIN=${TMUX_BIN:-tmux}
+
+require_tmux() {
+	command -v "$TMUX_BIN" >/dev/null 2>&1 || skip_all "tmux not found"
+	export TMUX_TMPDIR="$WORK/tmux"
+	mkdir -p "$TMUX_TMPDIR"
+	unset TMUX
+	# remain-on-exit must be in the file: set later, it races an early exit.
+	printf 'set -g remain-on-exit on\nset -g default-terminal tmux-256color\nset -g history-limit 100\n' \
+		>"$WORK/tmux.conf"
+}
+
+tmx() { "$TMUX_BIN" -L ntopjs-test -f "$WORK/tmux.conf" "$@"; }
+
+# term_start WIDTH HEIGHT COMMAND: runs the command (a shell string) in a detached session.
+term_start() {
+	tmx new-session -d -s t -x "$1" -y "$2" "$3"
+	pids_to_kill="$pids_to_kill $(tmx display -p -t t '#{pane_pid}')"
+	trap 'tmx kill-server 2>/dev/null; cleanup' EXIT
+}
+
+screen() { tmx capture-pane -p -t t; }
+# The screen with attributes (escape sequences), to check highlighting.
+screen_attrs() { tmx capture-pane -p -e -t t; }
+keys() { tmx send-keys -t t "$@"; }
+
+# wait_screen SECS REGEX: waits until the screen matches.
+screen_has() { screen | grep -qE -- "$1"; }
+wait_screen() { wait_for "$1" screen_has "$2"; }
+
+pane_dead() { [ "$(tmx display -p -t t '#{pane_dead}')" = 1 ]; }
+pane_status() { tmx display -p -t t '#{pane_dead_status}'; }

@@ -53,7 +53,21 @@ int main(void)
 	ok(msg && strstr(msg, "--pid"), "message names the option: %s", msg ? msg : "");
 	free(msg);
 
-	is_int(parse(&o, &msg, NULL, NULL, NULL, NULL), EXIT_USAGE, "no target refused");
+	is_int(parse(&o, &msg, NULL, NULL, NULL, NULL), 0, "no target: the picker");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-b", NULL, NULL, NULL), EXIT_USAGE, "batch mode without a target refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-b", "--", "node", "app.js"), 0, "a command after --");
+	ok(o.command && strcmp(o.command[0], "node") == 0 && strcmp(o.command[1], "app.js") == 0,
+		"the command is kept whole");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--sort", "sideways", "-p", "1"), EXIT_USAGE, "unknown sort column refused");
+	free(msg);
+	is_int(parse(&o, &msg, "--sort", "total", "-p", "1"), 0, "sort column accepted");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--threshold", "101", "-p", "1"), EXIT_USAGE, "threshold over 100 refused");
+	free(msg);
+	is_int(parse(&o, &msg, "--list", "-p", "1", NULL), EXIT_USAGE, "--list with a target refused");
 	free(msg);
 	is_int(parse(&o, &msg, "--pid", "1", "--port", "9230"), EXIT_USAGE, "pid and port conflict");
 	free(msg);

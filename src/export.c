@@ -1,0 +1,47 @@
+/* export.c: see export.h. */
+#include "config.h"
+
+#include "export.h"
+#include "calltree.h"
+#include "engine.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg)
+{
+	const struct calltree *all = engine_calltree(e), *win = engine_window_calltree(e);
+	char stamp[32], *base, *p_all, *p_win, *p_fold, *cause = NULL;
+	struct timespec ts;
+	struct tm tm;
+	int rc = -1;
+
+	if (!all || !win) {
+		*msg = xstrdup("nothing to save: no call tree is kept.");
+		return -1;
+	}
+	/* Milliseconds in the name: two saves in one second must not overwrite each other. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	base = xasprintf("%s/ntop-js-%d-%s.%03ld", dir, pid, stamp, ts.tv_nsec / 1000000);
+	p_all = xasprintf("%s-all.cpuprofile", base);
+	p_win = xasprintf("%s-window.cpuprofile", base);
+	p_fold = xasprintf("%s-all.folded", base);
+	if (calltree_save(all, engine_functab(e), p_all, false, &cause) == 0 &&
+	    calltree_save(win, engine_functab(e), p_win, false, &cause) == 0 &&
+	    calltree_save(all, engine_functab(e), p_fold, true, &cause) == 0) {
+		*msg = xasprintf("saved %s, %s and %s", p_all, p_win, p_fold);
+		rc = 0;
+	} else {
+		*msg = cause ? cause : xstrdup("cannot save the profiles.");
+		cause = NULL;
+	}
+	free(cause);
+	free(base);
+	free(p_all);
+	free(p_win);
+	free(p_fold);
+	return rc;
+}

@@ -1,0 +1,12 @@
+/* export.h: saving what a session has collected without stopping it (the s key, SIGUSR2). */
+#ifndef NTOP_EXPORT_H
+#define NTOP_EXPORT_H
+
+struct engine;
+
+/* Writes, into dir, ntop-js-PID-YYYYmmdd-HHMMSS.mmm-all.cpuprofile (since attach or reset),
+ * ...-window.cpuprofile (the last window) and ...-all.folded. Returns 0 with *msg naming the
+ * files, or -1 with *msg saying what failed. The caller frees *msg. */
+int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg);
+
+#endif

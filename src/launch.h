@@ -1,0 +1,28 @@
+/* launch.h: `ntop-js -- node app.js`: start a program with an inspector on a free loopback
+ * port, keep its output off the screen (in a log file), and end it when ntop-js quits. */
+#ifndef NTOP_LAUNCH_H
+#define NTOP_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct launch;
+
+/* Starts argv (argv[0] found on PATH) in a process group of its own (so the terminal's Ctrl-C
+ * reaches only ntop-js), stdin from /dev/null, stdout and stderr appended to log_path (created
+ * 0600), with NODE_OPTIONS gaining --inspect=127.0.0.1:0. Then waits, at most timeout_s, for
+ * the process (or, for a wrapper like npm, its node descendant) to listen on its inspector.
+ * Returns NULL with *cause (one sentence) if it cannot start, exits early (the cause names the
+ * log), or no inspector appears in time; the program is then ended. */
+struct launch *launch_start(char *const *argv, const char *log_path, double timeout_s,
+	char **cause);
+/* The PID to attach to: the node process whose inspector is listening. */
+pid_t launch_target_pid(const struct launch *l);
+pid_t launch_child_pid(const struct launch *l);
+const char *launch_log_path(const struct launch *l);
+/* True (and *status set, as from waitpid) once the started program has exited. */
+bool launch_exited(struct launch *l, int *status);
+/* Ends the program: SIGTERM to its process group, then SIGKILL after grace_s. Frees l. */
+void launch_stop(struct launch *l, double grace_s);
+
+#endif

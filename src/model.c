@@ -1,0 +1,313 @@
+/* model.c: see model.h.
+ *
+ * The decayed averages are decayed sums: at every window each value is multiplied by
+ * f = 0.5^(window length / half-life) and the window's value is added. A percentage is the
+ * ratio of two such sums (a function's time over the sampled time), which is a weighted
+ * average of the windows' percentages with weights that halve every half-life. */
+#include "config.h"
+
+#include "model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "calltree.h"
+#include "functab.h"
+#include "util.h"
+
+#define MODEL_HALF_LIFE_S 5.0
+/* Decayed values below this (µs) are dropped, so functions that stopped running leave the
+ * decayed view after about 40 half-lives instead of lingering forever. */
+#define MODEL_DECAY_FLOOR_US 1e-6
+
+void model_init(struct model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->half_life_s = MODEL_HALF_LIFE_S;
+}
+
+void model_free(struct model *m)
+{
+	free(m->dec_self_us);
+	free(m->dec_total_us);
+	m->dec_self_us = m->dec_total_us = NULL;
+	m->dec_cap = 0;
+}
+
+static void model_dec_grow(struct model *m, size_t need)
+{
+	size_t old = m->dec_cap, cap = old;
+
+	if (need <= old)
+		return;
+	m->dec_self_us = xreallocarray_grow(m->dec_self_us, &cap, need, sizeof(double));
+	cap = old;
+	m->dec_total_us = xreallocarray_grow(m->dec_total_us, &cap, need, sizeof(double));
+	memset(m->dec_self_us + old, 0, (cap - old) * sizeof(double));
+	memset(m->dec_total_us + old, 0, (cap - old) * sizeof(double));
+	m->dec_cap = cap;
+}
+
+void model_on_window(struct model *m, const struct window_stats *w, double window_ms)
+{
+	double hl = m->half_life_s > 0 && isfinite(m->half_life_s) ? m->half_life_s
+		: MODEL_HALF_LIFE_S;
+	double f = window_ms > 0 && isfinite(window_ms) ? pow(0.5, window_ms / 1000.0 / hl) : 1.0;
+	size_t need = 0;
+
+	m->window = w;
+	m->last_window_ms = window_ms;
+	m->last_samples = w ? w->n_samples : 0;
+	m->windows++;
+	if (!w)
+		return;
+
+	for (size_t i = 0; i < w->n_funcs; i++)
+		if ((size_t)w->funcs[i].func + 1 > need)
+			need = (size_t)w->funcs[i].func + 1;
+	model_dec_grow(m, need);
+	for (size_t i = 0; i < m->dec_cap; i++) {
+		m->dec_self_us[i] *= f;
+		m->dec_total_us[i] *= f;
+		if (m->dec_total_us[i] < MODEL_DECAY_FLOOR_US &&
+		    m->dec_self_us[i] < MODEL_DECAY_FLOOR_US)
+			m->dec_self_us[i] = m->dec_total_us[i] = 0;
+	}
+	for (size_t i = 0; i < w->n_funcs; i++) {
+		const struct func_stat *fs = &w->funcs[i];
+		m->dec_self_us[fs->func] += fs->self_us;
+		m->dec_total_us[fs->func] += fs->total_us;
+	}
+	m->dec_sampled_us = m->dec_sampled_us * f + w->sampled_us;
+	m->dec_js_us = m->dec_js_us * f + w->js_us;
+	m->dec_gc_us = m->dec_gc_us * f + w->gc_us;
+	m->dec_program_us = m->dec_program_us * f + w->program_us;
+	m->dec_idle_us = m->dec_idle_us * f + w->idle_us;
+}
+
+void model_reset_decay(struct model *m)
+{
+	if (m->dec_cap) {
+		memset(m->dec_self_us, 0, m->dec_cap * sizeof(double));
+		memset(m->dec_total_us, 0, m->dec_cap * sizeof(double));
+	}
+	m->dec_sampled_us = m->dec_js_us = m->dec_gc_us = m->dec_program_us = m->dec_idle_us = 0;
+}
+
+void model_set_status(struct model *m, bool is_error, double now_wall_s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->status, sizeof(m->status), fmt, ap);
+	va_end(ap);
+	m->status_is_error = is_error;
+	m->status_wall_s = now_wall_s;
+}
+
+static double model_pct(double part, double whole)
+{
+	return whole > 0 ? part / whole * 100.0 : 0;
+}
+
+/* Only ordinary functions are rows; the special nodes are in the split. */
+static bool model_is_js(const struct model *m, uint32_t func)
+{
+	const struct func_info *fi;
+
+	if (!m->ft)
+		return true;
+	if (func >= functab_count(m->ft))
+		return false;
+	fi = functab_get(m->ft, func);
+	return fi && fi->kind == FUNC_JS;
+}
+
+static void model_row_push(const struct model *m, struct model_row **rows, size_t *cap,
+	size_t *n, uint32_t func, double self_pct, double total_pct)
+{
+	struct model_row *r;
+
+	*rows = xreallocarray_grow(*rows, cap, *n + 1, sizeof(**rows));
+	r = &(*rows)[(*n)++];
+	r->func = func;
+	r->self_pct = self_pct;
+	r->total_pct = total_pct;
+	r->self_us = m->cum ? cumulative_self_us(m->cum, func) : 0;
+	r->total_us = m->cum ? cumulative_total_us(m->cum, func) : 0;
+}
+
+size_t model_rows(const struct model *m, enum model_mode mode, struct model_row **rows,
+	size_t *cap)
+{
+	size_t n = 0, limit;
+
+	switch (mode) {
+	case MODE_WINDOW:
+		if (!m->window)
+			break;
+		for (size_t i = 0; i < m->window->n_funcs; i++) {
+			const struct func_stat *fs = &m->window->funcs[i];
+			if (!model_is_js(m, fs->func))
+				continue;
+			model_row_push(m, rows, cap, &n, fs->func,
+				model_pct(fs->self_us, m->window->sampled_us),
+				model_pct(fs->total_us, m->window->sampled_us));
+		}
+		break;
+	case MODE_CUMULATIVE:
+		if (!m->cum)
+			break;
+		limit = m->cum->cap;
+		if (m->ft && functab_count(m->ft) < limit)
+			limit = functab_count(m->ft);
+		for (size_t f = 0; f < limit; f++) {
+			double s = m->cum->self_us[f], t = m->cum->total_us[f];
+			if ((s > 0 || t > 0) && model_is_js(m, (uint32_t)f))
+				model_row_push(m, rows, cap, &n, (uint32_t)f,
+					model_pct(s, m->cum->sampled_us),
+					model_pct(t, m->cum->sampled_us));
+		}
+		break;
+	case MODE_DECAYED:
+		limit = m->dec_cap;
+		if (m->ft && functab_count(m->ft) < limit)
+			limit = functab_count(m->ft);
+		for (size_t f = 0; f < limit; f++) {
+			double s = m->dec_self_us[f], t = m->dec_total_us[f];
+			if ((s > 0 || t > 0) && model_is_js(m, (uint32_t)f))
+				model_row_push(m, rows, cap, &n, (uint32_t)f,
+					model_pct(s, m->dec_sampled_us),
+					model_pct(t, m->dec_sampled_us));
+		}
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+struct model_split model_split(const struct model *m, enum model_mode mode)
+{
+	struct model_split s = {0, 0, 0, 0};
+	double all, js, gc, prog, idle;
+
+	switch (mode) {
+	case MODE_WINDOW:
+		if (!m->window)
+			return s;
+		all = m->window->sampled_us, js = m->window->js_us, gc = m->window->gc_us;
+		prog = m->window->program_us, idle = m->window->idle_us;
+		break;
+	case MODE_CUMULATIVE:
+		if (!m->cum)
+			return s;
+		all = m->cum->sampled_us, js = m->cum->js_us, gc = m->cum->gc_us;
+		prog = m->cum->program_us, idle = m->cum->idle_us;
+		break;
+	case MODE_DECAYED:
+		all = m->dec_sampled_us, js = m->dec_js_us, gc = m->dec_gc_us;
+		prog = m->dec_program_us, idle = m->dec_idle_us;
+		break;
+	default:
+		return s;
+	}
+	s.js_pct = model_pct(js, all);
+	s.gc_pct = model_pct(gc, all);
+	s.program_pct = model_pct(prog, all);
+	s.idle_pct = model_pct(idle, all);
+	return s;
+}
+
+static int model_cmp_share(const void *a, const void *b)
+{
+	const struct model_row *x = a, *y = b;
+
+	if (x->self_pct != y->self_pct)
+		return x->self_pct > y->self_pct ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Callers (or callees) of func in O(nodes): node totals bottom-up, then for every node of func
+ * that has no func above it (so that recursion counts once), its total goes to its parent's
+ * function, or each child's total to the child's function. */
+static size_t model_relatives(const struct model *m, uint32_t func, bool callers,
+	struct model_row **rows, size_t *cap)
+{
+	size_t n_nodes, n_funcs = 0, n = 0;
+	uint32_t *nf;
+	int32_t *np;
+	double *tot, *acc, f_total = 0;
+	unsigned char *below; /* below[i]: func is a strict ancestor of node i */
+
+	if (!m->ct || (n_nodes = calltree_node_count(m->ct)) == 0)
+		return 0;
+	nf = xmalloc(n_nodes * sizeof(*nf));
+	np = xmalloc(n_nodes * sizeof(*np));
+	tot = xmalloc(n_nodes * sizeof(*tot));
+	below = xcalloc(n_nodes, 1);
+	for (size_t i = 0; i < n_nodes; i++) {
+		calltree_node(m->ct, i, &nf[i], &np[i], &tot[i]);
+		/* The tree promises parent < child; a node that breaks it is left out. */
+		if (np[i] >= (int32_t)i || (i > 0 && np[i] < 0))
+			np[i] = -1, nf[i] = UINT32_MAX, tot[i] = 0;
+		if (m->ft && nf[i] >= functab_count(m->ft))
+			nf[i] = UINT32_MAX;
+		if (nf[i] != UINT32_MAX && (size_t)nf[i] + 1 > n_funcs)
+			n_funcs = (size_t)nf[i] + 1;
+		if (!(tot[i] > 0) || !isfinite(tot[i]))
+			tot[i] = 0;
+	}
+	for (size_t i = n_nodes; i-- > 1;)
+		if (np[i] >= 0)
+			tot[np[i]] += tot[i];
+	for (size_t i = 1; i < n_nodes; i++)
+		if (np[i] >= 0)
+			below[i] = below[np[i]] || nf[np[i]] == func;
+
+	acc = xcalloc(n_funcs ? n_funcs : 1, sizeof(*acc));
+	for (size_t i = 0; i < n_nodes; i++) {
+		int32_t p = np[i];
+
+		if (nf[i] == func && !below[i]) {
+			f_total += tot[i];
+			if (callers && p >= 0 && nf[p] != UINT32_MAX)
+				acc[nf[p]] += tot[i];
+		}
+		if (!callers && p >= 0 && nf[p] == func && !below[p] && nf[i] != UINT32_MAX)
+			acc[nf[i]] += tot[i];
+	}
+	for (size_t f = 0; f < n_funcs; f++) {
+		struct model_row *r;
+
+		if (!(acc[f] > 0))
+			continue;
+		*rows = xreallocarray_grow(*rows, cap, n + 1, sizeof(**rows));
+		r = &(*rows)[n++];
+		r->func = (uint32_t)f;
+		r->self_pct = r->total_pct = model_pct(acc[f], f_total);
+		r->self_us = r->total_us = acc[f];
+	}
+	if (n > 1)
+		qsort(*rows, n, sizeof(**rows), model_cmp_share);
+	free(nf);
+	free(np);
+	free(tot);
+	free(below);
+	free(acc);
+	return n;
+}
+
+size_t model_callers(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap)
+{
+	return model_relatives(m, func, true, rows, cap);
+}
+
+size_t model_callees(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap)
+{
+	return model_relatives(m, func, false, rows, cap);
+}

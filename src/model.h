@@ -1,0 +1,84 @@
+/* model.h: what the views show. The app updates it from the engine; views only read it.
+ * No curses, no sockets, no JSON here. */
+#ifndef NTOP_MODEL_H
+#define NTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct functab;
+struct window_stats;
+struct cumulative;
+struct calltree;
+
+enum model_mode {
+	MODE_WINDOW,     /* the last window */
+	MODE_DECAYED,    /* an exponentially decayed average (half-life model.half_life_s) */
+	MODE_CUMULATIVE, /* since attach or the last reset */
+	MODE_COUNT
+};
+
+struct model_row {
+	uint32_t func;
+	double self_pct, total_pct; /* of the mode's sampled time, 0-100 */
+	double self_us, total_us;   /* cumulative since attach or reset */
+};
+
+struct model_split {
+	double js_pct, gc_pct, program_pct, idle_pct;
+};
+
+struct model {
+	/* The target. */
+	int pid;
+	char title[256];
+	char node_version[32];
+	double attached_wall_s;
+	/* Sampling state. */
+	double delay_s;
+	long interval_us;
+	size_t windows, windows_late;
+	double last_window_ms;
+	size_t last_samples;
+	bool connected;
+	/* Status line: one message, shown until replaced (wall time it was set). */
+	char status[256];
+	bool status_is_error;
+	double status_wall_s;
+	/* Data, borrowed from the engine and valid until the next window. */
+	const struct functab *ft;
+	const struct window_stats *window;
+	const struct cumulative *cum;
+	const struct calltree *ct;
+	/* Decayed averages, owned here: indexed by function. */
+	double half_life_s;
+	double *dec_self_us, *dec_total_us;
+	size_t dec_cap;
+	double dec_sampled_us, dec_js_us, dec_gc_us, dec_program_us, dec_idle_us;
+	/* Reserved for the memory line (memory issue). */
+	bool have_memory;
+};
+
+void model_init(struct model *m);
+void model_free(struct model *m);
+/* Takes a new window (w and the cumulative counters belong to the engine): sets window,
+ * last_window_ms and last_samples, counts it in windows, and updates the decayed averages. */
+void model_on_window(struct model *m, const struct window_stats *w, double window_ms);
+/* Forgets the decayed averages (after a reset of the cumulative counters). */
+void model_reset_decay(struct model *m);
+void model_set_status(struct model *m, bool is_error, double now_wall_s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The rows of a mode: every function with time in it (special nodes excluded), unsorted.
+ * Returns the count; *rows is reallocated as needed (caller frees). */
+size_t model_rows(const struct model *m, enum model_mode mode, struct model_row **rows,
+	size_t *cap);
+struct model_split model_split(const struct model *m, enum model_mode mode);
+
+/* Callers and callees of func, from the cumulative call tree: each row's self_pct is the share
+ * of func's total time that goes through that caller (or into that callee). */
+size_t model_callers(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
+size_t model_callees(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
+
+#endif

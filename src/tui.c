@@ -1,0 +1,167 @@
+/* tui.c: see tui.h. */
+#include "config.h"
+
+#include "tui.h"
+#include "aggregate.h"
+#include "attach.h"
+#include "engine.h"
+#include "grid.h"
+#include "loop.h"
+#include "model.h"
+#include "term.h"
+#include "util.h"
+#include "view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tui {
+	struct loop *loop;
+	struct engine *engine;
+	struct model model;
+	struct view *view;
+	struct grid grid;
+	const struct tui_actions *actions;
+	void *ud;
+	bool first_status; /* the status line still holds the "attached" message */
+};
+
+static void tui_draw(struct tui *t)
+{
+	int w, h;
+
+	term_size(&w, &h);
+	if (w != t->grid.width || h != t->grid.height)
+		grid_resize(&t->grid, w, h);
+	else
+		grid_clear(&t->grid);
+	view_draw(t->view, &t->model, &t->grid, util_now_wall_s());
+	term_draw(&t->grid);
+}
+
+static void tui_on_keys(void *ud)
+{
+	struct tui *t = ud;
+	bool redraw = false;
+	int key;
+
+	while ((key = term_read_key()) != -1) {
+		if (key == VK_RESIZE) {
+			redraw = true;
+			continue;
+		}
+		switch (view_key(t->view, &t->model, key)) {
+		case VA_NONE:
+			break;
+		case VA_REDRAW:
+			redraw = true;
+			break;
+		case VA_QUIT:
+			t->actions->quit(t->ud);
+			return;
+		case VA_SAVE:
+			t->actions->save(t->ud);
+			redraw = true;
+			break;
+		case VA_RESET:
+			t->actions->reset(t->ud);
+			redraw = true;
+			break;
+		case VA_SETTINGS:
+			t->actions->settings_changed(t->ud, view_settings(t->view));
+			redraw = true;
+			break;
+		}
+	}
+	if (redraw)
+		tui_draw(t);
+}
+
+struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_result *target,
+	double delay_s, long interval_us, const struct view_settings *settings,
+	const struct tui_actions *actions, void *ud, char **cause)
+{
+	struct tui *t;
+
+	if (term_open(settings->color, cause) < 0)
+		return NULL;
+	t = xcalloc(1, sizeof *t);
+	t->loop = l;
+	t->engine = e;
+	t->actions = actions;
+	t->ud = ud;
+	model_init(&t->model);
+	t->model.pid = (int)target->pid;
+	/* Both were read from the target: keep what fits. */
+	snprintf(t->model.title, sizeof t->model.title, "%.*s", (int)sizeof t->model.title - 1,
+		target->title);
+	snprintf(t->model.node_version, sizeof t->model.node_version, "%.*s",
+		(int)sizeof t->model.node_version - 1, target->node_version);
+	t->model.attached_wall_s = util_now_wall_s();
+	t->model.delay_s = delay_s;
+	t->model.interval_us = interval_us;
+	t->model.connected = true;
+	t->model.ft = engine_functab(e);
+	t->model.cum = engine_cumulative(e);
+	t->model.ct = engine_calltree(e);
+	t->view = view_create(settings);
+	grid_init(&t->grid);
+	if (loop_watch_fd(l, term_key_fd(), tui_on_keys, t) < 0) {
+		*cause = xstrdup("cannot watch the keyboard.");
+		tui_free(t);
+		return NULL;
+	}
+	model_set_status(&t->model, false, util_now_wall_s(), "attached; the first window "
+		"arrives in %g s", delay_s);
+	t->first_status = true;
+	tui_draw(t);
+	return t;
+}
+
+void tui_free(struct tui *t)
+{
+	term_close();
+	if (!t)
+		return;
+	view_free(t->view);
+	grid_free(&t->grid);
+	model_free(&t->model);
+	free(t);
+}
+
+void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms)
+{
+	model_on_window(&t->model, w, window_ms);
+	if (t->model.windows == 1 && !t->model.status_is_error && t->first_status)
+		t->model.status[0] = '\0'; /* "the first window arrives in..." has arrived */
+	t->first_status = false;
+	t->model.windows = engine_windows_done(t->engine);
+	t->model.windows_late = engine_windows_late(t->engine);
+	tui_draw(t);
+}
+
+void tui_status(struct tui *t, bool is_error, const char *msg)
+{
+	t->first_status = false;
+	model_set_status(&t->model, is_error, util_now_wall_s(), "%s", msg);
+	tui_draw(t);
+}
+
+void tui_set_connected(struct tui *t, bool connected)
+{
+	t->model.connected = connected;
+	tui_draw(t);
+}
+
+void tui_resize(struct tui *t)
+{
+	term_resize();
+	tui_draw(t);
+}
+
+void tui_after_reset(struct tui *t)
+{
+	model_reset_decay(&t->model);
+	tui_draw(t);
+}

@@ -1,0 +1,36 @@
+/* tui.h: the live view's controller: it feeds the engine's windows to the model, the keys to
+ * the view, and the view's grid to the terminal. */
+#ifndef NTOP_TUI_H
+#define NTOP_TUI_H
+
+#include <stdbool.h>
+
+struct loop;
+struct engine;
+struct attach_result;
+struct view_settings;
+struct window_stats;
+struct tui;
+
+struct tui_actions {
+	void (*quit)(void *ud);
+	void (*save)(void *ud);   /* the app saves and reports through tui_status() */
+	void (*reset)(void *ud);  /* the app resets the engine's cumulative data */
+	void (*settings_changed)(void *ud, const struct view_settings *s);
+};
+
+/* Opens the terminal and starts drawing. Returns NULL with *cause on failure. */
+struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_result *target,
+	double delay_s, long interval_us, const struct view_settings *settings,
+	const struct tui_actions *actions, void *ud, char **cause);
+/* Restores the terminal. */
+void tui_free(struct tui *t);
+void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms);
+void tui_status(struct tui *t, bool is_error, const char *msg);
+void tui_set_connected(struct tui *t, bool connected);
+/* The terminal changed size (SIGWINCH). */
+void tui_resize(struct tui *t);
+/* After the engine's cumulative data was reset. */
+void tui_after_reset(struct tui *t);
+
+#endif

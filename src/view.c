@@ -1,0 +1,474 @@
+/* view.c: see view.h. This file holds the view's life cycle, the key dispatch (global keys and
+ * the one-line prompt) and the helpers the screens share; the screens themselves are in
+ * view_table.c, view_detail.c and view_help.c. */
+#include "config.h"
+
+#include "view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "functab.h"
+#include "grid.h"
+#include "util.h"
+#include "view_priv.h"
+
+struct view *view_create(const struct view_settings *s)
+{
+	struct view *v = xcalloc(1, sizeof(*v));
+
+	if (s)
+		v->s = *s;
+	else
+		v->s.sort = COL_SELF_PCT;
+	if ((unsigned)v->s.sort >= COL_COUNT)
+		v->s.sort = COL_SELF_PCT;
+	if ((unsigned)v->s.mode >= MODE_COUNT)
+		v->s.mode = MODE_WINDOW;
+	if (!(v->s.threshold_pct >= 0) || v->s.threshold_pct > 100)
+		v->s.threshold_pct = 0;
+	v->s.filter[sizeof(v->s.filter) - 1] = '\0';
+	v->screen = VS_TABLE;
+	v->sel_func = VIEW_NONE;
+	v->detail = VIEW_NONE;
+	v->page_rows = 10;
+	v->ellipsis = "~";
+	v->arrow_down = "v";
+	v->arrow_up = "^";
+	return v;
+}
+
+void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	free(v->all);
+	free(v->rows);
+	for (int i = 0; i < MODE_COUNT; i++)
+		free(v->frozen[i]);
+	free(v->callers);
+	free(v->callees);
+	free(v);
+}
+
+const struct view_settings *view_settings(const struct view *v)
+{
+	return &v->s;
+}
+
+bool view_paused(const struct view *v)
+{
+	return v->paused;
+}
+
+uint32_t view_detail_func(const struct view *v)
+{
+	return v->screen == VS_DETAIL ? v->detail : UINT32_MAX;
+}
+
+/* --- shared helpers --- */
+
+const struct func_info *view_func(const struct model *m, uint32_t func)
+{
+	if (!m->ft || func >= functab_count(m->ft))
+		return NULL;
+	return functab_get(m->ft, func);
+}
+
+const char *view_func_name(const struct model *m, uint32_t func)
+{
+	const struct func_info *fi = view_func(m, func);
+
+	if (!fi || !fi->name)
+		return "(unknown)";
+	return fi->name[0] ? fi->name : "(anonymous)";
+}
+
+void view_func_location(const struct model *m, uint32_t func, bool with_column, char *out,
+	size_t outsz)
+{
+	const struct func_info *fi = view_func(m, func);
+	const char *url;
+
+	out[0] = '\0';
+	if (!fi || !fi->url || !fi->url[0])
+		return;
+	url = util_display_url(fi->url);
+	/* V8's lines and columns are 0-based; editors count from 1. */
+	if (fi->line >= 0 && with_column && fi->column >= 0)
+		snprintf(out, outsz, "%s:%ld:%ld", url, (long)fi->line + 1, (long)fi->column + 1);
+	else if (fi->line >= 0)
+		snprintf(out, outsz, "%s:%ld", url, (long)fi->line + 1);
+	else
+		snprintf(out, outsz, "%s", url);
+}
+
+bool view_func_internal(const struct model *m, uint32_t func)
+{
+	const struct func_info *fi = view_func(m, func);
+
+	return fi && fi->url &&
+		(strncmp(fi->url, "node:", 5) == 0 || strncmp(fi->url, "internal/", 9) == 0);
+}
+
+static int view_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* ASCII case folding is enough for names and paths; other bytes compare as they are. */
+bool view_contains_ci(const char *hay, const char *needle)
+{
+	size_t nl = strlen(needle);
+
+	if (nl == 0)
+		return true;
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < nl && hay[i] && view_lower((unsigned char)hay[i]) ==
+			view_lower((unsigned char)needle[i]))
+			i++;
+		if (i == nl)
+			return true;
+	}
+	return false;
+}
+
+bool view_row_matches(const struct model *m, uint32_t func, const char *needle)
+{
+	char loc[1024];
+
+	if (view_contains_ci(view_func_name(m, func), needle))
+		return true;
+	view_func_location(m, func, false, loc, sizeof(loc));
+	return view_contains_ci(loc, needle);
+}
+
+void view_fmt_time(double us, char *out, size_t outsz)
+{
+	double s = isfinite(us) && us > 0 ? us / 1e6 : 0;
+	long t;
+
+	if (s < 59.995) {
+		snprintf(out, outsz, "%.2fs", s);
+		return;
+	}
+	t = lround(s);
+	if (t < 3600)
+		snprintf(out, outsz, "%ldm%02lds", t / 60, t % 60);
+	else if ((t = lround(s / 60)) < 100 * 60)
+		snprintf(out, outsz, "%ldh%02ldm", t / 60, t % 60);
+	else
+		snprintf(out, outsz, "%.0fh", s / 3600);
+}
+
+void view_fmt_pct(double pct, char *out, size_t outsz)
+{
+	if (!isfinite(pct) || pct < 0)
+		pct = 0;
+	snprintf(out, outsz, "%.1f%%", pct);
+}
+
+enum grid_attr view_heat(double pct)
+{
+	if (pct >= 40)
+		return GA_HEAT4;
+	if (pct >= 15)
+		return GA_HEAT3;
+	if (pct >= 5)
+		return GA_HEAT2;
+	if (pct >= 1)
+		return GA_HEAT1;
+	return GA_NORMAL;
+}
+
+static void view_fmt_secs(double s, char *out, size_t outsz)
+{
+	if (!isfinite(s) || s <= 0)
+		snprintf(out, outsz, "?");
+	else if (s >= 100)
+		snprintf(out, outsz, "%.0fs", s);
+	else
+		snprintf(out, outsz, "%.3gs", s);
+}
+
+void view_mode_label(const struct model *m, enum model_mode mode, char *out, size_t outsz)
+{
+	char secs[32];
+
+	switch (mode) {
+	case MODE_WINDOW:
+		view_fmt_secs(m->delay_s > 0 ? m->delay_s : m->last_window_ms / 1000, secs,
+			sizeof(secs));
+		snprintf(out, outsz, "%s", secs);
+		break;
+	case MODE_DECAYED:
+		view_fmt_secs(m->half_life_s, secs, sizeof(secs));
+		snprintf(out, outsz, "avg %s", secs);
+		break;
+	default:
+		snprintf(out, outsz, "all");
+		break;
+	}
+}
+
+int view_put_fit(const struct view *v, struct grid *g, int x, int y, enum grid_attr attr,
+	const char *text, int cols, bool from_left)
+{
+	int tc, w;
+
+	if (cols <= 0)
+		return 0;
+	tc = grid_text_cols(text);
+	if (tc <= cols)
+		return grid_put(g, x, y, attr, text, cols);
+	if (cols == 1)
+		return grid_put(g, x, y, attr, v->ellipsis, 1);
+	if (!from_left) {
+		w = grid_put(g, x, y, attr, text, cols - 1);
+		return w + grid_put(g, x + w, y, attr, v->ellipsis, 1);
+	}
+	/* Drop characters from the left until the rest fits after the ellipsis. */
+	{
+		size_t len = strlen(text), i = 0;
+		while (i < len && tc > cols - 1) {
+			char one[5];
+			size_t n = util_utf8_seq(text + i, len - i);
+			if (n == 0)
+				n = 1;
+			memcpy(one, text + i, n);
+			one[n] = '\0';
+			tc -= grid_text_cols(one);
+			i += n;
+		}
+		w = grid_put(g, x, y, attr, v->ellipsis, 1);
+		return w + grid_put(g, x + w, y, attr, text + i, cols - w);
+	}
+}
+
+void view_put_right(struct grid *g, int x, int y, enum grid_attr attr, const char *text, int cols)
+{
+	int w = grid_text_cols(text);
+
+	if (cols <= 0)
+		return;
+	if (w > cols)
+		grid_put(g, x, y, attr, text, cols);
+	else
+		grid_put(g, x + cols - w, y, attr, text, w);
+}
+
+/* The key bar (ASCII) cut after the last whole "key action" pair that fits. */
+static void view_put_keys(struct grid *g, int x, int y, const char *keys)
+{
+	size_t room = x < g->width ? (size_t)(g->width - x) : 0, cut = strlen(keys);
+
+	if (cut > room) {
+		const char *p = keys;
+		cut = 0;
+		while ((p = strstr(p, "  ")) && (size_t)(p - keys) <= room) {
+			cut = (size_t)(p - keys);
+			p += 2;
+		}
+		if (cut == 0)
+			cut = room;
+	}
+	grid_put(g, x, y, GA_KEYBAR, keys, (int)cut);
+}
+
+int view_status_line(int height)
+{
+	return height >= 6 ? height - 2 : -1;
+}
+
+int view_draw_bottom(struct view *v, const struct model *m, struct grid *g, const char *keys)
+{
+	int y = g->height - 1, sy = view_status_line(g->height), x = 0;
+
+	if (y < 0)
+		return 0;
+	if (v->prompt != VP_NONE) {
+		const char *label = v->prompt == VP_SEARCH ? "Search: " : "Filter: ";
+		x = grid_put(g, 0, y, GA_KEYBAR, label, 0);
+		x += grid_put(g, x, y, GA_NORMAL, v->input, 0);
+		x += grid_put(g, x, y, GA_KEYBAR, "_", 0);
+		if (x + 30 < g->width)
+			grid_put(g, x + 2, y, GA_DIM, v->prompt == VP_SEARCH ?
+				"Enter: find  Esc: cancel" : "Enter: apply (empty clears)  Esc: cancel", 0);
+	} else {
+		grid_fill_attr(g, 0, y, g->width, GA_KEYBAR);
+		if (v->paused)
+			x = grid_put(g, 0, y, GA_WARN, "PAUSED ", 0);
+		view_put_keys(g, x, y, keys);
+	}
+	if (sy < 0)
+		return y;
+	if (v->msg[0])
+		grid_put(g, 0, sy, GA_WARN, v->msg, 0);
+	else if (m->status[0])
+		grid_put(g, 0, sy, m->status_is_error ? GA_WARN : GA_STATUS, m->status, 0);
+	return sy;
+}
+
+/* --- keys --- */
+
+static void view_input_append(struct view *v, int key)
+{
+	char u[4];
+	size_t n;
+
+	if (key < 0x80) {
+		u[0] = (char)key;
+		n = 1;
+	} else if (key < 0x800) {
+		u[0] = (char)(0xc0 | (key >> 6));
+		u[1] = (char)(0x80 | (key & 0x3f));
+		n = 2;
+	} else {
+		u[0] = (char)(0xe0 | (key >> 12));
+		u[1] = (char)(0x80 | ((key >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (key & 0x3f));
+		n = 3;
+	}
+	if (v->input_len + n >= sizeof(v->input))
+		return;
+	memcpy(v->input + v->input_len, u, n);
+	v->input_len += n;
+	v->input[v->input_len] = '\0';
+}
+
+static enum view_action view_prompt_key(struct view *v, const struct model *m, int key)
+{
+	switch (key) {
+	case VK_ESC:
+		v->prompt = VP_NONE;
+		return VA_REDRAW;
+	case VK_ENTER:
+	case '\n':
+	case '\r':
+		if (v->prompt == VP_FILTER) {
+			v->prompt = VP_NONE;
+			snprintf(v->s.filter, sizeof(v->s.filter), "%s", v->input);
+			return VA_SETTINGS;
+		}
+		v->prompt = VP_NONE;
+		snprintf(v->search, sizeof(v->search), "%s", v->input);
+		if (v->search[0] && !view_search_next(v, m, false))
+			snprintf(v->msg, sizeof(v->msg), "No function or location contains \"%s\".",
+				v->search);
+		return VA_REDRAW;
+	case VK_BACKSPACE:
+	case 127:
+	case 8:
+		while (v->input_len > 0) {
+			unsigned char c = (unsigned char)v->input[--v->input_len];
+			if ((c & 0xc0) != 0x80)
+				break; /* the first byte of the last character */
+		}
+		v->input[v->input_len] = '\0';
+		return VA_REDRAW;
+	case 21: /* Ctrl-U */
+		v->input_len = 0;
+		v->input[0] = '\0';
+		return VA_REDRAW;
+	default:
+		if ((key >= 0x20 && key < 0x7f) ||
+		    (key >= 0xa0 && key < 0x10000 && (key < 0xd800 || key > 0xdfff))) {
+			view_input_append(v, key);
+			return VA_REDRAW;
+		}
+		return VA_NONE;
+	}
+}
+
+void view_table_freeze(struct view *v, const struct model *m)
+{
+	for (int i = 0; i < MODE_COUNT; i++) {
+		v->n_frozen[i] = model_rows(m, (enum model_mode)i, &v->frozen[i], &v->frozen_cap[i]);
+		v->frozen_split[i] = model_split(m, (enum model_mode)i);
+	}
+}
+
+/* Keys that work the same on the table and on the detail screen. */
+static enum view_action view_common_key(struct view *v, const struct model *m, int key,
+	bool *handled)
+{
+	*handled = true;
+	switch (key) {
+	case '?':
+	case 'h':
+	case VK_F1:
+		v->help_from = v->screen;
+		v->screen = VS_HELP;
+		v->help_top = 0;
+		return VA_REDRAW;
+	case 'q':
+		return VA_QUIT;
+	case 'r':
+		return VA_RESET;
+	case 's':
+		return VA_SAVE;
+	case 'w':
+		v->s.mode = (enum model_mode)((v->s.mode + 1) % MODE_COUNT);
+		return VA_SETTINGS;
+	case 'p':
+	case ' ':
+		v->paused = !v->paused;
+		if (v->paused)
+			view_table_freeze(v, m);
+		return VA_REDRAW;
+	default:
+		*handled = false;
+		return VA_NONE;
+	}
+}
+
+enum view_action view_key(struct view *v, const struct model *m, int key)
+{
+	bool had_msg = v->msg[0] != '\0', handled;
+	enum view_action a;
+
+	v->msg[0] = '\0';
+	if (key == 3) /* Ctrl-C */
+		return VA_QUIT;
+	if (key == VK_RESIZE)
+		return VA_REDRAW;
+	if (v->prompt != VP_NONE)
+		a = view_prompt_key(v, m, key);
+	else if (v->screen == VS_HELP)
+		a = view_help_key(v, key);
+	else {
+		a = view_common_key(v, m, key, &handled);
+		if (!handled)
+			a = v->screen == VS_DETAIL ? view_detail_key(v, m, key)
+				: view_table_key(v, m, key);
+	}
+	return a == VA_NONE && had_msg ? VA_REDRAW : a;
+}
+
+void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+{
+	/* The ellipsis and arrows only where the locale can show them (ncurses agrees). */
+	bool uni = wcwidth(0x2026) == 1 && wcwidth(0x25bc) == 1 && wcwidth(0x25b2) == 1;
+
+	v->ellipsis = uni ? "\xe2\x80\xa6" : "~";
+	v->arrow_down = uni ? "\xe2\x96\xbc" : "v";
+	v->arrow_up = uni ? "\xe2\x96\xb2" : "^";
+	grid_clear(g);
+	if (g->width <= 0 || g->height <= 0)
+		return;
+	switch (v->screen) {
+	case VS_HELP:
+		view_help_draw(v, m, g);
+		break;
+	case VS_DETAIL:
+		view_detail_draw(v, m, g);
+		break;
+	default:
+		view_table_draw(v, m, g, now_wall_s);
+		break;
+	}
+}

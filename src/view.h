@@ -1,0 +1,59 @@
+/* view.h: the screens (the table of hot functions, the detail of one function, help) drawn
+ * into a grid, and the keys that steer them. Pure: a view reads the model, and a key changes
+ * only the view's own state or asks the app for an action. Tests feed keys and read grids. */
+#ifndef NTOP_VIEW_H
+#define NTOP_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct grid;
+
+/* Key codes: printable characters and control characters as themselves, others below. */
+enum view_key {
+	VK_UP = 0x10000, VK_DOWN, VK_LEFT, VK_RIGHT, VK_PGUP, VK_PGDN, VK_HOME, VK_END,
+	VK_ENTER, VK_ESC, VK_BACKSPACE, VK_F1, VK_RESIZE,
+};
+
+enum view_action {
+	VA_NONE,    /* nothing changed */
+	VA_REDRAW,  /* the view changed: draw it again */
+	VA_QUIT,
+	VA_SAVE,    /* save the profiles (the app does it and reports in the status line) */
+	VA_RESET,   /* reset the cumulative counters (the app resets the engine's) */
+	VA_SETTINGS,/* a setting in view_settings changed: the app may persist it */
+};
+
+enum view_column { COL_SELF_PCT, COL_TOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME,
+	COL_LOCATION, COL_COUNT };
+
+/* What is worth keeping between sessions (the config file and the command line). */
+struct view_settings {
+	enum view_column sort;
+	bool reverse;
+	enum model_mode mode;
+	bool hide_internals;     /* node: and internal URLs */
+	bool hide_node_modules;
+	double threshold_pct;    /* rows under this self% and total% are hidden */
+	char filter[128];        /* substring of function or location */
+	bool color;
+};
+
+struct view;
+
+struct view *view_create(const struct view_settings *s);
+void view_free(struct view *v);
+const struct view_settings *view_settings(const struct view *v);
+
+/* Handles one key; m is needed for selection and drill-down. */
+enum view_action view_key(struct view *v, const struct model *m, int key);
+/* Draws the current screen into g (already sized to the terminal). */
+void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
+bool view_paused(const struct view *v);
+/* The function the detail screen shows, or UINT32_MAX on the table. */
+uint32_t view_detail_func(const struct view *v);
+
+#endif

@@ -1,0 +1,266 @@
+/* view_detail.c: the detail screen of one function: where it is, its shares, who calls it,
+ * what it calls, its hot lines and V8's deoptimisation reason. Callers and callees can be
+ * opened in turn; Esc goes back through a short stack. The detail always reads live data,
+ * even while the table is paused. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "functab.h"
+#include "grid.h"
+#include "util.h"
+#include "view_priv.h"
+
+#define DETAIL_KEYS "Esc back  Up/Down select a caller or callee  Enter open it  w window  " \
+	"p pause  ? help  q quit"
+#define DETAIL_HOT_LINES 10
+
+void view_detail_open(struct view *v, uint32_t func, bool push)
+{
+	if (push && v->screen == VS_DETAIL && v->detail != VIEW_NONE) {
+		if (v->depth == VIEW_STACK_MAX) {
+			memmove(v->stack, v->stack + 1, (VIEW_STACK_MAX - 1) * sizeof(v->stack[0]));
+			v->depth--;
+		}
+		v->stack[v->depth++] = v->detail;
+	} else if (!push) {
+		v->depth = 0;
+	}
+	v->detail = func;
+	v->detail_sel = 0;
+	v->screen = VS_DETAIL;
+}
+
+static void detail_refresh(struct view *v, const struct model *m)
+{
+	size_t n;
+
+	v->n_callers = model_callers(m, v->detail, &v->callers, &v->callers_cap);
+	v->n_callees = model_callees(m, v->detail, &v->callees, &v->callees_cap);
+	n = v->n_callers + v->n_callees;
+	if (v->detail_sel >= n)
+		v->detail_sel = n ? n - 1 : 0;
+}
+
+enum view_action view_detail_key(struct view *v, const struct model *m, int key)
+{
+	size_t n, old = v->detail_sel;
+
+	switch (key) {
+	case VK_ESC:
+	case VK_BACKSPACE:
+	case 127:
+	case 8:
+		if (v->depth > 0) {
+			v->detail = v->stack[--v->depth];
+			v->detail_sel = 0;
+		} else {
+			v->screen = VS_TABLE;
+			v->detail = VIEW_NONE;
+		}
+		return VA_REDRAW;
+	case VK_UP: case VK_DOWN: case VK_PGUP: case VK_PGDN: case VK_HOME: case VK_END:
+		detail_refresh(v, m);
+		n = v->n_callers + v->n_callees;
+		if (n == 0)
+			return VA_NONE;
+		if (key == VK_UP && v->detail_sel > 0)
+			v->detail_sel--;
+		else if (key == VK_DOWN && v->detail_sel + 1 < n)
+			v->detail_sel++;
+		else if (key == VK_HOME || key == VK_PGUP)
+			v->detail_sel = key == VK_HOME || v->detail_sel < 10 ? 0 : v->detail_sel - 10;
+		else if (key == VK_END || key == VK_PGDN)
+			v->detail_sel = key == VK_END || v->detail_sel + 10 >= n ? n - 1
+				: v->detail_sel + 10;
+		return v->detail_sel != old ? VA_REDRAW : VA_NONE;
+	case VK_ENTER:
+	case '\n':
+	case '\r':
+		detail_refresh(v, m);
+		n = v->n_callers + v->n_callees;
+		if (n == 0)
+			return VA_NONE;
+		view_detail_open(v, v->detail_sel < v->n_callers ? v->callers[v->detail_sel].func
+			: v->callees[v->detail_sel - v->n_callers].func, true);
+		return VA_REDRAW;
+	default:
+		return VA_NONE;
+	}
+}
+
+static int cmp_lines(const void *pa, const void *pb)
+{
+	const struct line_stat *a = pa, *b = pb;
+
+	if (a->ticks != b->ticks)
+		return a->ticks > b->ticks ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The function's lines with ticks since attach, hottest first; returns the count and the
+ * sum of all its ticks. */
+static size_t detail_hot_lines(const struct model *m, uint32_t func, struct line_stat **out,
+	uint64_t *sum)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	*sum = 0;
+	if (!m->cum)
+		return 0;
+	for (size_t i = 0; i < m->cum->n_lines; i++) {
+		const struct line_stat *l = &m->cum->lines[i];
+		if (l->func != func || l->ticks == 0)
+			continue;
+		*out = xreallocarray_grow(*out, &cap, n + 1, sizeof(**out));
+		(*out)[n++] = *l;
+		*sum += l->ticks;
+	}
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), cmp_lines);
+	return n;
+}
+
+static void detail_shares(const struct view *v, const struct model *m, struct grid *g, int y)
+{
+	struct model_row *rows = NULL, *r = NULL;
+	size_t cap = 0, n = model_rows(m, v->s.mode, &rows, &cap);
+	char h1[64], h2[64], p1[32], p2[32], t1[32], t2[32], buf[512];
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].func == v->detail)
+			r = &rows[i];
+	view_column_heading(v, m, COL_SELF_PCT, h1, sizeof(h1));
+	view_column_heading(v, m, COL_TOTAL_PCT, h2, sizeof(h2));
+	view_fmt_pct(r ? r->self_pct : 0, p1, sizeof(p1));
+	view_fmt_pct(r ? r->total_pct : 0, p2, sizeof(p2));
+	view_fmt_time(m->cum ? cumulative_self_us(m->cum, v->detail) : 0, t1, sizeof(t1));
+	view_fmt_time(m->cum ? cumulative_total_us(m->cum, v->detail) : 0, t2, sizeof(t2));
+	snprintf(buf, sizeof(buf), "%s %s  %s %s  SELF(tot) %s  TOTAL(tot) %s", h1, p1, h2, p2,
+		t1, t2);
+	grid_put(g, 0, y, GA_NORMAL, buf, 0);
+	free(rows);
+}
+
+/* A caller or callee: share, time through it, name, location. */
+static void detail_relative_row(const struct view *v, const struct model *m, struct grid *g,
+	int y, const struct model_row *r, bool selected)
+{
+	char buf[1024];
+	int w = g->width, name_w = (w - 18) * 45 / 100, x;
+
+	if (name_w > 48)
+		name_w = 48;
+	if (name_w < 8)
+		name_w = 8;
+	view_fmt_pct(r->self_pct, buf, sizeof(buf));
+	view_put_right(g, 0, y, view_heat(r->self_pct), buf, 8);
+	view_fmt_time(r->total_us, buf, sizeof(buf));
+	view_put_right(g, 9, y, GA_NORMAL, buf, 8);
+	x = 18;
+	view_put_fit(v, g, x, y, view_func_internal(m, r->func) ? GA_DIM : GA_NORMAL,
+		view_func_name(m, r->func), name_w, false);
+	x += name_w + 1;
+	view_func_location(m, r->func, false, buf, sizeof(buf));
+	view_put_fit(v, g, x, y, GA_DIM, buf, w - x, true);
+	if (selected)
+		grid_fill_attr(g, 0, y, w, GA_SELECTED);
+}
+
+void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
+{
+	const struct func_info *fi = view_func(m, v->detail);
+	const char *name = view_func_name(m, v->detail);
+	struct line_stat *lines;
+	uint64_t tick_sum;
+	size_t n_lines, count[3], shown[3], first[3];
+	char buf[1024], title[3][160];
+	int bottom, y = 0, budget, x;
+
+	detail_refresh(v, m);
+	n_lines = detail_hot_lines(m, v->detail, &lines, &tick_sum);
+	bottom = view_draw_bottom(v, m, g, DETAIL_KEYS);
+
+	x = grid_put(g, 0, y, GA_HEADER, "FUNCTION ", 0);
+	view_put_fit(v, g, x, y, GA_NORMAL, name, g->width - x, false);
+	if (++y < bottom && g->height >= 8) {
+		x = grid_put(g, 0, y, GA_HEADER, "LOCATION ", 0);
+		view_func_location(m, v->detail, true, buf, sizeof(buf));
+		view_put_fit(v, g, x, y, GA_DIM, buf[0] ? buf : "(none: native or VM code)",
+			g->width - x, true);
+		if (++y < bottom)
+			detail_shares(v, m, g, y);
+		if (++y < bottom) {
+			if (fi && fi->deopt_reason && fi->deopt_reason[0]) {
+				x = grid_put(g, 0, y, GA_WARN, "DEOPTIMISED ", 0);
+				grid_put(g, x, y, GA_WARN, fi->deopt_reason, 0);
+			} else {
+				grid_put(g, 0, y, GA_DIM, "No deoptimisation reported by V8.", 0);
+			}
+		}
+		y += 2; /* a blank line before the sections */
+	}
+
+	/* Sections: callers, callees, hot lines; each gets a heading and at least one line,
+	 * then the lines left are dealt out in turn. */
+	count[0] = v->n_callers;
+	count[1] = v->n_callees;
+	count[2] = n_lines < DETAIL_HOT_LINES ? n_lines : DETAIL_HOT_LINES;
+	snprintf(title[0], sizeof(title[0]), "CALLERS: %% of this function's total time that "
+		"comes through each (since attach)");
+	snprintf(title[1], sizeof(title[1]), "CALLEES: %% of this function's total time spent in "
+		"each (since attach)");
+	snprintf(title[2], sizeof(title[2]), "HOT LINES: V8's ticks per source line since attach");
+	budget = bottom - y - 6;
+	for (int k = 0; k < 3; k++)
+		shown[k] = 1;
+	for (bool grew = true; grew && budget > 0;) {
+		grew = false;
+		for (int k = 0; k < 3 && budget > 0; k++)
+			if (shown[k] < count[k]) {
+				shown[k]++;
+				budget--;
+				grew = true;
+			}
+	}
+	/* Scroll the caller and callee lists so that the selection is visible. */
+	first[0] = first[1] = first[2] = 0;
+	if (v->detail_sel < v->n_callers) {
+		if (v->detail_sel >= shown[0])
+			first[0] = v->detail_sel - shown[0] + 1;
+	} else if (v->detail_sel - v->n_callers >= shown[1]) {
+		first[1] = v->detail_sel - v->n_callers - shown[1] + 1;
+	}
+
+	for (int k = 0; k < 3 && y < bottom; k++) {
+		grid_fill_attr(g, 0, y, g->width, GA_TITLE);
+		grid_put(g, 0, y++, GA_TITLE, title[k], 0);
+		if (count[k] == 0 && y < bottom) {
+			const char *none = k == 2 ? "(no line ticks for this function yet)"
+				: !m->ct ? "(no call tree is kept in this session)" : "(none)";
+			grid_put(g, 2, y++, GA_DIM, none, 0);
+			continue;
+		}
+		for (size_t i = first[k]; i < first[k] + shown[k] && i < count[k] && y < bottom;
+		     i++, y++) {
+			if (k == 0) {
+				detail_relative_row(v, m, g, y, &v->callers[i], v->detail_sel == i);
+			} else if (k == 1) {
+				detail_relative_row(v, m, g, y, &v->callees[i],
+					v->detail_sel == v->n_callers + i);
+			} else {
+				double pct = tick_sum ? (double)lines[i].ticks * 100.0 / (double)tick_sum : 0;
+				view_fmt_pct(pct, buf, sizeof(buf));
+				view_put_right(g, 0, y, view_heat(pct), buf, 8);
+				snprintf(buf, sizeof(buf), "line %-6u %llu ticks", lines[i].line,
+					(unsigned long long)lines[i].ticks);
+				grid_put(g, 10, y, GA_NORMAL, buf, 0);
+			}
+		}
+	}
+	free(lines);
+}

@@ -1,0 +1,188 @@
+/* view_help.c: the help screen: what every column means (with the window and unit of the
+ * percentages as they are now) and every key, wrapped to the terminal's width. Scrolls when
+ * the terminal is short. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "util.h"
+#include "view_priv.h"
+
+#define HELP_KEYS "Esc, q or ? back  Up/Down/PgUp/PgDn scroll"
+#define HELP_LABEL_COLS 18
+
+struct help_entry {
+	bool section;   /* a title or a paragraph, without a label */
+	char label[48];
+	char text[256];
+};
+
+/* Fills e[] (room for max) and returns the count. */
+static size_t help_entries(const struct model *m, struct help_entry *e, size_t max)
+{
+	char win[32], avg[32], label[3][48];
+	size_t n = 0;
+
+#define SECTION(t) do { if (n < max) { e[n].section = true; e[n].label[0] = '\0'; \
+	snprintf(e[n].text, sizeof(e[n].text), "%s", t); n++; } } while (0)
+#define ENTRY(l, ...) do { if (n < max) { e[n].section = false; \
+	snprintf(e[n].label, sizeof(e[n].label), "%s", l); \
+	snprintf(e[n].text, sizeof(e[n].text), __VA_ARGS__); n++; } } while (0)
+	view_mode_label(m, MODE_WINDOW, win, sizeof(win));
+	view_mode_label(m, MODE_DECAYED, avg, sizeof(avg));
+	snprintf(label[0], sizeof(label[0]), "SELF%%(%s)", win);
+	snprintf(label[1], sizeof(label[1]), "SELF%%(%s)", avg);
+	snprintf(label[2], sizeof(label[2]), "SELF%%(all)");
+
+	SECTION("ntop-js shows the hot JavaScript functions of a running Node.js process.");
+	SECTION("");
+	SECTION("COLUMNS");
+	ENTRY(label[0], "share of the sampled time spent in the function's own code during the "
+		"last window (%s)", win);
+	/* The decayed label is "avg <half-life>". */
+	ENTRY(label[1], "the same as a decayed average: a window's weight halves every %s "
+		"(the half-life)", avg + 4);
+	ENTRY(label[2], "the same since attach or the last reset (r)");
+	ENTRY("TOTAL%(...)", "share spent in the function and everything it calls, over the same "
+		"window; a recursive function counts once per sample, so it never exceeds 100%%");
+	ENTRY("SELF(tot)", "time in the function's own code since attach or the last reset");
+	ENTRY("TOTAL(tot)", "time in the function and its callees since attach or the last reset");
+	ENTRY("FUNCTION", "the function's name; (anonymous) when it has none");
+	ENTRY("LOCATION", "file:line, counting lines from 1; long paths lose their start");
+	ENTRY("CPU line", "the sampled time split into JS (JavaScript), GC (garbage collector), "
+		"program (native and VM work outside JS) and idle (the event loop waiting)");
+	ENTRY("warnings", "LATE WINDOWS: profiles came late, sampling is behind; DISCONNECTED: "
+		"the target is gone; PAUSED: the display is frozen");
+	SECTION("");
+	SECTION("KEYS");
+	ENTRY("q, Ctrl-C", "quit (on this screen q only comes back)");
+	ENTRY("?, h, F1", "this help");
+	ENTRY("<, >, 1-6", "sort column: 1 SELF%% 2 TOTAL%% 3 SELF 4 TOTAL 5 FUNCTION 6 LOCATION; "
+		"the sorted heading is highlighted, its arrow shows the direction");
+	ENTRY("R", "reverse the sort order");
+	ENTRY("w", "percentages over the last window, then a decayed average, then since attach");
+	ENTRY("p, space", "pause the display: sampling goes on, and scrolling, sorting, search "
+		"and filter still work on the frozen rows");
+	ENTRY("/, n, N", "search function names and locations; next and previous match");
+	ENTRY("\\", "filter: show only rows whose name or location contains the text (empty "
+		"clears)");
+	ENTRY("i", "hide or show Node internals (node: and internal/ code)");
+	ENTRY("M", "hide or show code under node_modules");
+	ENTRY("+, -", "raise or lower the threshold (0, 0.1, 0.5, 1, 2, 5, 10%%): rows under it in "
+		"both SELF%% and TOTAL%% are hidden");
+	ENTRY("arrows", "Up, Down, PgUp, PgDn, Home, End move the selection");
+	ENTRY("Enter", "open the selected function's details");
+	ENTRY("Esc, Backspace", "go back from the details");
+	ENTRY("r", "reset the counters: SELF/TOTAL times, averages, call tree");
+	ENTRY("s", "save the profile collected so far");
+	SECTION("");
+	SECTION("DETAILS");
+	ENTRY("CALLERS", "who calls the function, with the share of its total time that comes "
+		"through each, since attach; Enter opens the selected one");
+	ENTRY("CALLEES", "what it calls, with the share of its total time spent in each");
+	ENTRY("HOT LINES", "V8's ticks per source line of the function since attach");
+	ENTRY("DEOPTIMISED", "why V8 last deoptimised the function, when it says");
+#undef SECTION
+#undef ENTRY
+	return n;
+}
+
+static void help_push(char ***lines, size_t *n, size_t *cap, char *line)
+{
+	*lines = xreallocarray_grow(*lines, cap, *n + 1, sizeof(**lines));
+	(*lines)[(*n)++] = line;
+}
+
+/* Appends the lines of one entry: the label, then its text wrapped at spaces. */
+static void help_wrap(const struct help_entry *e, int width, char ***lines, size_t *n,
+	size_t *cap)
+{
+	const char *s = e->text;
+	int indent = e->section ? 0 : HELP_LABEL_COLS, room = width - indent;
+	char prefix[64] = "";
+
+	if (!e->section) {
+		if ((int)strlen(e->label) + 3 > indent)
+			help_push(lines, n, cap, xasprintf("  %s", e->label)); /* too long: own line */
+		else
+			snprintf(prefix, sizeof(prefix), "  %-*s", indent - 2, e->label);
+	}
+	if (room < 10)
+		room = 10;
+	do {
+		int len = (int)strlen(s), cut = len;
+
+		if (len > room) {
+			cut = room;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = room;
+		}
+		if (prefix[0])
+			help_push(lines, n, cap, xasprintf("%s%.*s", prefix, cut, s));
+		else
+			help_push(lines, n, cap, xasprintf("%*s%.*s", indent, "", cut, s));
+		prefix[0] = '\0';
+		s += cut;
+		while (*s == ' ')
+			s++;
+	} while (*s);
+}
+
+void view_help_draw(struct view *v, const struct model *m, struct grid *g)
+{
+	struct help_entry e[64];
+	size_t n_e = help_entries(m, e, 64), n = 0, cap = 0;
+	char **lines = NULL;
+	int bottom = view_draw_bottom(v, m, g, HELP_KEYS);
+
+	for (size_t i = 0; i < n_e; i++)
+		help_wrap(&e[i], g->width, &lines, &n, &cap);
+	v->help_lines = (int)n;
+	v->help_page = bottom > 1 ? bottom : 1;
+	if (v->help_top > v->help_lines - v->help_page)
+		v->help_top = v->help_lines - v->help_page;
+	if (v->help_top < 0)
+		v->help_top = 0;
+	for (int y = 0; y < bottom && (size_t)(v->help_top + y) < n; y++) {
+		const char *s = lines[v->help_top + y];
+		bool title = s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z';
+		grid_put(g, 0, y, title ? GA_TITLE : GA_NORMAL, s, 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+enum view_action view_help_key(struct view *v, int key)
+{
+	int old = v->help_top, page = v->help_page > 1 ? v->help_page : 1;
+
+	switch (key) {
+	case VK_ESC:
+	case VK_BACKSPACE:
+	case 127:
+	case 'q':
+	case '?':
+	case 'h':
+	case VK_F1:
+		v->screen = v->help_from == VS_DETAIL ? VS_DETAIL : VS_TABLE;
+		return VA_REDRAW;
+	case VK_UP: v->help_top--; break;
+	case VK_DOWN: v->help_top++; break;
+	case VK_PGUP: v->help_top -= page; break;
+	case VK_PGDN: case ' ': v->help_top += page; break;
+	case VK_HOME: v->help_top = 0; break;
+	case VK_END: v->help_top = v->help_lines; break;
+	default: return VA_NONE;
+	}
+	if (v->help_top > v->help_lines - page)
+		v->help_top = v->help_lines - page;
+	if (v->help_top < 0)
+		v->help_top = 0;
+	return v->help_top != old ? VA_REDRAW : VA_NONE;
+}

@@ -1,0 +1,106 @@
+/* view_priv.h: the state shared by the view's screens (view.c: keys, common drawing;
+ * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help).
+ * Private to those files. */
+#ifndef NTOP_VIEW_PRIV_H
+#define NTOP_VIEW_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "model.h"
+#include "view.h"
+
+struct func_info;
+
+#define VIEW_STACK_MAX 16
+#define VIEW_INPUT_MAX 128
+#define VIEW_NONE UINT32_MAX
+
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP };
+enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER };
+
+struct view {
+	struct view_settings s;
+	enum view_screen screen, help_from;
+	/* Characters that depend on the locale being able to show them. */
+	const char *ellipsis, *arrow_down, *arrow_up;
+
+	/* Table: all rows of the mode, then the visible ones (filtered, sorted). */
+	struct model_row *all, *rows;
+	size_t n_all, all_cap, n_rows, rows_cap;
+	uint32_t sel_func;  /* the selected function, VIEW_NONE until the user moves */
+	size_t sel, top;    /* selected and first shown row of rows[] */
+	int page_rows;      /* table rows in the last drawing */
+
+	/* Pause: a snapshot of every mode's rows and split. */
+	bool paused;
+	struct model_row *frozen[MODE_COUNT];
+	size_t n_frozen[MODE_COUNT], frozen_cap[MODE_COUNT];
+	struct model_split frozen_split[MODE_COUNT];
+
+	/* The one-line prompt, and the active search. */
+	enum view_prompt prompt;
+	char input[VIEW_INPUT_MAX];
+	size_t input_len;
+	char search[VIEW_INPUT_MAX];
+	/* The view's own message (no match...), shown in the status line until the next key. */
+	char msg[256];
+
+	/* Detail: the function shown, the ones to go back to, and the selected caller/callee. */
+	uint32_t detail;
+	uint32_t stack[VIEW_STACK_MAX];
+	size_t depth;
+	size_t detail_sel;
+	struct model_row *callers, *callees;
+	size_t n_callers, n_callees, callers_cap, callees_cap;
+
+	int help_top, help_lines, help_page;
+};
+
+/* view.c: shared helpers. */
+const struct func_info *view_func(const struct model *m, uint32_t func);
+const char *view_func_name(const struct model *m, uint32_t func);
+/* "path:line" (1-based line), or "path:line:col" with with_column; "" for none. */
+void view_func_location(const struct model *m, uint32_t func, bool with_column, char *out,
+	size_t outsz);
+bool view_func_internal(const struct model *m, uint32_t func);
+bool view_contains_ci(const char *hay, const char *needle);
+bool view_row_matches(const struct model *m, uint32_t func, const char *needle);
+void view_fmt_time(double us, char *out, size_t outsz);
+void view_fmt_pct(double pct, char *out, size_t outsz);
+enum grid_attr view_heat(double pct);
+/* The label of a mode's window for headings: "1s", "avg 5s", "all". */
+void view_mode_label(const struct model *m, enum model_mode mode, char *out, size_t outsz);
+/* Puts text in cols columns; too long text ends (or, with from_left, starts) with an
+ * ellipsis. Returns the columns written. */
+int view_put_fit(const struct view *v, struct grid *g, int x, int y, enum grid_attr attr,
+	const char *text, int cols, bool from_left);
+/* Right-aligns text in cols columns. */
+void view_put_right(struct grid *g, int x, int y, enum grid_attr attr, const char *text, int cols);
+/* The two bottom lines: status (the prompt, the view's message or the model's status) and
+ * the key bar. Returns the first line they use. */
+int view_draw_bottom(struct view *v, const struct model *m, struct grid *g, const char *keys);
+/* Where the status line goes for a grid height (-1: none). */
+int view_status_line(int height);
+
+/* view_table.c */
+void view_table_build(struct view *v, const struct model *m);
+void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
+enum view_action view_table_key(struct view *v, const struct model *m, int key);
+void view_table_freeze(struct view *v, const struct model *m);
+bool view_search_next(struct view *v, const struct model *m, bool backwards);
+void view_column_heading(const struct view *v, const struct model *m, enum view_column c,
+	char *out, size_t outsz);
+
+/* view_detail.c */
+void view_detail_open(struct view *v, uint32_t func, bool push);
+void view_detail_draw(struct view *v, const struct model *m, struct grid *g);
+enum view_action view_detail_key(struct view *v, const struct model *m, int key);
+
+/* view_help.c */
+void view_help_draw(struct view *v, const struct model *m, struct grid *g);
+enum view_action view_help_key(struct view *v, int key);
+
+#endif

@@ -1,0 +1,566 @@
+/* view_table.c: the main screen, a header and the table of hot functions.
+ *
+ * Layout, top to bottom: up to five header lines (target; sampling state and warnings; the
+ * CPU split; memory; what the table shows), the column headings, the rows, the status line
+ * and the key bar. Short terminals drop header lines first; narrow ones drop the time columns
+ * and TOTAL%, and wide ones give the extra width to the location. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "functab.h"
+#include "grid.h"
+#include "util.h"
+#include "view_priv.h"
+
+#define TABLE_KEYS "q quit  ? help  </> sort  R reverse  w window  p pause  / search  " \
+	"\\ filter  i internals  M node_modules  +/- threshold  Enter detail  r reset  s save"
+
+static const double threshold_steps_pct[] = { 0, 0.1, 0.5, 1, 2, 5, 10 };
+#define N_STEPS (sizeof(threshold_steps_pct) / sizeof(threshold_steps_pct[0]))
+
+void view_column_heading(const struct view *v, const struct model *m, enum view_column c,
+	char *out, size_t outsz)
+{
+	char label[48];
+
+	view_mode_label(m, v->s.mode, label, sizeof(label));
+	switch (c) {
+	case COL_SELF_PCT: snprintf(out, outsz, "SELF%%(%s)", label); break;
+	case COL_TOTAL_PCT: snprintf(out, outsz, "TOTAL%%(%s)", label); break;
+	case COL_SELF_TIME: snprintf(out, outsz, "SELF(tot)"); break;
+	case COL_TOTAL_TIME: snprintf(out, outsz, "TOTAL(tot)"); break;
+	case COL_NAME: snprintf(out, outsz, "FUNCTION"); break;
+	default: snprintf(out, outsz, "LOCATION"); break;
+	}
+}
+
+/* --- building the visible rows --- */
+
+struct sort_ctx {
+	const struct model *m;
+	enum view_column col;
+};
+
+static int cmp_num(double a, double b)
+{
+	return a > b ? -1 : a < b ? 1 : 0; /* larger first */
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *pc)
+{
+	const struct model_row *a = pa, *b = pb;
+	const struct sort_ctx *c = pc;
+	const struct func_info *fa, *fb;
+	int r = 0;
+
+	switch (c->col) {
+	case COL_SELF_PCT: r = cmp_num(a->self_pct, b->self_pct); break;
+	case COL_TOTAL_PCT: r = cmp_num(a->total_pct, b->total_pct); break;
+	case COL_SELF_TIME: r = cmp_num(a->self_us, b->self_us); break;
+	case COL_TOTAL_TIME: r = cmp_num(a->total_us, b->total_us); break;
+	case COL_NAME:
+		r = strcmp(view_func_name(c->m, a->func), view_func_name(c->m, b->func));
+		break;
+	default:
+		fa = view_func(c->m, a->func);
+		fb = view_func(c->m, b->func);
+		if (fa && fb) {
+			r = strcmp(util_display_url(fa->url ? fa->url : ""),
+				util_display_url(fb->url ? fb->url : ""));
+			if (r == 0)
+				r = fa->line < fb->line ? -1 : fa->line > fb->line;
+		}
+		break;
+	}
+	if (r == 0)
+		r = cmp_num(a->self_pct, b->self_pct);
+	if (r == 0)
+		r = cmp_num(a->total_pct, b->total_pct);
+	if (r == 0)
+		r = a->func < b->func ? -1 : a->func > b->func;
+	return r;
+}
+
+static int cmp_rows_reverse(const void *pa, const void *pb, void *pc)
+{
+	return -cmp_rows(pa, pb, pc);
+}
+
+static bool row_visible(const struct view *v, const struct model *m, const struct model_row *r)
+{
+	const struct func_info *fi = view_func(m, r->func);
+	double t = v->s.threshold_pct;
+
+	if (v->s.hide_internals && view_func_internal(m, r->func))
+		return false;
+	if (v->s.hide_node_modules && fi && fi->url && strstr(fi->url, "/node_modules/"))
+		return false;
+	if (t > 0 && r->self_pct < t && r->total_pct < t)
+		return false;
+	if (v->s.filter[0] && !view_row_matches(m, r->func, v->s.filter))
+		return false;
+	return true;
+}
+
+void view_table_build(struct view *v, const struct model *m)
+{
+	const struct model_row *src;
+	size_t n;
+	struct sort_ctx ctx = { m, v->s.sort };
+
+	if (v->paused) {
+		src = v->frozen[v->s.mode];
+		n = v->n_frozen[v->s.mode];
+	} else {
+		n = model_rows(m, v->s.mode, &v->all, &v->all_cap);
+		src = v->all;
+	}
+	v->n_all = n;
+	v->n_rows = 0;
+	v->rows = xreallocarray_grow(v->rows, &v->rows_cap, n ? n : 1, sizeof(*v->rows));
+	for (size_t i = 0; i < n; i++)
+		if (row_visible(v, m, &src[i]))
+			v->rows[v->n_rows++] = src[i];
+	if ((unsigned)ctx.col >= COL_COUNT)
+		ctx.col = COL_SELF_PCT;
+	qsort_r(v->rows, v->n_rows, sizeof(*v->rows), v->s.reverse ? cmp_rows_reverse : cmp_rows,
+		&ctx);
+	/* The selection follows its function; while that is not shown, it keeps its place. */
+	if (v->sel_func != VIEW_NONE)
+		for (size_t i = 0; i < v->n_rows; i++)
+			if (v->rows[i].func == v->sel_func) {
+				v->sel = i;
+				break;
+			}
+	if (v->sel >= v->n_rows)
+		v->sel = v->n_rows ? v->n_rows - 1 : 0;
+}
+
+bool view_search_next(struct view *v, const struct model *m, bool backwards)
+{
+	size_t n;
+
+	view_table_build(v, m);
+	n = v->n_rows;
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = backwards ? (v->sel + n - k % n) % n : (v->sel + k) % n;
+		if (view_row_matches(m, v->rows[i].func, v->search)) {
+			v->sel = i;
+			v->sel_func = v->rows[i].func;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- keys --- */
+
+static enum view_action table_move(struct view *v, const struct model *m, int key)
+{
+	size_t old = v->sel, n, page = v->page_rows > 1 ? (size_t)v->page_rows : 1;
+	uint32_t old_func = v->sel_func;
+
+	view_table_build(v, m);
+	n = v->n_rows;
+	if (n == 0)
+		return VA_NONE;
+	switch (key) {
+	case VK_UP: if (v->sel > 0) v->sel--; break;
+	case VK_DOWN: if (v->sel + 1 < n) v->sel++; break;
+	case VK_PGUP: v->sel = v->sel > page ? v->sel - page : 0; break;
+	case VK_PGDN: v->sel = v->sel + page < n ? v->sel + page : n - 1; break;
+	case VK_HOME: v->sel = 0; break;
+	default: v->sel = n - 1; break;
+	}
+	v->sel_func = v->rows[v->sel].func;
+	return v->sel != old || v->sel_func != old_func ? VA_REDRAW : VA_NONE;
+}
+
+static enum view_action table_threshold(struct view *v, bool up)
+{
+	double t = v->s.threshold_pct;
+
+	if (up) {
+		for (size_t i = 0; i < N_STEPS; i++)
+			if (threshold_steps_pct[i] > t + 1e-9) {
+				v->s.threshold_pct = threshold_steps_pct[i];
+				return VA_SETTINGS;
+			}
+	} else {
+		for (size_t i = N_STEPS; i-- > 0;)
+			if (threshold_steps_pct[i] < t - 1e-9) {
+				v->s.threshold_pct = threshold_steps_pct[i];
+				return VA_SETTINGS;
+			}
+	}
+	return VA_NONE;
+}
+
+enum view_action view_table_key(struct view *v, const struct model *m, int key)
+{
+	switch (key) {
+	case '<':
+	case VK_LEFT:
+		v->s.sort = v->s.sort > 0 ? v->s.sort - 1 : COL_COUNT - 1;
+		return VA_SETTINGS;
+	case '>':
+	case VK_RIGHT:
+		v->s.sort = (enum view_column)((v->s.sort + 1) % COL_COUNT);
+		return VA_SETTINGS;
+	case '1': case '2': case '3': case '4': case '5': case '6':
+		v->s.sort = (enum view_column)(key - '1');
+		return VA_SETTINGS;
+	case 'R':
+		v->s.reverse = !v->s.reverse;
+		return VA_SETTINGS;
+	case 'i':
+		v->s.hide_internals = !v->s.hide_internals;
+		return VA_SETTINGS;
+	case 'M':
+		v->s.hide_node_modules = !v->s.hide_node_modules;
+		return VA_SETTINGS;
+	case '+':
+	case '=':
+		return table_threshold(v, true);
+	case '-':
+		return table_threshold(v, false);
+	case '/':
+		v->prompt = VP_SEARCH;
+		v->input[0] = '\0';
+		v->input_len = 0;
+		return VA_REDRAW;
+	case '\\':
+		v->prompt = VP_FILTER;
+		snprintf(v->input, sizeof(v->input), "%s", v->s.filter);
+		v->input_len = strlen(v->input);
+		return VA_REDRAW;
+	case 'n':
+	case 'N':
+		if (!v->search[0])
+			snprintf(v->msg, sizeof(v->msg), "No search yet: press / first.");
+		else if (!view_search_next(v, m, key == 'N'))
+			snprintf(v->msg, sizeof(v->msg), "No function or location contains \"%s\".",
+				v->search);
+		return VA_REDRAW;
+	case VK_ESC:
+		if (!v->search[0])
+			return VA_NONE;
+		v->search[0] = '\0';
+		return VA_REDRAW;
+	case VK_UP: case VK_DOWN: case VK_PGUP: case VK_PGDN: case VK_HOME: case VK_END:
+		return table_move(v, m, key);
+	case VK_ENTER:
+	case '\n':
+	case '\r':
+		view_table_build(v, m);
+		if (v->n_rows == 0)
+			return VA_NONE;
+		v->sel_func = v->rows[v->sel].func;
+		view_detail_open(v, v->sel_func, false);
+		return VA_REDRAW;
+	default:
+		return VA_NONE;
+	}
+}
+
+/* --- drawing --- */
+
+/* Draws pieces left to right on one line; returns the next x. */
+static int put_at(struct grid *g, int x, int y, enum grid_attr attr, const char *text)
+{
+	return x + grid_put(g, x, y, attr, text, 0);
+}
+
+static void draw_target_line(const struct model *m, struct grid *g, int y, double now_wall_s)
+{
+	char buf[512], when[96] = "", ago[32];
+	int x = 0, w;
+
+	x = put_at(g, x, y, GA_HEADER, "ntop-js");
+	snprintf(buf, sizeof(buf), "  PID %d  node %s  ", m->pid,
+		m->node_version[0] ? m->node_version : "?");
+	x = put_at(g, x, y, GA_NORMAL, buf);
+	if (m->attached_wall_s > 0) {
+		time_t t = (time_t)m->attached_wall_s;
+		struct tm tm;
+		view_fmt_time((now_wall_s - m->attached_wall_s) * 1e6, ago, sizeof(ago));
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		snprintf(buf, sizeof(buf), "  attached %s (%s ago)", when, ago);
+	} else {
+		buf[0] = '\0';
+	}
+	w = grid_text_cols(buf);
+	/* The title gets what the attach time leaves; when both do not fit, the title goes. */
+	if (x + w > g->width)
+		w = 0;
+	if (g->width - x - w > 0)
+		grid_put(g, x, y, GA_DIM, m->title, g->width - x - w);
+	if (w > 0)
+		grid_put(g, g->width - w, y, GA_NORMAL, buf, w);
+}
+
+static void draw_sampling_line(const struct view *v, const struct model *m, struct grid *g,
+	int y)
+{
+	char buf[256], itv[32];
+	int x = 0;
+
+	if (v->paused)
+		x = put_at(g, x, y, GA_WARN, "PAUSED (sampling goes on)  ");
+	if (!m->connected)
+		x = put_at(g, x, y, GA_WARN, "DISCONNECTED  ");
+	if (m->windows_late) {
+		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);
+		x = put_at(g, x, y, GA_WARN, buf);
+	}
+	if (m->interval_us > 0 && m->interval_us % 1000 == 0)
+		snprintf(itv, sizeof(itv), "%ldms", m->interval_us / 1000);
+	else
+		snprintf(itv, sizeof(itv), "%ldus", m->interval_us);
+	if (m->windows == 0) {
+		snprintf(buf, sizeof(buf), "waiting for the first window (sampling every %s)", itv);
+	} else {
+		char wl[32];
+		view_fmt_time(m->last_window_ms * 1000, wl, sizeof(wl));
+		snprintf(buf, sizeof(buf), "last window %s, %zu samples  interval %s  windows %zu",
+			wl, m->last_samples, itv, m->windows);
+	}
+	put_at(g, x, y, GA_NORMAL, buf);
+}
+
+static void draw_cpu_line(const struct view *v, const struct model *m, struct grid *g, int y)
+{
+	struct model_split s = v->paused ? v->frozen_split[v->s.mode] : model_split(m, v->s.mode);
+	char buf[256], label[96], secs[48];
+	int x;
+
+	switch (v->s.mode) {
+	case MODE_WINDOW:
+		view_mode_label(m, MODE_WINDOW, secs, sizeof(secs));
+		snprintf(label, sizeof(label), "CPU last %s:", secs);
+		break;
+	case MODE_DECAYED:
+		view_mode_label(m, MODE_DECAYED, secs, sizeof(secs));
+		/* the label is "avg <half-life>" */
+		snprintf(label, sizeof(label), "CPU decayed avg (half-life %s):", secs + 4);
+		break;
+	default:
+		snprintf(label, sizeof(label), "CPU since attach:");
+		break;
+	}
+	x = put_at(g, 0, y, GA_HEADER, label);
+	snprintf(buf, sizeof(buf), " JS %.1f%%  GC %.1f%%  program %.1f%%  idle %.1f%%", s.js_pct,
+		s.gc_pct, s.program_pct, s.idle_pct);
+	put_at(g, x, y, GA_NORMAL, buf);
+}
+
+static void draw_settings_line(const struct view *v, const struct model *m, struct grid *g,
+	int y)
+{
+	char buf[512], head[64], pct[32];
+	int x;
+
+	view_column_heading(v, m, v->s.sort, head, sizeof(head));
+	snprintf(pct, sizeof(pct), "%g%%", v->s.threshold_pct);
+	snprintf(buf, sizeof(buf), "%zu of %zu functions  sort %s %s  threshold %s", v->n_rows,
+		v->n_all, head, (v->s.sort <= COL_TOTAL_TIME) != v->s.reverse ? "desc" : "asc", pct);
+	x = put_at(g, 0, y, GA_NORMAL, buf);
+	if (v->s.filter[0]) {
+		x = put_at(g, x, y, GA_NORMAL, "  filter \"");
+		x = put_at(g, x, y, GA_MATCH, v->s.filter);
+		x = put_at(g, x, y, GA_NORMAL, "\"");
+	}
+	if (v->s.hide_internals || v->s.hide_node_modules) {
+		snprintf(buf, sizeof(buf), "  hiding %s%s%s",
+			v->s.hide_internals ? "node internals" : "",
+			v->s.hide_internals && v->s.hide_node_modules ? ", " : "",
+			v->s.hide_node_modules ? "node_modules" : "");
+		x = put_at(g, x, y, GA_NORMAL, buf);
+	}
+	if (v->search[0]) {
+		x = put_at(g, x, y, GA_NORMAL, "  search \"");
+		x = put_at(g, x, y, GA_MATCH, v->search);
+		put_at(g, x, y, GA_NORMAL, "\"");
+	}
+}
+
+struct table_layout {
+	bool show[COL_COUNT];
+	int x[COL_COUNT], w[COL_COUNT];
+	char head[COL_COUNT][64];
+};
+
+static void table_layout(const struct view *v, const struct model *m, int width,
+	struct table_layout *l)
+{
+	static const enum view_column drop[] = { COL_TOTAL_TIME, COL_SELF_TIME, COL_TOTAL_PCT };
+	int avail = 0, longest = 8, x = 0;
+
+	for (int c = 0; c < COL_COUNT; c++) {
+		view_column_heading(v, m, (enum view_column)c, l->head[c], sizeof(l->head[c]));
+		l->show[c] = true;
+		l->w[c] = grid_text_cols(l->head[c]);
+		if (c <= COL_TOTAL_TIME && l->w[c] < 6)
+			l->w[c] = 6;
+	}
+	for (size_t d = 0; d <= sizeof(drop) / sizeof(drop[0]); d++) {
+		avail = width;
+		for (int c = 0; c <= COL_TOTAL_TIME; c++)
+			if (l->show[c])
+				avail -= l->w[c] + 1;
+		if (avail >= 16 || d == sizeof(drop) / sizeof(drop[0]))
+			break;
+		l->show[drop[d]] = false;
+	}
+	for (size_t i = 0; i < v->n_rows; i++) {
+		int w = grid_text_cols(view_func_name(m, v->rows[i].func));
+		if (w > longest)
+			longest = w;
+	}
+	/* The name gets what it needs up to about half; the location gets the rest. Every
+	 * column has a one-cell gap before it, where the sort arrow goes. */
+	{
+		int room = avail - 1, cap = room * 55 / 100;
+		if (cap < 12)
+			cap = 12;
+		if (cap > 48)
+			cap = 48;
+		l->w[COL_NAME] = longest < cap ? longest : cap;
+		if (l->w[COL_NAME] > room)
+			l->w[COL_NAME] = room;
+		l->w[COL_LOCATION] = room - l->w[COL_NAME] - 1;
+		if (l->w[COL_LOCATION] < 6) {
+			l->show[COL_LOCATION] = false;
+			l->w[COL_NAME] = room;
+		}
+		if (l->w[COL_NAME] <= 0)
+			l->show[COL_NAME] = false;
+	}
+	for (int c = 0; c < COL_COUNT; c++)
+		if (l->show[c]) {
+			l->x[c] = ++x;
+			x += l->w[c];
+		}
+}
+
+static void draw_headings(const struct view *v, struct grid *g, int y,
+	const struct table_layout *l)
+{
+	bool desc = (v->s.sort <= COL_TOTAL_TIME) != v->s.reverse;
+
+	grid_fill_attr(g, 0, y, g->width, GA_TITLE);
+	for (int c = 0; c < COL_COUNT; c++) {
+		bool sorted = c == (int)v->s.sort;
+		enum grid_attr a = sorted ? GA_SORTED : GA_TITLE;
+		int hx = l->x[c], hw = grid_text_cols(l->head[c]);
+
+		if (!l->show[c])
+			continue;
+		if (c <= COL_TOTAL_TIME)
+			hx = l->x[c] + l->w[c] - hw; /* numbers are right-aligned: so are their headings */
+		if (hx < l->x[c])
+			hx = l->x[c];
+		grid_put(g, hx, y, a, l->head[c], l->w[c]);
+		/* The arrow goes just before the heading, in the gap or in the column's padding. */
+		if (sorted)
+			grid_put(g, hx - 1, y, a, desc ? v->arrow_down : v->arrow_up, 1);
+	}
+}
+
+static void draw_row(const struct view *v, const struct model *m, struct grid *g, int y,
+	const struct table_layout *l, const struct model_row *r)
+{
+	char buf[1024];
+	enum grid_attr a;
+
+	if (l->show[COL_SELF_PCT]) {
+		view_fmt_pct(r->self_pct, buf, sizeof(buf));
+		view_put_right(g, l->x[COL_SELF_PCT], y, view_heat(r->self_pct), buf,
+			l->w[COL_SELF_PCT]);
+	}
+	if (l->show[COL_TOTAL_PCT]) {
+		view_fmt_pct(r->total_pct, buf, sizeof(buf));
+		view_put_right(g, l->x[COL_TOTAL_PCT], y, view_heat(r->total_pct), buf,
+			l->w[COL_TOTAL_PCT]);
+	}
+	if (l->show[COL_SELF_TIME]) {
+		view_fmt_time(r->self_us, buf, sizeof(buf));
+		view_put_right(g, l->x[COL_SELF_TIME], y, GA_NORMAL, buf, l->w[COL_SELF_TIME]);
+	}
+	if (l->show[COL_TOTAL_TIME]) {
+		view_fmt_time(r->total_us, buf, sizeof(buf));
+		view_put_right(g, l->x[COL_TOTAL_TIME], y, GA_NORMAL, buf, l->w[COL_TOTAL_TIME]);
+	}
+	if (l->show[COL_NAME]) {
+		a = view_func_internal(m, r->func) ? GA_DIM : GA_NORMAL;
+		if (v->search[0] && view_row_matches(m, r->func, v->search))
+			a = GA_MATCH;
+		view_put_fit(v, g, l->x[COL_NAME], y, a, view_func_name(m, r->func),
+			l->w[COL_NAME], false);
+	}
+	if (l->show[COL_LOCATION]) {
+		view_func_location(m, r->func, false, buf, sizeof(buf));
+		view_put_fit(v, g, l->x[COL_LOCATION], y, GA_DIM, buf, l->w[COL_LOCATION], true);
+	}
+}
+
+void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+{
+	int h = g->height, bottom, hdr, y0, page;
+	struct table_layout l;
+
+	view_table_build(v, m);
+	bottom = view_draw_bottom(v, m, g, TABLE_KEYS);
+	if (h >= 14) {
+		hdr = 5;
+		draw_target_line(m, g, 0, now_wall_s);
+		draw_sampling_line(v, m, g, 1);
+		draw_cpu_line(v, m, g, 2);
+		/* Line 3 is the memory line; it stays blank until there is memory data. */
+		draw_settings_line(v, m, g, 4);
+	} else if (h >= 10) {
+		hdr = 3;
+		draw_target_line(m, g, 0, now_wall_s);
+		draw_sampling_line(v, m, g, 1);
+		draw_settings_line(v, m, g, 2);
+	} else if (h >= 7) {
+		hdr = 1;
+		draw_sampling_line(v, m, g, 0);
+	} else {
+		hdr = 0;
+	}
+	if (hdr >= bottom)
+		return;
+	table_layout(v, m, g->width, &l);
+	draw_headings(v, g, hdr, &l);
+	y0 = hdr + 1;
+	page = bottom - y0;
+	v->page_rows = page > 1 ? page : 1;
+	if (page <= 0)
+		return;
+	if (v->n_rows == 0) {
+		const char *why = v->n_all ? "No function passes the threshold, filter and hiding "
+			"(+/-, \\, i, M)." : m->windows == 0 ? "Waiting for the first window..."
+			: "No JavaScript function has samples here.";
+		grid_put(g, 0, y0, GA_DIM, why, 0);
+		return;
+	}
+	if (v->sel < v->top)
+		v->top = v->sel;
+	if (v->sel >= v->top + (size_t)page)
+		v->top = v->sel - (size_t)page + 1;
+	if (v->top + (size_t)page > v->n_rows)
+		v->top = v->n_rows > (size_t)page ? v->n_rows - (size_t)page : 0;
+	for (int i = 0; i < page && v->top + (size_t)i < v->n_rows; i++) {
+		size_t r = v->top + (size_t)i;
+		draw_row(v, m, g, y0 + i, &l, &v->rows[r]);
+		if (r == v->sel)
+			grid_fill_attr(g, 0, y0 + i, g->width, GA_SELECTED);
+	}
+}

@@ -1,0 +1,627 @@
+/* Unit tests for the screens: a model built from a hand-made profile, keys fed to the view,
+ * and the grid read back as text. No terminal involved. */
+#include "config.h"
+
+#include "view.h"
+#include "aggregate.h"
+#include "calltree.h"
+#include "functab.h"
+#include "grid.h"
+#include "model.h"
+#include "profile.h"
+#include "view_priv.h"
+#include "tap.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOW 1700000000.0
+
+enum { F_ROOT, F_PROGRAM, F_IDLE, F_GC, F_MAIN, F_HOT, F_HELPER, F_ANON, F_NM, F_INTERNAL,
+	F_EVIL, F_TINY, F_CJK, F_COUNT };
+
+struct fixture {
+	struct functab *ft;
+	uint32_t id[F_COUNT];
+	struct window_stats w;
+	struct cumulative cum;
+	struct calltree *ct;
+	struct model m;
+};
+
+/* One profile: nodes (function, parent) in preorder, one sample per node with the given
+ * weight (µs), and optional position ticks on one node. */
+static void fixture_window(struct fixture *fx, size_t n, const int *fn, const int32_t *parent,
+	const int64_t *weight_us, int ticks_node)
+{
+	static struct position_tick ticks[] = { { 12, 30 }, { 15, 10 } };
+	struct profile p;
+
+	memset(&p, 0, sizeof(p));
+	p.nodes = calloc(n, sizeof(*p.nodes));
+	p.samples = calloc(n, sizeof(*p.samples));
+	p.time_deltas = calloc(n, sizeof(*p.time_deltas));
+	for (size_t i = 0; i < n; i++) {
+		p.nodes[i].func = fx->id[fn[i]];
+		p.nodes[i].parent = parent[i];
+		p.samples[i] = (uint32_t)i;
+		p.time_deltas[i] = weight_us[i] * 10000; /* 400 -> 4 s */
+		p.end_time_us += (double)p.time_deltas[i];
+	}
+	p.n_nodes = p.n_samples = n;
+	if (ticks_node >= 0) {
+		p.ticks = ticks;
+		p.n_ticks = 2;
+		p.nodes[ticks_node].ticks_first = 0;
+		p.nodes[ticks_node].ticks_count = 2;
+	}
+	aggregate_window(&p, fx->ft, -INFINITY, &fx->w);
+	cumulative_add(&fx->cum, &fx->w);
+	calltree_add(fx->ct, &p, -INFINITY);
+	model_on_window(&fx->m, &fx->w, 1000);
+	free(p.nodes);
+	free(p.samples);
+	free(p.time_deltas);
+}
+
+static void fixture_init(struct fixture *fx)
+{
+	static const struct { const char *name, *url; int line; } f[F_COUNT] = {
+		[F_ROOT] = { "(root)", "", -1 },
+		[F_PROGRAM] = { "(program)", "", -1 },
+		[F_IDLE] = { "(idle)", "", -1 },
+		[F_GC] = { "(garbage collector)", "", -1 },
+		[F_MAIN] = { "main", "file:///app/main.js", 0 },
+		[F_HOT] = { "hotLoop", "file:///app/server.js", 9 },
+		[F_HELPER] = { "helper", "file:///app/util.js", 19 },
+		[F_ANON] = { "", "file:///app/anon.js", 2 },
+		[F_NM] = { "lodashMap", "file:///app/node_modules/lodash/map.js", 4 },
+		[F_INTERNAL] = { "processTicksAndRejections", "node:internal/process/task_queues", 94 },
+		[F_EVIL] = { "\x1b[2Jevil\xff", "file:///app/evil.js", 0 },
+		[F_TINY] = { "tiny", "file:///app/tiny.js", 0 },
+		[F_CJK] = { "\xe5\x87\xa6\xe7\x90\x86", "file:///app/cjk.js", 0 },
+	};
+	/* root -> main -> hotLoop -> helper; main -> (anonymous), lodashMap;
+	 * root -> processTicksAndRejections -> evil; root -> tiny, (program), (idle), (gc) */
+	static const int fn[] = { F_ROOT, F_MAIN, F_HOT, F_HELPER, F_ANON, F_NM, F_INTERNAL,
+		F_EVIL, F_TINY, F_PROGRAM, F_IDLE, F_GC };
+	static const int32_t parent[] = { -1, 0, 1, 2, 1, 1, 0, 6, 0, 0, 0, 0 };
+	static const int64_t weight[] = { 0, 20, 400, 100, 50, 60, 30, 40, 3, 100, 147, 50 };
+
+	memset(fx, 0, sizeof(*fx));
+	fx->ft = functab_create();
+	for (int i = 0; i < F_COUNT; i++)
+		fx->id[i] = functab_intern(fx->ft, f[i].name, strlen(f[i].name), f[i].url,
+			strlen(f[i].url), f[i].line, 0);
+	functab_set_deopt(fx->ft, fx->id[F_HOT], "Insufficient type feedback", 26);
+	window_stats_init(&fx->w);
+	cumulative_init(&fx->cum);
+	fx->ct = calltree_create(10000);
+	model_init(&fx->m);
+	fx->m.pid = 4242;
+	snprintf(fx->m.title, sizeof(fx->m.title), "node server.js");
+	snprintf(fx->m.node_version, sizeof(fx->m.node_version), "v20.11.1");
+	fx->m.attached_wall_s = NOW - 65;
+	fx->m.delay_s = 1;
+	fx->m.interval_us = 1000;
+	fx->m.connected = true;
+	fx->m.ft = fx->ft;
+	fx->m.cum = &fx->cum;
+	fx->m.ct = fx->ct;
+	fixture_window(fx, 12, fn, parent, weight, 2);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	window_stats_free(&fx->w);
+	cumulative_free(&fx->cum);
+	calltree_free(fx->ct);
+	model_free(&fx->m);
+	functab_free(fx->ft);
+}
+
+/* --- reading the grid --- */
+
+static char *last;
+
+static char *row(const struct grid *g, int y)
+{
+	free(last);
+	last = grid_row_text(g, y);
+	return last;
+}
+
+/* The first line containing s, or -1. */
+static int find_line(const struct grid *g, const char *s)
+{
+	for (int y = 0; y < g->height; y++)
+		if (strstr(row(g, y), s))
+			return y;
+	return -1;
+}
+
+static bool screen_has(const struct grid *g, const char *s)
+{
+	return find_line(g, s) >= 0;
+}
+
+/* The cell where s starts on line y, or -1. */
+static int find_cell(const struct grid *g, int y, const char *s)
+{
+	char *text = grid_row_text(g, y), *hit = strstr(text, s);
+	int x = -1;
+
+	if (hit) {
+		size_t off = 0, want = (size_t)(hit - text);
+		for (x = 0; x < g->width && off < want; x++)
+			off += strlen(g->cells[y * g->width + x].ch);
+	}
+	free(text);
+	return x;
+}
+
+static int attr_at(const struct grid *g, int x, int y)
+{
+	if (x < 0 || y < 0 || x >= g->width || y >= g->height)
+		return -1;
+	return g->cells[y * g->width + x].attr;
+}
+
+static int selected_line(const struct grid *g)
+{
+	for (int y = 0; y < g->height; y++)
+		if (g->width > 0 && g->cells[y * g->width].attr == GA_SELECTED)
+			return y;
+	return -1;
+}
+
+static bool rows_fit(const struct grid *g)
+{
+	for (int y = 0; y < g->height; y++)
+		if (grid_text_cols(row(g, y)) != g->width)
+			return false;
+	return true;
+}
+
+static bool grid_clean(const struct grid *g)
+{
+	for (int i = 0; i < g->width * g->height; i++)
+		for (const unsigned char *p = (const unsigned char *)g->cells[i].ch; *p; p++)
+			if (*p < 0x20 || *p == 0x7f || *p == 0xff)
+				return false;
+	return true;
+}
+
+static enum view_action keys(struct view *v, const struct model *m, const char *s)
+{
+	enum view_action a = VA_NONE;
+	for (; *s; s++)
+		a = view_key(v, m, *s == '\n' ? VK_ENTER : (unsigned char)*s);
+	return a;
+}
+
+static const int first_row = 6; /* at 24 lines: 5 header lines, then the headings */
+
+static void test_table(struct fixture *fx)
+{
+	struct view_settings s = { .sort = COL_SELF_PCT, .mode = MODE_WINDOW };
+	struct view *v = view_create(&s);
+	struct grid g;
+	int y, x;
+
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "PID 4242") && strstr(row(&g, 0), "v20.11.1") &&
+		strstr(row(&g, 0), "node server.js"), "header: the target");
+	ok(strstr(row(&g, 0), "1m05s ago") != NULL, "header: time attached");
+	ok(strstr(row(&g, 1), "last window 1.00s") != NULL, "header: the window length");
+	ok(strstr(row(&g, 1), "12 samples") && strstr(row(&g, 1), "interval 1ms"),
+		"header: samples and interval");
+	ok(strstr(row(&g, 2), "JS 70.3%") && strstr(row(&g, 2), "GC 5.0%") &&
+		strstr(row(&g, 2), "program 10.0%") && strstr(row(&g, 2), "idle 14.7%"),
+		"header: the CPU split");
+	is_str(row(&g, 3), "                                                                                ",
+		"the memory line is blank without memory data");
+	ok(strstr(row(&g, 5), "SELF%(1s)") && !strstr(row(&g, 4), "FUNCTION"),
+		"the headings follow the header");
+	ok(strstr(row(&g, 5), "TOTAL%(1s)") && strstr(row(&g, 5), "SELF(tot)") &&
+		strstr(row(&g, 5), "TOTAL(tot)") && strstr(row(&g, 5), "FUNCTION") &&
+		strstr(row(&g, 5), "LOCATION"), "every column has a heading with its window");
+	x = find_cell(&g, 5, "SELF%(1s)");
+	is_int(attr_at(&g, x, 5), GA_SORTED, "the sort column's heading is highlighted");
+	ok(strstr(row(&g, 5), "\xe2\x96\xbcSELF%(1s)") != NULL, "with an arrow pointing down");
+	x = find_cell(&g, 5, "TOTAL%(1s)");
+	is_int(attr_at(&g, x, 5), GA_TITLE, "other headings are not");
+
+	ok(strstr(row(&g, first_row), "hotLoop") != NULL, "the hottest function is first");
+	ok(strstr(row(&g, first_row), "40.0%") && strstr(row(&g, first_row), "50.0%"),
+		"with its self and total share");
+	ok(strstr(row(&g, first_row), " 4.00s") && strstr(row(&g, first_row), " 5.00s"),
+		"and its self and total time");
+	ok(strstr(row(&g, first_row), "server.js:10") && !screen_has(&g, "file:"),
+		"its location is 1-based, without file://");
+	is_int(attr_at(&g, 0, first_row), GA_SELECTED, "the first row is selected");
+	ok(strstr(row(&g, first_row + 1), "helper") != NULL, "then the next by self time");
+	x = find_cell(&g, first_row + 1, "10.0%");
+	is_int(attr_at(&g, x, first_row + 1), GA_HEAT2, "10%% is warm (heat 2)");
+	y = find_line(&g, "hotLoop");
+	x = find_cell(&g, y, "40.0%");
+	view_key(v, &fx->m, VK_DOWN);
+	view_draw(v, &fx->m, &g, NOW);
+	is_int(attr_at(&g, x, y), GA_HEAT4, "40%% is hot (heat 4)");
+	ok(screen_has(&g, "(anonymous)"), "unnamed functions show as (anonymous)");
+	y = find_line(&g, "lodashMap");
+	ok(y > 0 && strstr(row(&g, y), "\xe2\x80\xa6") && strstr(row(&g, y), "map.js:5"),
+		"long locations lose their start to an ellipsis");
+	ok(screen_has(&g, "?[2Jevil?"), "escapes and invalid UTF-8 in names are sanitised");
+	ok(grid_clean(&g), "no control byte reaches the grid");
+	ok(rows_fit(&g), "every line is exactly 80 columns");
+	ok(strstr(row(&g, 23), "q quit") && attr_at(&g, 0, 23) == GA_KEYBAR, "the key bar is last");
+
+	/* Sorting. */
+	is_int(view_key(v, &fx->m, '2'), VA_SETTINGS, "2 sorts by TOTAL%%");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, first_row), "main") != NULL, "main has the largest total");
+	x = find_cell(&g, 5, "TOTAL%(1s)");
+	is_int(attr_at(&g, x, 5), GA_SORTED, "its heading is now highlighted");
+	x = find_cell(&g, 5, "SELF%(1s)");
+	is_int(attr_at(&g, x, 5), GA_TITLE, "and the old one is not");
+	is_int(view_key(v, &fx->m, 'R'), VA_SETTINGS, "R reverses");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, first_row), "tiny") != NULL, "reversed: the smallest total first");
+	ok(strstr(row(&g, 5), "\xe2\x96\xb2TOTAL%(1s)") != NULL, "the arrow points up");
+	ok(view_settings(v)->reverse && view_settings(v)->sort == COL_TOTAL_PCT,
+		"the settings say so");
+	keys(v, &fx->m, "R>");
+	is_int(view_settings(v)->sort, COL_SELF_TIME, "> moves to the next column");
+	keys(v, &fx->m, "<<<");
+	is_int(view_settings(v)->sort, COL_LOCATION, "< wraps around");
+	keys(v, &fx->m, "5");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_line(&g, "helper") < find_line(&g, "hotLoop") &&
+		find_line(&g, "hotLoop") < find_line(&g, "lodashMap") &&
+		find_line(&g, "lodashMap") < find_line(&g, "main.js"), "5 sorts by name, A to Z");
+	keys(v, &fx->m, "1");
+
+	/* Modes. */
+	is_int(view_key(v, &fx->m, 'w'), VA_SETTINGS, "w changes the mode");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 5), "SELF%(avg 5s)") != NULL, "decayed: the heading says avg and the half-life");
+	ok(strstr(row(&g, 2), "half-life 5s") != NULL, "and so does the CPU line");
+	view_key(v, &fx->m, 'w');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 5), "SELF%(all)") && strstr(row(&g, 2), "since attach"),
+		"cumulative: all");
+	view_key(v, &fx->m, 'w');
+	is_int(view_settings(v)->mode, MODE_WINDOW, "and back to the last window");
+
+	/* Threshold, internals, node_modules. */
+	is_int(keys(v, &fx->m, "++"), VA_SETTINGS, "+ raises the threshold");
+	is_num(view_settings(v)->threshold_pct, 0.5, 1e-9, "in steps: 0, 0.1, 0.5");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "tiny") && screen_has(&g, "threshold 0.5%"),
+		"rows under the threshold are hidden, and the header says so");
+	keys(v, &fx->m, "-");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "tiny"), "- lowers it again");
+	keys(v, &fx->m, "-");
+	is_int(view_key(v, &fx->m, '-'), VA_NONE, "not below 0");
+	keys(v, &fx->m, "i");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "processTicks") && screen_has(&g, "hiding node internals"),
+		"i hides Node internals");
+	ok(screen_has(&g, "?[2Jevil?"), "but not the code they call");
+	keys(v, &fx->m, "iM");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "processTicks") && !screen_has(&g, "lodashMap"),
+		"M hides node_modules, i shows internals again");
+	keys(v, &fx->m, "M");
+
+	/* Filter. */
+	is_int(keys(v, &fx->m, "\\SERVER\n"), VA_SETTINGS, "a filter is a setting");
+	is_str(view_settings(v)->filter, "SERVER", "kept as typed");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "hotLoop") && !screen_has(&g, "helper") && !screen_has(&g, "main.js"),
+		"the filter matches locations too, ignoring case");
+	ok(screen_has(&g, "filter \"SERVER\""), "the header shows the filter");
+	keys(v, &fx->m, "\\");
+	for (int i = 0; i < 6; i++)
+		view_key(v, &fx->m, VK_BACKSPACE);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 23), "Filter: _") != NULL, "the prompt is at the bottom");
+	keys(v, &fx->m, "\n");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "helper") && view_settings(v)->filter[0] == '\0', "empty clears it");
+
+	/* Search. */
+	view_key(v, &fx->m, VK_HOME);
+	is_int(keys(v, &fx->m, "/util\n"), VA_REDRAW, "search");
+	view_draw(v, &fx->m, &g, NOW);
+	y = selected_line(&g);
+	ok(y >= 0 && strstr(row(&g, y), "helper"), "Enter jumps to the match (in the location)");
+	keys(v, &fx->m, "/app/\n");
+	view_draw(v, &fx->m, &g, NOW);
+	y = selected_line(&g);
+	keys(v, &fx->m, "n");
+	view_draw(v, &fx->m, &g, NOW);
+	is_int(selected_line(&g), y + 1, "n jumps to the next match");
+	keys(v, &fx->m, "/nosuchthing\n");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 22), "No function") != NULL, "a failed search says so");
+	is_int(view_key(v, &fx->m, VK_ESC), VA_REDRAW, "Esc clears the search");
+	keys(v, &fx->m, "/abc");
+	is_int(view_key(v, &fx->m, VK_ESC), VA_REDRAW, "Esc cancels a prompt");
+	is_int(view_key(v, &fx->m, 'q'), VA_QUIT, "after which q quits again");
+
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_pause_and_selection(struct fixture *fx)
+{
+	static const int fn[] = { F_ROOT, F_TINY, F_HELPER };
+	static const int32_t parent[] = { -1, 0, 0 };
+	static const int64_t weight[] = { 0, 900, 100 };
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	view_key(v, &fx->m, VK_DOWN);
+	view_draw(v, &fx->m, &g, NOW);
+	y = selected_line(&g);
+	ok(y == first_row + 1 && strstr(row(&g, y), "helper"), "Down selects the second row");
+
+	is_int(view_key(v, &fx->m, 'p'), VA_REDRAW, "p pauses");
+	ok(view_paused(v), "the view is paused");
+	fixture_window(fx, 3, fn, parent, weight, -1);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, first_row), "hotLoop") != NULL, "paused: the rows stay frozen");
+	ok(strstr(row(&g, 1), "PAUSED") && attr_at(&g, 0, 1) == GA_WARN, "the header says PAUSED");
+	ok(strstr(row(&g, 23), "PAUSED") != NULL, "and so does the key bar");
+	keys(v, &fx->m, "2");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, first_row), "main") != NULL, "sorting works on the frozen rows");
+	keys(v, &fx->m, "1 ");
+	ok(!view_paused(v), "space resumes");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, first_row), "tiny") != NULL, "resumed: the new window shows");
+	y = selected_line(&g);
+	ok(y == first_row + 1 && strstr(row(&g, y), "helper"),
+		"the selection stayed on helper");
+
+	/* Warnings. */
+	fx->m.windows_late = 3;
+	fx->m.connected = false;
+	model_set_status(&fx->m, true, NOW, "cannot save: disk full");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 1), "3 LATE WINDOWS") && strstr(row(&g, 1), "DISCONNECTED"),
+		"late windows and a lost target are shown");
+	is_int(attr_at(&g, 0, 1), GA_WARN, "as warnings");
+	ok(strstr(row(&g, 22), "disk full") && attr_at(&g, 0, 22) == GA_WARN,
+		"an error status is a warning above the key bar");
+	fx->m.windows_late = 0;
+	fx->m.connected = true;
+	fx->m.status[0] = '\0';
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_detail_and_help(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	is_int(view_detail_func(v), UINT32_MAX, "the table is not a detail");
+	is_int(view_key(v, &fx->m, VK_ENTER), VA_REDRAW, "Enter opens the selected function");
+	is_int(view_detail_func(v), fx->id[F_HOT], "the hottest one");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "hotLoop") != NULL, "the detail names it");
+	ok(strstr(row(&g, 1), "/app/server.js:10:1") != NULL, "with its location");
+	ok(screen_has(&g, "Insufficient type feedback"), "and V8's deoptimisation reason");
+	y = find_line(&g, "CALLERS");
+	ok(y > 0 && strstr(row(&g, y + 1), "main") && strstr(row(&g, y + 1), "100.0%") &&
+		strstr(row(&g, y + 1), "5.00s"), "its caller, with its share and time");
+	y = find_line(&g, "CALLEES");
+	ok(y > 0 && strstr(row(&g, y + 1), "helper") && strstr(row(&g, y + 1), "20.0%"),
+		"its callee, with its share");
+	y = find_line(&g, "HOT LINES");
+	ok(y > 0 && strstr(row(&g, y + 1), "line 12") && strstr(row(&g, y + 1), "75.0%") &&
+		strstr(row(&g, y + 1), "30 ticks"), "the hottest line first");
+	ok(y > 0 && strstr(row(&g, y + 2), "line 15") && strstr(row(&g, y + 2), "25.0%"),
+		"then the next");
+	ok(rows_fit(&g) && grid_clean(&g), "the detail fits the grid");
+
+	view_key(v, &fx->m, VK_DOWN);
+	is_int(view_key(v, &fx->m, VK_ENTER), VA_REDRAW, "Enter on a callee opens it");
+	is_int(view_detail_func(v), fx->id[F_HELPER], "helper");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "No deoptimisation"), "no deoptimisation reported for helper");
+	view_key(v, &fx->m, VK_ESC);
+	is_int(view_detail_func(v), fx->id[F_HOT], "Esc goes back one level");
+	view_key(v, &fx->m, VK_BACKSPACE);
+	is_int(view_detail_func(v), UINT32_MAX, "and then to the table");
+
+	is_int(view_key(v, &fx->m, '?'), VA_REDRAW, "? opens the help");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "SELF%(1s)") && screen_has(&g, "TOTAL%(...)"),
+		"the help explains the percentage columns");
+	for (int i = 0; i < 5; i++)
+		view_key(v, &fx->m, VK_PGDN);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "save the profile"), "and scrolls to the keys");
+	view_key(v, &fx->m, VK_HOME);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "SELF(tot)") && screen_has(&g, "TOTAL(tot)") &&
+		screen_has(&g, "FUNCTION") && screen_has(&g, "LOCATION"), "and every other column");
+	is_int(view_key(v, &fx->m, 'q'), VA_REDRAW, "q on the help goes back");
+	is_int(view_detail_func(v), UINT32_MAX, "to the table");
+	is_int(view_key(v, &fx->m, 'q'), VA_QUIT, "q on the table quits");
+	is_int(view_key(v, &fx->m, 3), VA_QUIT, "so does Ctrl-C");
+	is_int(view_key(v, &fx->m, 'r'), VA_RESET, "r resets");
+	is_int(view_key(v, &fx->m, 's'), VA_SAVE, "s saves");
+	is_int(view_key(v, &fx->m, 'x'), VA_NONE, "other keys do nothing");
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_sizes(struct fixture *fx)
+{
+	static const int sizes[][2] = { { 200, 50 }, { 20, 5 }, { 10, 3 }, { 1, 1 }, { 3, 30 },
+		{ 80, 8 }, { 80, 12 }, { 0, 0 } };
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 200, 50);
+	view_draw(v, &fx->m, &g, NOW);
+	y = find_line(&g, "lodashMap");
+	ok(y > 0 && strstr(row(&g, y), "/app/node_modules/lodash/map.js:5"),
+		"wide terminals show whole locations");
+	ok(strstr(row(&g, 6), "hotLoop") && strstr(row(&g, 6), " /app/server.js:10 "),
+		"200x50: the hot function is first, with its whole location");
+	y = find_line(&g, "\xe5\x87\xa6\xe7\x90\x86");
+	ok(y < 0, "a function without samples is not a row");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (int screen = 0; screen < 3; screen++) {
+			grid_resize(&g, sizes[i][0], sizes[i][1]);
+			if (screen == 1)
+				view_key(v, &fx->m, VK_ENTER);
+			if (screen == 2)
+				view_key(v, &fx->m, '?');
+			view_draw(v, &fx->m, &g, NOW);
+			ok(rows_fit(&g) && grid_clean(&g), "%dx%d screen %d: drawn inside the grid",
+				sizes[i][0], sizes[i][1], screen);
+			view_key(v, &fx->m, VK_ESC);
+		}
+	}
+	/* 80x10: three header lines, the headings, four rows. */
+	grid_resize(&g, 80, 10);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 4), "hotLoop") && strstr(row(&g, 3), "FUNCTION"),
+		"80x10: a shorter header, then the table");
+	is_int(view_key(v, &fx->m, VK_END), VA_REDRAW, "End moves to the last row");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(selected_line(&g) == 7 && strstr(row(&g, 7), "tiny"),
+		"the table scrolls to keep the selection visible");
+	ok(!screen_has(&g, "hotLoop"), "the first rows scrolled away");
+	is_int(view_key(v, &fx->m, VK_DOWN), VA_NONE, "Down on the last row does nothing");
+	view_key(v, &fx->m, VK_PGUP);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(selected_line(&g) == 4 && strstr(row(&g, 4), "(anonymous)"), "PgUp moves a page up");
+	view_key(v, &fx->m, VK_HOME);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(selected_line(&g) == 4 && strstr(row(&g, 4), "hotLoop"), "Home goes back to the top");
+
+	grid_resize(&g, 20, 5);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 1), "hotLoop") && strstr(row(&g, 1), "40.0%"),
+		"20x5: the share and the name still show");
+	ok(strstr(row(&g, 0), "SELF%(1s)") != NULL, "with the heading");
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_wide_names(void)
+{
+	struct fixture fx;
+	static const int fn[] = { F_ROOT, F_CJK, F_MAIN };
+	static const int32_t parent[] = { -1, 0, 0 };
+	static const int64_t weight[] = { 0, 600, 400 };
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y1, y2;
+
+	fixture_init(&fx);
+	fixture_window(&fx, 3, fn, parent, weight, -1);
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	view_draw(v, &fx.m, &g, NOW);
+	y1 = find_line(&g, "\xe5\x87\xa6\xe7\x90\x86");
+	y2 = find_line(&g, "main");
+	ok(y1 == first_row && y2 == first_row + 1, "a CJK name is drawn");
+	ok(rows_fit(&g), "and takes two columns per character");
+	is_int(find_cell(&g, y1, "/app/cjk.js"), find_cell(&g, y2, "/app/main.js"),
+		"locations stay aligned after wide names");
+	view_free(v);
+	grid_free(&g);
+	fixture_free(&fx);
+}
+
+/* Random keys at random sizes: nothing may crash (the sanitizers watch) or leave the grid. */
+static void test_random_keys(struct fixture *fx)
+{
+	static const int keyset[] = { 'q', 'h', '?', '<', '>', '1', '4', '6', 'R', 'p', ' ', '/',
+		'\\', 'n', 'N', 'i', 'M', '+', '-', 'w', 'r', 's', 'x', 'a', VK_UP, VK_DOWN,
+		VK_PGUP, VK_PGDN, VK_HOME, VK_END, VK_ENTER, VK_ESC, VK_BACKSPACE, VK_F1,
+		VK_RESIZE, VK_LEFT, VK_RIGHT, 0x65e5, 0xe9, 127, 21, 3 };
+	struct view *v = view_create(NULL);
+	struct grid g;
+	unsigned seed = 12345;
+	bool clean = true;
+
+	grid_init(&g);
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		view_key(v, &fx->m, keyset[(seed >> 16) % (sizeof(keyset) / sizeof(keyset[0]))]);
+		if (i % 7 == 0) {
+			seed = seed * 1103515245u + 12345u;
+			grid_resize(&g, (int)((seed >> 16) % 130), (int)((seed >> 8) % 45));
+		}
+		view_draw(v, &fx->m, &g, NOW);
+		clean = clean && grid_clean(&g) && rows_fit(&g);
+	}
+	ok(clean, "3000 random keys at random sizes: every drawing stays clean and inside");
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_formats(void)
+{
+	char buf[64];
+
+	view_fmt_time(1.234e6, buf, sizeof(buf));
+	is_str(buf, "1.23s", "times under a minute: seconds");
+	view_fmt_time(59.999e6, buf, sizeof(buf));
+	is_str(buf, "1m00s", "rounding up to a minute");
+	view_fmt_time((12 * 60 + 3) * 1e6, buf, sizeof(buf));
+	is_str(buf, "12m03s", "minutes and seconds");
+	view_fmt_time((3 * 3600 + 5 * 60 + 10) * 1e6, buf, sizeof(buf));
+	is_str(buf, "3h05m", "hours and minutes");
+	view_fmt_time(NAN, buf, sizeof(buf));
+	is_str(buf, "0.00s", "not a number is zero");
+	is_int(view_heat(0.5), GA_NORMAL, "under 1%% has no heat");
+	is_int(view_heat(1), GA_HEAT1, "1%% is heat 1");
+	is_int(view_heat(15), GA_HEAT3, "15%% is heat 3");
+}
+
+int main(void)
+{
+	struct fixture fx;
+
+	if (!setlocale(LC_ALL, "C.UTF-8") && !setlocale(LC_ALL, "C.utf8") &&
+	    !setlocale(LC_ALL, "en_US.UTF-8")) {
+		printf("1..0 # SKIP no UTF-8 locale\n");
+		return 0;
+	}
+	test_formats();
+	fixture_init(&fx);
+	test_table(&fx);
+	test_detail_and_help(&fx);
+	test_sizes(&fx);
+	test_random_keys(&fx);
+	test_pause_and_selection(&fx);
+	fixture_free(&fx);
+	test_wide_names();
+	free(last);
+	return done_testing();
+}
