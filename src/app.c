@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "app.h"
+#include "app_priv.h"
 #include "aggregate.h"
 #include "attach.h"
 #include "calltree.h"
@@ -11,6 +12,9 @@
 #include "export.h"
 #include "launch.h"
 #include "loop.h"
+#include "memlog.h"
+#include "memseries.h"
+#include "procfs.h"
 #include "options.h"
 #include "picker.h"
 #include "report.h"
@@ -33,25 +37,49 @@
 /* About 12 bytes a sample: 500,000 samples (8 minutes at 1 ms) keep the real timeline. */
 #define APP_CALLTREE_MAX_SAMPLES 500000
 
-struct app {
-	struct options opt;
-	struct settings settings;
-	char *settings_path;       /* NULL with --no-config */
-	struct attach_result target;
-	struct launch *launch;
-	struct loop *loop;
-	struct engine *engine;
-	struct tui *tui;
-	struct strbuf out;
-	int status;
-	char *why;
-	bool finished;
-	int signals;
-	bool output_broken;
-};
+
+void app_log(struct app *a, const char *json, size_t len)
+{
+	char *cause = NULL;
+
+	if (!a->log)
+		return;
+	if (memlog_write(a->log, json, len, util_now_wall_s(), &cause) < 0) {
+		/* Say it once and stop logging rather than fail the session. */
+		char *msg = xasprintf("%s Logging stopped.", cause);
+		fprintf(stderr, "ntop-js: %s\n", msg);
+		free(msg);
+		free(cause);
+		memlog_close(a->log);
+		a->log = NULL;
+	}
+}
+
+void app_log_attach(struct app *a)
+{
+	strbuf_reset(&a->line);
+	strbuf_puts(&a->line, "{\"type\":\"attach\",\"time\":");
+	strbuf_printf(&a->line, "%.3f", util_now_wall_s());
+	strbuf_printf(&a->line, ",\"target\":{\"pid\":%d,\"node_version\":", (int)a->target.pid);
+	strbuf_json_string(&a->line, a->target.node_version, strlen(a->target.node_version));
+	strbuf_puts(&a->line, ",\"title\":");
+	strbuf_json_string(&a->line, a->target.title, strlen(a->target.title));
+	strbuf_puts(&a->line, "}}");
+	app_log(a, a->line.data, a->line.len);
+}
+
+void app_log_exit(struct app *a, const char *why)
+{
+	strbuf_reset(&a->line);
+	strbuf_printf(&a->line, "{\"type\":\"target_exit\",\"time\":%.3f,\"reason\":",
+		util_now_wall_s());
+	strbuf_json_string(&a->line, why ? why : "ntop-js left", strlen(why ? why : "ntop-js left"));
+	strbuf_putc(&a->line, '}');
+	app_log(a, a->line.data, a->line.len);
+}
 
 /* Messages go to the status line under the live view, else to stderr. */
-static void app_say(struct app *a, bool is_error, const char *msg)
+void app_say(struct app *a, bool is_error, const char *msg)
 {
 	if (a->tui)
 		tui_status(a->tui, is_error, msg);
@@ -68,13 +96,27 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
 	rw.interval_us = (double)a->settings.interval_us;
 	rw.top_n = a->opt.top_n;
+	rw.mem = memseries_last(engine_memseries(a->engine));
+	rw.growth = a->have_growth ? &a->growth : NULL;
+	rw.alloc = engine_alloc_take_fresh(a->engine) ? engine_alloc_latest(a->engine) : NULL;
 	strbuf_reset(&a->out);
-	if (a->opt.json)
+	if (a->opt.json || a->log)
 		report_json_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
-	else
+	if (a->log && a->out.len > 2) {
+		/* The log's record is the JSON line with its type in front. */
+		strbuf_reset(&a->line);
+		strbuf_puts(&a->line, "{\"type\":\"window\",");
+		strbuf_append(&a->line, a->out.data + 1, a->out.len - 2);
+		app_log(a, a->line.data, a->line.len);
+	}
+	if (!a->opt.batch)
+		return;
+	if (!a->opt.json) {
+		strbuf_reset(&a->out);
 		report_text_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
+	}
 	if (a->output_broken)
 		return;
 	if (fwrite(a->out.data, 1, a->out.len, stdout) != a->out.len || fflush(stdout) != 0) {
@@ -88,10 +130,39 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 {
 	struct app *a = ud;
 
+	app_print_window(a, w, wall_time_s);
 	if (a->tui)
 		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
-	else
-		app_print_window(a, w, wall_time_s);
+}
+
+static void app_on_memory(void *ud, const struct mem_sample *m)
+{
+	struct app *a = ud;
+	char *rec = memlog_mem_record(m);
+
+	app_log(a, rec, strlen(rec));
+	free(rec);
+	memseries_growth(engine_memseries(a->engine), a->opt.growth_window_s, m->t_s, &a->growth);
+	a->have_growth = true;
+	if (a->tui)
+		tui_on_memory(a->tui, &a->growth, a->opt.growth_window_s, a->opt.no_eval);
+}
+
+static void app_on_alloc(void *ud)
+{
+	struct app *a = ud;
+
+	if (a->tui)
+		tui_redraw(a->tui);
+}
+
+static void app_on_snapshot(void *ud, bool ok, const char *msg)
+{
+	struct app *a = ud;
+
+	app_say(a, !ok, msg);
+	if (a->tui)
+		tui_redraw(a->tui);
 }
 
 static void app_on_notice(void *ud, const char *msg)
@@ -103,6 +174,11 @@ static void app_on_finished(void *ud, int status, const char *why)
 {
 	struct app *a = ud;
 
+	app_log_exit(a, why);
+	if (a->opt.follow && status == EXIT_TARGET_GONE && a->signals == 0 && !a->launch) {
+		app_follow_start(a, why);
+		return;
+	}
 	a->finished = true;
 	a->status = status;
 	a->why = why ? xstrdup(why) : NULL;
@@ -132,7 +208,7 @@ static void app_quit(void *ud)
 {
 	struct app *a = ud;
 
-	if (a->finished)
+	if (a->finished || a->following || a->replay)
 		loop_stop(a->loop);
 	else
 		engine_stop(a->engine);
@@ -161,14 +237,47 @@ static void app_settings_changed(void *ud, const struct view_settings *s)
 	}
 }
 
-static const struct tui_actions app_tui_actions = {
+static void app_alloc_toggle(void *ud)
+{
+	struct app *a = ud;
+
+	if (a->opt.no_eval) {
+		/* The heap profiler evaluates nothing, but it does force GCs: allowed. */
+	}
+	engine_set_alloc(a->engine, !engine_alloc_on(a->engine));
+	app_say(a, false, engine_alloc_on(a->engine) ? "allocation sampling on; the first profile "
+		"comes within 30 s (each fetch forces a full GC in the target)" :
+		"allocation sampling off");
+}
+
+static void app_snapshot(void *ud)
+{
+	struct app *a = ud;
+	char *path, *cause = NULL;
+
+	path = xasprintf("%s/ntop-js-%d-%.0f.heapsnapshot", a->opt.save_dir, (int)a->target.pid,
+		util_now_wall_s());
+	if (engine_heap_snapshot(a->engine, path, &cause) < 0) {
+		app_say(a, true, cause);
+		free(cause);
+	} else {
+		char *msg = xasprintf("taking a heap snapshot into %s; the target is paused", path);
+		app_say(a, false, msg);
+		free(msg);
+	}
+	free(path);
+}
+
+const struct tui_actions app_tui_actions = {
 	.quit = app_quit,
 	.save = app_save,
 	.reset = app_reset,
 	.settings_changed = app_settings_changed,
+	.alloc_toggle = app_alloc_toggle,
+	.snapshot = app_snapshot,
 };
 
-static void app_on_signal(void *ud, int sig)
+void app_on_signal(void *ud, int sig)
 {
 	struct app *a = ud;
 
@@ -182,16 +291,24 @@ static void app_on_signal(void *ud, int sig)
 		return;
 	}
 	/* The first signal leaves the target cleanly; a second one does not wait for it. */
+	if (a->following || a->replay) {
+		a->following = false;
+		loop_stop(a->loop);
+		return;
+	}
 	if (a->signals++ == 0 && !a->finished)
 		engine_stop(a->engine);
 	else
 		loop_stop(a->loop);
 }
 
-static const struct engine_handlers app_engine_handlers = {
+const struct engine_handlers app_engine_handlers = {
 	.on_window = app_on_window,
 	.on_notice = app_on_notice,
 	.on_finished = app_on_finished,
+	.on_memory = app_on_memory,
+	.on_alloc = app_on_alloc,
+	.on_snapshot = app_on_snapshot,
 };
 
 /* Writes the exports asked for on the command line. Returns 0, or EXIT_INTERNAL. */
@@ -346,7 +463,23 @@ static int app_run(struct app *a)
 	cfg.max_message_bytes = APP_MAX_MESSAGE_BYTES;
 	/* Kept always: the live view's callers and callees, s and SIGUSR2 need it. */
 	cfg.calltree_max_samples = APP_CALLTREE_MAX_SAMPLES;
+	cfg.mem_interval_s = a->opt.mem_interval_s;
+	cfg.mem_detail_interval_s = 10.0;
+	cfg.alloc = a->opt.alloc;
+	cfg.alloc_interval_s = a->opt.alloc_interval_s;
 	a->engine = engine_create(a->loop, &a->target, &cfg, &app_engine_handlers, a);
+	a->follow_timer = loop_timer_create(a->loop, app_on_follow_timer, a);
+	if (a->opt.follow)
+		app_follow_remember(a);
+	if (a->opt.log_path) {
+		a->log = memlog_open(a->opt.log_path, &cause);
+		if (!a->log) {
+			fprintf(stderr, "ntop-js: %s\n", cause);
+			free(cause);
+			return EXIT_INTERNAL;
+		}
+		app_log_attach(a);
+	}
 	if (!a->opt.batch) {
 		a->tui = tui_create(a->loop, a->engine, &a->target, cfg.delay_s, cfg.interval_us,
 			&a->settings.view, &app_tui_actions, a, &cause);
@@ -379,6 +512,10 @@ static int app_run(struct app *a)
 	loop_run(a->loop);
 	tui_free(a->tui);
 	a->tui = NULL;
+	if (a->log && !a->finished)
+		app_log_exit(a, "ntop-js left");
+	memlog_close(a->log);
+	a->log = NULL;
 
 	/* Whatever ended the session, what was collected is written. */
 	rc = app_write_exports(a);
@@ -432,9 +569,14 @@ int app_main(int argc, char **argv)
 	    (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
 		a.opt.batch = true;
 	strbuf_init(&a.out);
-	rc = app_run(&a);
+	strbuf_init(&a.line);
+	rc = a.opt.replay_path ? app_replay(&a) : app_run(&a);
+	loop_timer_free(a.follow_timer);
 	engine_free(a.engine);
 	loop_free(a.loop);
+	memseries_free(a.replay);
+	free(a.follow_cmdline);
+	strbuf_free(&a.line);
 	if (a.launch)
 		launch_stop(a.launch, 2.0);
 	strbuf_free(&a.out);

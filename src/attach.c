@@ -86,7 +86,14 @@ bool attach_host_is_loopback(const char *host)
 
 bool attach_pid_alive(pid_t pid)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+	struct procfs_status st;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	/* A zombie (or a process on its way out) has exited as far as anyone can tell. */
+	if (procfs_status_read(pid, &st, NULL) == 0 && (st.state == 'Z' || st.state == 'X'))
+		return false;
+	return true;
 }
 
 static void attach_endpoint_set(struct attach_endpoint *ep, const char *numeric, int port)

@@ -40,7 +40,8 @@ int attach_target(const struct attach_opts *o, struct attach_result *r, char **c
 /* True if the host is a loopback address or "localhost". */
 bool attach_host_is_loopback(const char *host);
 
-/* True while the process exists (kill(pid, 0) succeeds or fails with EPERM). */
+/* True while the process exists (kill(pid, 0) succeeds or fails with EPERM) and is not a
+ * zombie. */
 bool attach_pid_alive(pid_t pid);
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "engine.h"
+#include "engine_priv.h"
 #include "aggregate.h"
 #include "attach.h"
 #include "calltree.h"
@@ -26,37 +27,6 @@
 #define INSPECTOR_MODULE \
 	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
 
-enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
-
-struct engine {
-	struct loop *loop;
-	struct attach_result target;
-	struct engine_config cfg;
-	const struct engine_handlers *h;
-	void *ud;
-	enum engine_state state;
-	struct transport *tp;
-	struct session *sess;
-	struct loop_timer *window_timer, *expiry_timer, *leave_timer;
-	bool eval_mode;
-	char title_prefix[64];
-	unsigned long long seq;       /* the window whose profile is running */
-	bool end_pending;             /* waiting for the profile of window seq - 1 */
-	double next_window_s;         /* monotonic time the running window is due to end */
-	double trim_until_us;         /* last kept sample of the previous window */
-	bool have_trim;
-	struct functab *ft;
-	struct cumulative cum;
-	struct calltree *ct;
-	struct calltree *window_ct; /* the last window alone, for saving it */
-	struct window_stats ws;
-	size_t windows_done, windows_late;
-	int fail_status;
-	char *fail_why;
-};
-
-static void engine_call(struct engine *e, const char *method, const char *params,
-	session_reply_fn cb);
 
 static void engine_finish(struct engine *e)
 {
@@ -65,6 +35,7 @@ static void engine_finish(struct engine *e)
 	if (e->state == ST_DONE)
 		return;
 	e->state = ST_DONE;
+	engine_mem_stop(e);
 	loop_timer_cancel(e->window_timer);
 	loop_timer_cancel(e->expiry_timer);
 	loop_timer_cancel(e->leave_timer);
@@ -74,7 +45,7 @@ static void engine_finish(struct engine *e)
 /* Records the first failure and ends the session at once: the connection is closed without
  * the polite leave (a target that stopped answering would not answer that either). Closing
  * the socket still ends the inspector session, and with it every profile it started. */
-static void engine_fail(struct engine *e, int status, char *why)
+void engine_fail(struct engine *e, int status, char *why)
 {
 	if (e->fail_status == EXIT_OK) {
 		e->fail_status = status;
@@ -85,6 +56,7 @@ static void engine_fail(struct engine *e, int status, char *why)
 	if (e->state == ST_DONE)
 		return;
 	e->state = ST_LEAVING;
+	engine_mem_stop(e);
 	loop_timer_cancel(e->window_timer);
 	if (e->tp)
 		transport_close(e->tp);
@@ -106,7 +78,7 @@ static char *engine_error_text(const struct protocol_msg *m)
 }
 
 /* Common handling of a reply: true if it is a successful result. */
-static bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
+bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
 	const char *what)
 {
 	struct json_span exc;
@@ -158,11 +130,11 @@ static int engine_send(void *transport, const char *data, size_t len)
 	return transport_send(transport, data, len);
 }
 
-static void engine_call(struct engine *e, const char *method, const char *params,
-	session_reply_fn cb)
+void engine_call_timeout(struct engine *e, const char *method, const char *params,
+	double timeout_s, session_reply_fn cb)
 {
-	if (!e->sess || session_call(e->sess, method, params, util_now_mono_s(), e->cfg.timeout_s,
-			cb, e) < 0) {
+	if (!e->sess || session_call(e->sess, method, params, util_now_mono_s(), timeout_s, cb,
+			e) < 0) {
 		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the connection to the target was lost "
 			"before %s could be sent.", method));
 		return;
@@ -170,7 +142,12 @@ static void engine_call(struct engine *e, const char *method, const char *params
 	engine_arm_expiry(e);
 }
 
-static void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb)
+void engine_call(struct engine *e, const char *method, const char *params, session_reply_fn cb)
+{
+	engine_call_timeout(e, method, params, e->cfg.timeout_s, cb);
+}
+
+void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb)
 {
 	struct strbuf p;
 
@@ -297,6 +274,7 @@ static void engine_on_first_started(void *ud, enum session_outcome o, const stru
 	e->state = ST_RUNNING;
 	e->next_window_s = util_now_mono_s();
 	engine_arm_window(e);
+	engine_mem_start(e);
 }
 
 static void engine_start_first_window(struct engine *e)
@@ -361,6 +339,8 @@ static void engine_on_event(void *ud, const struct protocol_msg *m)
 			return;
 		}
 		engine_process_profile(e, prof);
+	} else if (engine_mem_event(e, m)) {
+		return;
 	} else if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {
 		/* The target wants to exit: let it go at once. */
 		engine_fail(e, EXIT_TARGET_GONE, e->target.pid ?
@@ -472,6 +452,25 @@ static void engine_on_disabled(void *ud, enum session_outcome o, const struct pr
 	transport_close(e->tp);
 }
 
+static void engine_disable_profiler(struct engine *e)
+{
+	/* Disabling the profiler ends every profile this session started. */
+	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, util_now_mono_s(),
+			e->cfg.timeout_s, engine_on_disabled, e) < 0)
+		transport_close(e->tp);
+	else
+		engine_arm_expiry(e);
+}
+
+static void engine_on_heap_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_CLOSED)
+		return;
+	engine_disable_profiler(e);
+}
+
 void engine_stop(struct engine *e)
 {
 	if (e->state == ST_LEAVING || e->state == ST_DONE)
@@ -486,14 +485,17 @@ void engine_stop(struct engine *e)
 		return;
 	}
 	e->state = ST_LEAVING;
+	engine_mem_stop(e);
 	loop_timer_cancel(e->window_timer);
 	loop_timer_arm(e->leave_timer, e->cfg.timeout_s);
-	/* Disabling the profiler ends every profile this session started. */
-	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, util_now_mono_s(),
-			e->cfg.timeout_s, engine_on_disabled, e) < 0)
-		transport_close(e->tp);
-	else
+	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that
+	 * stopSampling would force). */
+	if (e->mem.heap_enabled && e->sess && session_call(e->sess, "HeapProfiler.disable", NULL,
+			util_now_mono_s(), e->cfg.timeout_s, engine_on_heap_disabled, e) >= 0) {
 		engine_arm_expiry(e);
+		return;
+	}
+	engine_disable_profiler(e);
 }
 
 /* ---- life cycle ---- */
@@ -518,6 +520,7 @@ struct engine *engine_create(struct loop *l, const struct attach_result *target,
 	e->ft = functab_create();
 	cumulative_init(&e->cum);
 	window_stats_init(&e->ws);
+	engine_mem_init(e);
 	if (cfg->calltree_max_samples) {
 		e->ct = calltree_create(cfg->calltree_max_samples);
 		e->window_ct = calltree_create(cfg->calltree_max_samples);
@@ -537,6 +540,29 @@ int engine_start(struct engine *e, char **cause)
 	return 0;
 }
 
+int engine_restart(struct engine *e, const struct attach_result *target, char **cause)
+{
+	if (e->state != ST_DONE) {
+		*cause = xstrdup("the session is still running.");
+		return -1;
+	}
+	session_free(e->sess);
+	e->sess = NULL;
+	transport_free(e->tp);
+	e->tp = NULL;
+	engine_mem_reset_session(e);
+	memseries_mark_gap(e->mem.series, util_now_wall_s());
+	e->target = *target;
+	e->seq = 0;
+	e->end_pending = false;
+	e->have_trim = false;
+	e->fail_status = EXIT_OK;
+	free(e->fail_why);
+	e->fail_why = NULL;
+	e->eval_mode = !e->cfg.no_eval;
+	return engine_start(e, cause);
+}
+
 void engine_free(struct engine *e)
 {
 	if (!e)
@@ -546,6 +572,7 @@ void engine_free(struct engine *e)
 	loop_timer_free(e->leave_timer);
 	session_free(e->sess);
 	transport_free(e->tp);
+	engine_mem_free(e);
 	calltree_free(e->ct);
 	calltree_free(e->window_ct);
 	window_stats_free(&e->ws);

@@ -21,6 +21,9 @@ struct cumulative;
 struct functab;
 struct calltree;
 struct engine;
+struct memseries;
+struct mem_sample;
+struct alloc_table;
 
 struct engine_config {
 	double delay_s;
@@ -30,6 +33,16 @@ struct engine_config {
 	long iterations;          /* 0: until engine_stop() */
 	size_t max_message_bytes;
 	size_t calltree_max_samples; /* 0: keep no call tree */
+	double mem_interval_s;       /* memory reading every so often; 0: none */
+	double mem_detail_interval_s;/* external memory and heap spaces (needs eval) */
+	bool alloc;                  /* start allocation sampling at once */
+	double alloc_interval_s;     /* between allocation profile fetches */
+};
+
+struct engine_heap_space {
+	char name[48];
+	double used_bytes, size_bytes;
+	double first_used_bytes;     /* at the first reading of this space */
 };
 
 struct engine_handlers {
@@ -40,6 +53,12 @@ struct engine_handlers {
 	/* The session is over and the target has been left; status is an enum ntop_exit and why
 	 * is NULL on a clean end. */
 	void (*on_finished)(void *ud, int status, const char *why);
+	/* A memory reading was added to the series (may be NULL). */
+	void (*on_memory)(void *ud, const struct mem_sample *m);
+	/* An allocation profile arrived (may be NULL). */
+	void (*on_alloc)(void *ud);
+	/* A heap snapshot ended; msg says where it went and how long the target paused. */
+	void (*on_snapshot)(void *ud, bool ok, const char *msg);
 };
 
 struct engine *engine_create(struct loop *l, const struct attach_result *target,
@@ -47,6 +66,9 @@ struct engine *engine_create(struct loop *l, const struct attach_result *target,
 void engine_free(struct engine *e);
 /* Connects and starts profiling. Returns -1 with *cause if the connection cannot start. */
 int engine_start(struct engine *e, char **cause);
+/* After the session ended (on_finished), attaches to a new target while keeping everything
+ * collected so far (--follow). Returns -1 with *cause if the connection cannot start. */
+int engine_restart(struct engine *e, const struct attach_result *target, char **cause);
 /* Leaves the target cleanly (stops profiling, closes an inspector ntop-js opened); on_finished
  * follows. Safe to call more than once. */
 void engine_stop(struct engine *e);
@@ -59,6 +81,24 @@ const struct calltree *engine_window_calltree(const struct engine *e);
 /* Forgets the cumulative counters and call tree ("since attach" becomes "since now"). */
 void engine_reset_cumulative(struct engine *e);
 size_t engine_windows_done(const struct engine *e);
+
+/* Memory (engine_mem.c). */
+const struct memseries *engine_memseries(const struct engine *e);
+const struct engine_heap_space *engine_heap_spaces(const struct engine *e, size_t *n);
+void engine_set_alloc(struct engine *e, bool on);
+bool engine_alloc_on(const struct engine *e);
+double engine_alloc_next_wall_s(const struct engine *e);
+/* The latest allocation profile (growth against the first), by live bytes and by growth;
+ * NULL before the first. */
+const struct alloc_table *engine_alloc_latest(const struct engine *e);
+const struct alloc_table *engine_alloc_by_growth(const struct engine *e);
+/* True once, after an allocation profile arrived (for batch output of that window). */
+bool engine_alloc_take_fresh(struct engine *e);
+/* The latest allocation profile as V8 sent it (a .heapprofile), or NULL. */
+const char *engine_alloc_raw(const struct engine *e, size_t *len);
+/* Starts a heap snapshot into path. Returns -1 with *cause if it cannot start. */
+int engine_heap_snapshot(struct engine *e, const char *path, char **cause);
+bool engine_snapshot_running(const struct engine *e);
 size_t engine_windows_late(const struct engine *e);
 
 #endif

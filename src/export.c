@@ -32,8 +32,25 @@ int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg
 	if (calltree_save(all, engine_functab(e), p_all, false, &cause) == 0 &&
 	    calltree_save(win, engine_functab(e), p_win, false, &cause) == 0 &&
 	    calltree_save(all, engine_functab(e), p_fold, true, &cause) == 0) {
-		*msg = xasprintf("saved %s, %s and %s", p_all, p_win, p_fold);
+		const char *raw;
+		size_t raw_len;
+
 		rc = 0;
+		raw = engine_alloc_raw(e, &raw_len);
+		if (raw) {
+			/* The allocation profile as V8 sent it: DevTools' Memory panel opens it. */
+			char *p_heap = xasprintf("%s-alloc.heapprofile", base);
+			if (util_write_file_atomic(p_heap, raw, raw_len, &cause) == 0) {
+				*msg = xasprintf("saved %s, %s, %s and %s", p_all, p_win, p_fold, p_heap);
+			} else {
+				*msg = cause;
+				cause = NULL;
+				rc = -1;
+			}
+			free(p_heap);
+		} else {
+			*msg = xasprintf("saved %s, %s and %s", p_all, p_win, p_fold);
+		}
 	} else {
 		*msg = cause ? cause : xstrdup("cannot save the profiles.");
 		cause = NULL;

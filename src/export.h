@@ -5,7 +5,8 @@
 struct engine;
 
 /* Writes, into dir, ntop-js-PID-YYYYmmdd-HHMMSS.mmm-all.cpuprofile (since attach or reset),
- * ...-window.cpuprofile (the last window) and ...-all.folded. Returns 0 with *msg naming the
+ * ...-window.cpuprofile (the last window), ...-all.folded and, when allocations are sampled,
+ * ...-alloc.heapprofile (the latest allocation profile). Returns 0 with *msg naming the
  * files, or -1 with *msg saying what failed. The caller frees *msg. */
 int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg);
 

@@ -1,6 +1,6 @@
 /* jsonpull.c: see jsonpull.h.
  *
- * Everything is iterative: nesting is tracked in a 64-bit stack of "is object" bits, so hostile
+ * Everything is iterative: nesting is tracked in a stack of "is object" bits, so hostile
  * input cannot exhaust the C stack. Strings are scanned 8 bytes at a time until a quote, a
  * backslash, a control or a non-ASCII byte shows up; numbers are converted while they are
  * scanned, without strtod() for the common exact cases and without allocating. */
@@ -262,11 +262,24 @@ static int scan_member_key(const char *b, size_t len, size_t *pos, struct json_s
 	return 0;
 }
 
+/* Bit d of a container stack (one bit per open container). */
+static inline bool bits_get(const uint64_t *bits, int d)
+{
+	return (bits[d >> 6] >> (d & 63)) & 1;
+}
+
+static inline void bits_put(uint64_t *bits, int d, bool v)
+{
+	uint64_t m = 1ull << (d & 63);
+
+	bits[d >> 6] = v ? bits[d >> 6] | m : bits[d >> 6] & ~m;
+}
+
 /* Scans one complete value starting at *pos (whitespace first), with depth0 containers
- * already open around it. Iterative: the container stack is a word of bits. */
+ * already open around it. Iterative: the container stack is an array of bits. */
 static int scan_value(const char *b, size_t len, size_t *pos, int depth0)
 {
-	uint64_t is_obj = 0;
+	uint64_t is_obj[JSON_MAX_DEPTH / 64] = { 0 };
 	int depth = 0;
 	size_t p = *pos;
 
@@ -287,8 +300,8 @@ static int scan_value(const char *b, size_t len, size_t *pos, int depth0)
 				p++;
 				break; /* an empty container is a complete value */
 			}
+			bits_put(is_obj, depth, obj);
 			depth++;
-			is_obj = (is_obj << 1) | obj;
 			if (obj && scan_member_key(b, len, &p, NULL))
 				return -1;
 			continue;
@@ -317,7 +330,7 @@ static int scan_value(const char *b, size_t len, size_t *pos, int depth0)
 			p = skip_ws(b, len, p);
 			if (p >= len)
 				return -1;
-			bool obj = is_obj & 1;
+			bool obj = bits_get(is_obj, depth - 1);
 			if (b[p] == ',') {
 				p++;
 				if (obj && scan_member_key(b, len, &p, NULL))
@@ -328,7 +341,6 @@ static int scan_value(const char *b, size_t len, size_t *pos, int depth0)
 				return -1;
 			p++;
 			depth--;
-			is_obj >>= 1;
 		}
 	}
 }
@@ -579,18 +591,12 @@ enum json_type json_pull_peek(struct json_pull *jp)
 
 static int pull_begin(struct json_pull *jp, enum json_type t)
 {
-	uint64_t bit;
-
 	if (pull_peek(jp) != t || jp->depth >= JSON_MAX_DEPTH)
 		return -1;
 	jp->pos++;
 	jp->depth++;
-	bit = 1ull << (jp->depth - 1);
-	if (t == JSON_T_OBJECT)
-		jp->is_obj |= bit;
-	else
-		jp->is_obj &= ~bit;
-	jp->more &= ~bit;
+	bits_put(jp->is_obj, jp->depth - 1, t == JSON_T_OBJECT);
+	bits_put(jp->more, jp->depth - 1, false);
 	return 0;
 }
 
@@ -608,13 +614,11 @@ int json_pull_array_begin(struct json_pull *jp)
  * 0 after consuming the closing bracket. */
 static int pull_next(struct json_pull *jp, bool obj)
 {
-	uint64_t bit;
 	size_t p;
 
 	if (jp->depth == 0)
 		return -1;
-	bit = 1ull << (jp->depth - 1);
-	if (!(jp->is_obj & bit) != !obj)
+	if (bits_get(jp->is_obj, jp->depth - 1) != obj)
 		return -1;
 	p = skip_ws(jp->buf, jp->len, jp->pos);
 	if (p >= jp->len)
@@ -624,12 +628,12 @@ static int pull_next(struct json_pull *jp, bool obj)
 		jp->depth--;
 		return 0;
 	}
-	if (jp->more & bit) {
+	if (bits_get(jp->more, jp->depth - 1)) {
 		if (jp->buf[p] != ',')
 			return -1;
 		p++;
 	} else {
-		jp->more |= bit;
+		bits_put(jp->more, jp->depth - 1, true);
 	}
 	jp->pos = p;
 	return 1;
@@ -676,15 +680,13 @@ size_t json_pull_int_run(struct json_pull *jp, int64_t *out, size_t max)
 {
 	const char *b = jp->buf;
 	size_t len = jp->len, p = jp->pos, n = 0;
-	uint64_t bit;
 	bool more;
 
 	if (jp->depth == 0)
 		return 0;
-	bit = 1ull << (jp->depth - 1);
-	if (jp->is_obj & bit)
+	if (bits_get(jp->is_obj, jp->depth - 1))
 		return 0;
-	more = jp->more & bit;
+	more = bits_get(jp->more, jp->depth - 1);
 	while (n < max) {
 		size_t q = p, start;
 		bool neg = false;
@@ -716,7 +718,7 @@ size_t json_pull_int_run(struct json_pull *jp, int64_t *out, size_t max)
 	}
 	if (n) {
 		jp->pos = p;
-		jp->more |= bit;
+		bits_put(jp->more, jp->depth - 1, true);
 	}
 	return n;
 }

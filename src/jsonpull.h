@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JSON_MAX_DEPTH 64
+/* Deep enough for V8's sampling heap profiles (a nested tree: two levels a frame, up to 128
+ * frames, inside the message envelope), shallow enough to bound work on hostile input. */
+#define JSON_MAX_DEPTH 512
 
 struct json_span {
 	const char *p; /* first byte of the value (for a string: the opening quote) */
@@ -62,8 +64,8 @@ struct json_pull {
 	size_t len;
 	size_t pos;
 	int depth;        /* open containers */
-	uint64_t is_obj;  /* bit d-1: the container at depth d is an object */
-	uint64_t more;    /* bit d-1: that container already has an element, a comma is due */
+	uint64_t is_obj[JSON_MAX_DEPTH / 64]; /* bit d-1: the container at depth d is an object */
+	uint64_t more[JSON_MAX_DEPTH / 64];   /* bit d-1: it has an element already, a comma is due */
 };
 
 void json_pull_init(struct json_pull *jp, const char *buf, size_t len);

@@ -11,6 +11,8 @@ struct functab;
 struct window_stats;
 struct cumulative;
 struct calltree;
+struct memseries;
+struct alloc_table;
 
 enum model_mode {
 	MODE_WINDOW,     /* the last window */
@@ -56,8 +58,28 @@ struct model {
 	double *dec_self_us, *dec_total_us;
 	size_t dec_cap;
 	double dec_sampled_us, dec_js_us, dec_gc_us, dec_program_us, dec_idle_us;
-	/* Reserved for the memory line (memory issue). */
-	bool have_memory;
+	/* Memory. The app fills these; the series and tables are borrowed from the engine. */
+	bool have_memory;              /* at least one reading */
+	const struct memseries *mem;
+	double growth_window_s;        /* --growth-window */
+	double growth_heap_bytes_per_hour, growth_rss_bytes_per_hour, growth_span_s;
+	int growth_verdict;            /* enum mem_verdict */
+	struct model_heap_space {
+		char name[48];             /* "old_space", "large_object_space"... */
+		double used_bytes, size_bytes;
+		double growth_bytes;       /* used now minus used at the first reading of the space */
+	} spaces[16];
+	size_t n_spaces;
+	bool no_eval;                  /* only RSS and heap used/total are read */
+	/* Allocation sites (V8's sampling heap profiler). */
+	bool alloc_on;
+	double alloc_interval_s;
+	double alloc_next_wall_s;      /* when the next profile will be fetched */
+	const struct alloc_table *alloc;        /* latest, with growth against the first */
+	const struct alloc_table *alloc_growth; /* the same sites sorted by growth */
+	/* For the heap snapshot confirmation. */
+	double sys_mem_available_bytes;
+	bool snapshot_running;
 };
 
 void model_init(struct model *m);

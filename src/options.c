@@ -39,6 +39,18 @@ static const char usage_text[] =
 	"                         cannot close an inspector that ntop-js opened)\n"
 	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
 	"\n"
+	"Memory:\n"
+	"      --mem-interval SECS   read the target's memory every SECS (default 1; 0: never)\n"
+	"      --growth-window SECS  span of the heap growth rate and verdict (default 300)\n"
+	"      --alloc            sample allocations (V8's sampling heap profiler) to show which\n"
+	"                         functions hold memory and which hold more and more\n"
+	"      --alloc-interval SECS  between allocation profiles (default 300); each one\n"
+	"                         forces a full garbage collection in the target\n"
+	"      --log FILE         append a JSON line per memory reading and per window to FILE,\n"
+	"                         synced every minute (for unattended runs)\n"
+	"      --replay FILE      show the memory charts of a --log file\n"
+	"      --follow           when the target exits, wait for it to come back and re-attach\n"
+	"\n"
 	"Output:\n"
 	"  -b, --batch            print one report per window on stdout, like top -b\n"
 	"      --json             with -b: one JSON object per line per window\n"
@@ -77,7 +89,9 @@ const char *options_usage(void)
 
 enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT_JSON,
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
-	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG };
+	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
+	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
+	OPT_FOLLOW };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -105,6 +119,13 @@ static const struct option long_opts[] = {
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "save-dir", required_argument, NULL, OPT_SAVE_DIR },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+	{ "mem-interval", required_argument, NULL, OPT_MEM_INTERVAL },
+	{ "growth-window", required_argument, NULL, OPT_GROWTH_WINDOW },
+	{ "alloc", no_argument, NULL, OPT_ALLOC },
+	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -179,6 +200,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	o->timeout_s = 10.0;
 	o->save_dir = ".";
 	o->threshold_pct = -1;
+	o->mem_interval_s = 1.0;
+	o->growth_window_s = 300.0;
+	o->alloc_interval_s = 300.0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:d:i:bn:t:o:hV", long_opts, NULL)) != -1) {
@@ -286,6 +310,33 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		case OPT_NO_CONFIG:
 			o->no_config = true;
 			break;
+		case OPT_MEM_INTERVAL:
+			if (parse_double(optarg, &d) < 0 || d < 0)
+				goto bad_value;
+			o->mem_interval_s = d == 0 ? 0 : clamp_double(o, "--mem-interval", d, 0.1, 3600, "s");
+			break;
+		case OPT_GROWTH_WINDOW:
+			if (parse_double(optarg, &d) < 0)
+				goto bad_value;
+			o->growth_window_s = clamp_double(o, "--growth-window", d, 30, 30 * 86400.0, "s");
+			break;
+		case OPT_ALLOC:
+			o->alloc = true;
+			break;
+		case OPT_ALLOC_INTERVAL:
+			if (parse_double(optarg, &d) < 0)
+				goto bad_value;
+			o->alloc_interval_s = clamp_double(o, "--alloc-interval", d, 5, 86400, "s");
+			break;
+		case OPT_LOG:
+			o->log_path = optarg;
+			break;
+		case OPT_REPLAY:
+			o->replay_path = optarg;
+			break;
+		case OPT_FOLLOW:
+			o->follow = true;
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -309,12 +360,17 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		}
 		o->command = argv + optind;
 	}
-	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list > 1) {
-		*msg = xstrdup("give one of --pid, --port, --list or a command after --.");
+	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list +
+	    (o->replay_path != NULL) > 1) {
+		*msg = xstrdup("give one of --pid, --port, --list, --replay or a command after --.");
 		return EXIT_USAGE;
 	}
 	if (o->json)
 		o->batch = true;
+	if (o->replay_path && o->batch) {
+		*msg = xstrdup("--replay shows a log on the terminal; it has no batch mode.");
+		return EXIT_USAGE;
+	}
 	if (o->batch && !o->pid && !o->port && !o->command) {
 		*msg = xstrdup("batch mode needs a target: --pid PID, --port PORT or -- COMMAND.");
 		return EXIT_USAGE;

@@ -39,6 +39,14 @@ struct options {
 	const char *sort, *mode, *filter; /* NULL: unset */
 	bool reverse_set, no_color, hide_internals, hide_node_modules;
 	double threshold_pct;  /* < 0: unset */
+	/* Memory. */
+	double mem_interval_s;     /* 0: no memory readings */
+	double growth_window_s;
+	bool alloc;
+	double alloc_interval_s;
+	const char *log_path;      /* --log */
+	const char *replay_path;   /* --replay */
+	bool follow;
 	char *notices[8];     /* clamp messages to show before starting */
 	size_t n_notices;
 };

@@ -829,3 +829,94 @@ int procfs_netns_same(pid_t pid)
 	theirs[b] = '\0';
 	return strcmp(mine, theirs) == 0;
 }
+
+/* Reads "Key:   1234 kB" from /proc text. */
+static int procfs_kb_field(const char *text, size_t len, const char *key, double *bytes)
+{
+	size_t klen = strlen(key), pos = 0;
+
+	while (pos < len) {
+		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+
+		if (n > klen && memcmp(line, key, klen) == 0 && line[klen] == ':') {
+			char buf[64], *end;
+			unsigned long long kb;
+			size_t m = n - klen - 1 < sizeof buf - 1 ? n - klen - 1 : sizeof buf - 1;
+
+			memcpy(buf, line + klen + 1, m);
+			buf[m] = '\0';
+			errno = 0;
+			kb = strtoull(buf, &end, 10);
+			if (errno || end == buf)
+				return -1;
+			while (*end == ' ' || *end == '\t')
+				end++;
+			if (strcmp(end, "kB") != 0)
+				return -1;
+			*bytes = (double)kb * 1024.0;
+			return 0;
+		}
+		pos += n + 1;
+	}
+	return -1;
+}
+
+int procfs_status_rss(const char *text, size_t len, double *rss_bytes)
+{
+	return procfs_kb_field(text, len, "VmRSS", rss_bytes);
+}
+
+int procfs_rss_read(pid_t pid, double *rss_bytes)
+{
+	char path[64], *buf = NULL;
+	size_t len;
+	int rc;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if (procfs_file_read(path, PROCFS_SMALL_MAX_BYTES, &buf, &len, NULL) < 0)
+		return -1;
+	rc = procfs_status_rss(buf, len, rss_bytes);
+	free(buf);
+	return rc;
+}
+
+int procfs_mem_available(double *bytes)
+{
+	char *buf = NULL;
+	size_t len;
+	int rc;
+
+	if (procfs_file_read("/proc/meminfo", PROCFS_SMALL_MAX_BYTES, &buf, &len, NULL) < 0)
+		return -1;
+	rc = procfs_kb_field(buf, len, "MemAvailable", bytes);
+	free(buf);
+	return rc;
+}
+
+int procfs_start_time(pid_t pid, unsigned long long *ticks)
+{
+	char path[64], *buf = NULL, *p;
+	size_t len;
+	int field, rc = -1;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (procfs_file_read(path, PROCFS_SMALL_MAX_BYTES, &buf, &len, NULL) < 0)
+		return -1;
+	/* The command name (field 2) may hold spaces and parentheses: count from the last ')'. */
+	p = memrchr(buf, ')', len);
+	if (p) {
+		for (field = 2, p++; *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (field == 22) {
+			char *end;
+			errno = 0;
+			*ticks = strtoull(p, &end, 10);
+			if (!errno && end != p)
+				rc = 0;
+		}
+	}
+	free(buf);
+	return rc;
+}

@@ -121,4 +121,13 @@ bool procfs_looks_like_node(pid_t pid, const struct procfs_status *st);
 /* 1 if PID shares our network namespace, 0 if not, -1 if unknown. */
 int procfs_netns_same(pid_t pid);
 
+/* VmRSS of /proc/PID/status text, in bytes. Returns 0, or -1 if absent (a kernel thread, a
+ * zombie) or malformed. */
+int procfs_status_rss(const char *text, size_t len, double *rss_bytes);
+int procfs_rss_read(pid_t pid, double *rss_bytes);
+/* The process's start time (field 22 of /proc/PID/stat, clock ticks since boot). 0 or -1. */
+int procfs_start_time(pid_t pid, unsigned long long *ticks);
+/* MemAvailable of /proc/meminfo, in bytes. Returns 0 or -1. */
+int procfs_mem_available(double *bytes);
+
 #endif

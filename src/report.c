@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include "report.h"
+#include "heapprof.h"
+#include "memseries.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -60,6 +62,71 @@ static void json_position(struct strbuf *sb, int32_t v)
 static size_t top_count(const struct report_window *rw, const struct window_stats *w)
 {
 	return rw->top_n < w->n_funcs ? rw->top_n : w->n_funcs;
+}
+
+/* A byte count, or null when it was not read (NAN). */
+static void json_bytes(struct strbuf *sb, double v)
+{
+	if (isnan(v))
+		strbuf_puts(sb, "null");
+	else
+		json_fixed(sb, v, 0);
+}
+
+/* The memory fields: mem, growth, and alloc in windows where a profile was fetched. */
+static void report_json_memory(struct strbuf *out, const struct report_window *rw,
+	const struct functab *ft)
+{
+	static const char *const names[MEM_METRIC_COUNT] = {
+		[MEM_RSS] = "rss_bytes", [MEM_HEAP_USED] = "heap_used_bytes",
+		[MEM_HEAP_TOTAL] = "heap_total_bytes", [MEM_EXTERNAL] = "external_bytes",
+		[MEM_ARRAY_BUFFERS] = "array_buffers_bytes",
+	};
+	size_t i, n;
+
+	if (rw->mem) {
+		strbuf_puts(out, ",\"mem\":{");
+		for (i = 0; i < MEM_METRIC_COUNT; i++) {
+			strbuf_printf(out, "%s\"%s\":", i ? "," : "", names[i]);
+			json_bytes(out, rw->mem->v[i]);
+		}
+		strbuf_putc(out, '}');
+	}
+	if (rw->growth) {
+		strbuf_puts(out, ",\"growth\":{\"heap_bytes_per_hour\":");
+		json_bytes(out, rw->growth->verdict == MEM_UNKNOWN ? NAN : rw->growth->heap_bytes_per_hour);
+		strbuf_puts(out, ",\"rss_bytes_per_hour\":");
+		json_bytes(out, rw->growth->verdict == MEM_UNKNOWN ? NAN : rw->growth->rss_bytes_per_hour);
+		strbuf_puts(out, ",\"window_s\":");
+		json_fixed(out, rw->growth->window_s, 1);
+		strbuf_puts(out, ",\"verdict\":");
+		strbuf_json_string(out, mem_verdict_name(rw->growth->verdict),
+			strlen(mem_verdict_name(rw->growth->verdict)));
+		strbuf_putc(out, '}');
+	}
+	if (rw->alloc) {
+		n = rw->alloc->n < rw->top_n ? rw->alloc->n : rw->top_n;
+		strbuf_puts(out, ",\"alloc\":[");
+		for (i = 0; i < n; i++) {
+			const struct alloc_site *s = &rw->alloc->sites[i];
+			const struct func_info *fi = functab_get(ft, s->func);
+			const char *name = fi && fi->name[0] ? fi->name : "(anonymous)";
+			const char *url = fi ? util_display_url(fi->url) : "";
+
+			strbuf_puts(out, i ? ",{\"function\":" : "{\"function\":");
+			strbuf_json_string(out, name, strlen(name));
+			strbuf_puts(out, ",\"url\":");
+			strbuf_json_string(out, url, strlen(url));
+			strbuf_puts(out, ",\"line\":");
+			json_position(out, fi ? fi->line : -1);
+			strbuf_puts(out, ",\"live_bytes\":");
+			json_fixed(out, s->live_bytes, 0);
+			strbuf_puts(out, ",\"growth_bytes\":");
+			json_fixed(out, s->growth_bytes, 0);
+			strbuf_putc(out, '}');
+		}
+		strbuf_putc(out, ']');
+	}
 }
 
 void report_json_window(struct strbuf *out, const struct report_target *t,
@@ -131,7 +198,9 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 			strbuf_puts(out, "null");
 		strbuf_putc(out, '}');
 	}
-	strbuf_puts(out, "]}\n");
+	strbuf_putc(out, ']');
+	report_json_memory(out, rw, ft);
+	strbuf_puts(out, "}\n");
 }
 
 /* Number of UTF-8 code points in s (sanitised text: every sequence is valid). */
@@ -226,6 +295,18 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	strbuf_printf(out, "CPU: %5.1f%% JS, %5.1f%% GC, %5.1f%% program, %5.1f%% idle\n",
 		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
+	if (rw->mem) {
+		const double *v = rw->mem->v;
+		strbuf_printf(out, "MEM: rss %.1f MB, heap %.1f/%.1f MB used/total", v[MEM_RSS] / 1048576.0,
+			v[MEM_HEAP_USED] / 1048576.0, v[MEM_HEAP_TOTAL] / 1048576.0);
+		if (rw->growth && rw->growth->verdict != MEM_UNKNOWN)
+			strbuf_printf(out, ", heap %+.2f MB/h over %.0f s: %s",
+				rw->growth->heap_bytes_per_hour / 1048576.0, rw->growth->window_s,
+				mem_verdict_name(rw->growth->verdict));
+		else if (rw->growth)
+			strbuf_puts(out, ", growth unknown yet");
+		strbuf_putc(out, '\n');
+	}
 	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");
 	strbuf_printf(out, "%6s %6s %11s %11s  %-*s  %s\n", "SELF%", "TOTAL%", "SELF(ms)",
 		"TOTAL(ms)", REPORT_FUNC_COLS, "FUNCTION", "LOCATION");

@@ -10,6 +10,9 @@ struct strbuf;
 struct window_stats;
 struct cumulative;
 struct functab;
+struct mem_sample;
+struct mem_growth;
+struct alloc_table;
 
 struct report_target {
 	int pid;                  /* 0 if unknown (attached with --port to a foreign process) */
@@ -22,6 +25,11 @@ struct report_window {
 	double window_ms;         /* wall length of the window on the profile clock */
 	double interval_us;       /* sampling interval in force */
 	size_t top_n;             /* how many functions to list */
+	/* Memory, when read (NULL otherwise): the latest reading, the growth, and an allocation
+	 * profile fetched since the last window. */
+	const struct mem_sample *mem;
+	const struct mem_growth *growth;
+	const struct alloc_table *alloc;
 };
 
 void report_json_window(struct strbuf *out, const struct report_target *t,

@@ -250,31 +250,11 @@ static int settings_mkdirs(const char *path)
 
 int settings_save(const struct settings *c, const char *path, char **cause)
 {
-	char *text = settings_format(c), *tmp = xasprintf("%s.XXXXXX", path);
-	size_t len = strlen(text);
-	int fd, rc = -1;
+	char *text = settings_format(c);
+	int rc;
 
 	settings_mkdirs(path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		*cause = xasprintf("cannot save the settings in %s: %s.", path, strerror(errno));
-		goto out;
-	}
-	if (fchmod(fd, 0600) < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) < 0) {
-		*cause = xasprintf("cannot save the settings in %s: %s.", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		*cause = xasprintf("cannot save the settings in %s: %s.", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
+	rc = util_write_file_atomic(path, text, strlen(text), cause);
 	free(text);
-	free(tmp);
 	return rc;
 }

@@ -7,7 +7,9 @@
 #include "engine.h"
 #include "grid.h"
 #include "loop.h"
+#include "memseries.h"
 #include "model.h"
+#include "procfs.h"
 #include "term.h"
 #include "util.h"
 #include "view.h"
@@ -40,6 +42,16 @@ static void tui_draw(struct tui *t)
 	term_draw(&t->grid);
 }
 
+/* The allocation state, read from the engine. */
+static void tui_pull_alloc(struct tui *t)
+{
+	t->model.alloc_on = engine_alloc_on(t->engine);
+	t->model.alloc_next_wall_s = engine_alloc_next_wall_s(t->engine);
+	t->model.alloc = engine_alloc_latest(t->engine);
+	t->model.alloc_growth = engine_alloc_by_growth(t->engine);
+	t->model.snapshot_running = engine_snapshot_running(t->engine);
+}
+
 static void tui_on_keys(void *ud)
 {
 	struct tui *t = ud;
@@ -70,6 +82,16 @@ static void tui_on_keys(void *ud)
 			break;
 		case VA_SETTINGS:
 			t->actions->settings_changed(t->ud, view_settings(t->view));
+			redraw = true;
+			break;
+		case VA_ALLOC_TOGGLE:
+			t->actions->alloc_toggle(t->ud);
+			tui_pull_alloc(t);
+			redraw = true;
+			break;
+		case VA_SNAPSHOT:
+			t->actions->snapshot(t->ud);
+			t->model.snapshot_running = engine_snapshot_running(t->engine);
 			redraw = true;
 			break;
 		}
@@ -157,6 +179,51 @@ void tui_set_connected(struct tui *t, bool connected)
 void tui_resize(struct tui *t)
 {
 	term_resize();
+	tui_draw(t);
+}
+
+void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth_window_s,
+	bool no_eval)
+{
+	const struct engine_heap_space *sp;
+	size_t n, i;
+	double avail;
+
+	t->model.have_memory = true;
+	t->model.mem = engine_memseries(t->engine);
+	t->model.growth_window_s = growth_window_s;
+	t->model.growth_heap_bytes_per_hour = growth->heap_bytes_per_hour;
+	t->model.growth_rss_bytes_per_hour = growth->rss_bytes_per_hour;
+	t->model.growth_span_s = growth->window_s;
+	t->model.growth_verdict = (int)growth->verdict;
+	t->model.no_eval = no_eval;
+	sp = engine_heap_spaces(t->engine, &n);
+	if (n > sizeof t->model.spaces / sizeof t->model.spaces[0])
+		n = sizeof t->model.spaces / sizeof t->model.spaces[0];
+	for (i = 0; i < n; i++) {
+		snprintf(t->model.spaces[i].name, sizeof t->model.spaces[i].name, "%s", sp[i].name);
+		t->model.spaces[i].used_bytes = sp[i].used_bytes;
+		t->model.spaces[i].size_bytes = sp[i].size_bytes;
+		t->model.spaces[i].growth_bytes = sp[i].used_bytes - sp[i].first_used_bytes;
+	}
+	t->model.n_spaces = n;
+	if (procfs_mem_available(&avail) == 0)
+		t->model.sys_mem_available_bytes = avail;
+	tui_pull_alloc(t);
+}
+
+void tui_show_replay(struct tui *t, const struct memseries *s)
+{
+	t->model.have_memory = true;
+	t->model.mem = s;
+	t->model.connected = false;
+	view_key(t->view, &t->model, 'm');
+	tui_draw(t);
+}
+
+void tui_redraw(struct tui *t)
+{
+	tui_pull_alloc(t);
 	tui_draw(t);
 }
 

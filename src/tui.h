@@ -17,6 +17,8 @@ struct tui_actions {
 	void (*save)(void *ud);   /* the app saves and reports through tui_status() */
 	void (*reset)(void *ud);  /* the app resets the engine's cumulative data */
 	void (*settings_changed)(void *ud, const struct view_settings *s);
+	void (*alloc_toggle)(void *ud);
+	void (*snapshot)(void *ud);   /* the user confirmed a heap snapshot */
 };
 
 /* Opens the terminal and starts drawing. Returns NULL with *cause on failure. */
@@ -30,6 +32,16 @@ void tui_status(struct tui *t, bool is_error, const char *msg);
 void tui_set_connected(struct tui *t, bool connected);
 /* The terminal changed size (SIGWINCH). */
 void tui_resize(struct tui *t);
+/* A memory reading arrived (the series, spaces and allocation tables are read from the
+ * engine); growth is over the configured window. Redraws only with the next window. */
+struct mem_growth;
+void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth_window_s,
+	bool no_eval);
+/* Replay: show this series (not the engine's) on the memory screen. */
+struct memseries;
+void tui_show_replay(struct tui *t, const struct memseries *s);
+/* Redraw now (after an allocation profile or a snapshot). */
+void tui_redraw(struct tui *t);
 /* After the engine's cumulative data was reset. */
 void tui_after_reset(struct tui *t);
 

@@ -1,6 +1,6 @@
 /* view.c: see view.h. This file holds the view's life cycle, the key dispatch (global keys and
  * the one-line prompt) and the helpers the screens share; the screens themselves are in
- * view_table.c, view_detail.c and view_help.c. */
+ * view_table.c, view_detail.c, view_help.c and view_memory.c. */
 #include "config.h"
 
 #include "view.h"
@@ -15,6 +15,25 @@
 #include "grid.h"
 #include "util.h"
 #include "view_priv.h"
+
+/* Characters that need the locale's help, with their ASCII stand-ins. */
+static void view_set_glyphs(struct view *v, bool uni, bool uni_blocks)
+{
+	static const char *const blocks_uni[8] = { "\xe2\x96\x81", "\xe2\x96\x82",
+		"\xe2\x96\x83", "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
+		"\xe2\x96\x87", "\xe2\x96\x88" };
+	static const char *const blocks_ascii[8] = { "_", ".", ",", "-", "~", "=", "*", "#" };
+
+	v->ellipsis = uni ? "\xe2\x80\xa6" : "~";
+	v->arrow_down = uni ? "\xe2\x96\xbc" : "v";
+	v->arrow_up = uni ? "\xe2\x96\xb2" : "^";
+	for (int i = 0; i < 8; i++)
+		v->blocks[i] = uni_blocks ? blocks_uni[i] : blocks_ascii[i];
+	v->gap_mark = uni_blocks ? "\xc2\xa6" : "|";
+	v->axis_v = uni_blocks ? "\xe2\x94\x82" : "|";
+	v->axis_h = uni_blocks ? "\xe2\x94\x80" : "-";
+	v->axis_corner = uni_blocks ? "\xe2\x94\x94" : "+";
+}
 
 struct view *view_create(const struct view_settings *s)
 {
@@ -35,9 +54,8 @@ struct view *view_create(const struct view_settings *s)
 	v->sel_func = VIEW_NONE;
 	v->detail = VIEW_NONE;
 	v->page_rows = 10;
-	v->ellipsis = "~";
-	v->arrow_down = "v";
-	v->arrow_up = "^";
+	v->zoom = VZ_5MIN;
+	view_set_glyphs(v, false, false);
 	return v;
 }
 
@@ -290,6 +308,38 @@ int view_draw_bottom(struct view *v, const struct model *m, struct grid *g, cons
 
 	if (y < 0)
 		return 0;
+	if (v->prompt == VP_SNAPSHOT) {
+		char q[512];
+		const char *p = q;
+		int w = g->width, n_lines = 0, start[3], len[3];
+
+		/* The question (ASCII) wraps at spaces over as many of the bottom lines as it needs,
+		 * three at most. */
+		view_snapshot_question(m, q, sizeof(q));
+		while (*p && n_lines < 3) {
+			int l = (int)strlen(p), cut = l;
+			if (l > w) {
+				cut = w;
+				while (cut > 0 && p[cut] != ' ')
+					cut--;
+				if (cut == 0)
+					cut = w;
+			}
+			start[n_lines] = (int)(p - q);
+			len[n_lines++] = cut;
+			p += cut;
+			while (*p == ' ')
+				p++;
+		}
+		if (n_lines > g->height)
+			n_lines = g->height;
+		for (int i = 0; i < n_lines; i++) {
+			int ly = g->height - n_lines + i;
+			grid_fill_attr(g, 0, ly, w, GA_WARN);
+			grid_put(g, 0, ly, GA_WARN, q + start[i], len[i]);
+		}
+		return g->height - n_lines;
+	}
 	if (v->prompt != VP_NONE) {
 		const char *label = v->prompt == VP_SEARCH ? "Search: " : "Filter: ";
 		x = grid_put(g, 0, y, GA_KEYBAR, label, 0);
@@ -342,6 +392,17 @@ static void view_input_append(struct view *v, int key)
 
 static enum view_action view_prompt_key(struct view *v, const struct model *m, int key)
 {
+	if (v->prompt == VP_SNAPSHOT) {
+		v->prompt = VP_NONE;
+		if (key != 'y' && key != 'Y')
+			return VA_REDRAW; /* anything else cancels */
+		if (m->snapshot_running) {
+			snprintf(v->msg, sizeof(v->msg),
+				"heap snapshot in progress: wait for it to finish");
+			return VA_REDRAW;
+		}
+		return VA_SNAPSHOT;
+	}
 	switch (key) {
 	case VK_ESC:
 		v->prompt = VP_NONE;
@@ -417,6 +478,7 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 	case 'p':
 	case ' ':
 		v->paused = !v->paused;
+		v->mem_frozen_end_s = 0;
 		if (v->paused)
 			view_table_freeze(v, m);
 		return VA_REDRAW;
@@ -444,6 +506,7 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 		a = view_common_key(v, m, key, &handled);
 		if (!handled)
 			a = v->screen == VS_DETAIL ? view_detail_key(v, m, key)
+				: v->screen == VS_MEMORY ? view_memory_key(v, m, key)
 				: view_table_key(v, m, key);
 	}
 	return a == VA_NONE && had_msg ? VA_REDRAW : a;
@@ -451,12 +514,14 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 
 void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
-	/* The ellipsis and arrows only where the locale can show them (ncurses agrees). */
+	/* The ellipsis, arrows and blocks only where the locale can show them (ncurses agrees). */
 	bool uni = wcwidth(0x2026) == 1 && wcwidth(0x25bc) == 1 && wcwidth(0x25b2) == 1;
+	bool uni_blocks = wcwidth(0x2581) == 1 && wcwidth(0x2588) == 1 && wcwidth(0xa6) == 1 &&
+		wcwidth(0x2500) == 1 && wcwidth(0x2502) == 1 && wcwidth(0x2514) == 1;
 
-	v->ellipsis = uni ? "\xe2\x80\xa6" : "~";
-	v->arrow_down = uni ? "\xe2\x96\xbc" : "v";
-	v->arrow_up = uni ? "\xe2\x96\xb2" : "^";
+	view_set_glyphs(v, uni, uni_blocks);
+	if (!v->paused)
+		v->mem_frozen_end_s = 0;
 	grid_clear(g);
 	if (g->width <= 0 || g->height <= 0)
 		return;
@@ -466,6 +531,9 @@ void view_draw(struct view *v, const struct model *m, struct grid *g, double now
 		break;
 	case VS_DETAIL:
 		view_detail_draw(v, m, g);
+		break;
+	case VS_MEMORY:
+		view_memory_draw(v, m, g, now_wall_s);
 		break;
 	default:
 		view_table_draw(v, m, g, now_wall_s);

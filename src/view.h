@@ -25,6 +25,8 @@ enum view_action {
 	VA_SAVE,    /* save the profiles (the app does it and reports in the status line) */
 	VA_RESET,   /* reset the cumulative counters (the app resets the engine's) */
 	VA_SETTINGS,/* a setting in view_settings changed: the app may persist it */
+	VA_ALLOC_TOGGLE, /* start or stop allocation sampling */
+	VA_SNAPSHOT,     /* the user confirmed a heap snapshot */
 };
 
 enum view_column { COL_SELF_PCT, COL_TOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME,

@@ -17,7 +17,7 @@
 struct help_entry {
 	bool section;   /* a title or a paragraph, without a label */
 	char label[48];
-	char text[256];
+	char text[320];
 };
 
 /* Fills e[] (room for max) and returns the count. */
@@ -54,6 +54,9 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("LOCATION", "file:line, counting lines from 1; long paths lose their start");
 	ENTRY("CPU line", "the sampled time split into JS (JavaScript), GC (garbage collector), "
 		"program (native and VM work outside JS) and idle (the event loop waiting)");
+	ENTRY("MEM line", "the target's resident memory (rss), V8 heap used/total, how fast the "
+		"heap's post-GC floor grows per hour over the growth window, the verdict (growing, "
+		"stable, shrinking or unknown) and a sparkline of heap used over the last 5 minutes");
 	ENTRY("warnings", "LATE WINDOWS: profiles came late, sampling is behind; DISCONNECTED: "
 		"the target is gone; PAUSED: the display is frozen");
 	SECTION("");
@@ -75,9 +78,30 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 		"both SELF%% and TOTAL%% are hidden");
 	ENTRY("arrows", "Up, Down, PgUp, PgDn, Home, End move the selection");
 	ENTRY("Enter", "open the selected function's details");
-	ENTRY("Esc, Backspace", "go back from the details");
+	ENTRY("Esc, Backspace", "go back from the details or the memory screen");
 	ENTRY("r", "reset the counters: SELF/TOTAL times, averages, call tree");
 	ENTRY("s", "save the profile collected so far");
+	ENTRY("m", "the memory screen (m or Esc comes back)");
+	ENTRY("a", "start or stop allocation sampling (V8's sampling heap profiler); each profile "
+		"fetch forces a full GC in the target");
+	ENTRY("H", "take a heap snapshot for Chrome DevTools, after a y/n confirmation that shows "
+		"the heap and the free memory: the target pauses while it is written and needs about "
+		"twice the heap in memory");
+	SECTION("");
+	SECTION("MEMORY SCREEN");
+	ENTRY("chart", "rss, heap used (the band shows the GC sawtooth), heap total and external "
+		"memory over time; a broken bar marks a gap (the target restarted or ntop-js "
+		"re-attached)");
+	ENTRY("1, 2, 3, 4", "zoom: the last 5 min, 1 h, 24 h, or all since the first reading");
+	ENTRY("+, -", "zoom in or out, cycling through the four spans");
+	ENTRY("GROWTH", "bytes per hour of heap used (from its post-GC floor) and of rss over "
+		"1 min, 5 min, 1 h, 24 h and the --growth-window (*), with the verdict and the span "
+		"the data actually covers");
+	ENTRY("HEAP SPACES", "V8's heap spaces: used, size, and growth since the first reading");
+	ENTRY("LIVE", "allocation sites (functions) by the bytes they allocated that are still "
+		"live, from the latest sampling heap profile");
+	ENTRY("GROWTH since", "functions by the bytes added between the first profile and the "
+		"latest: what a leak points at");
 	SECTION("");
 	SECTION("DETAILS");
 	ENTRY("CALLERS", "who calls the function, with the share of its total time that comes "
@@ -135,8 +159,8 @@ static void help_wrap(const struct help_entry *e, int width, char ***lines, size
 
 void view_help_draw(struct view *v, const struct model *m, struct grid *g)
 {
-	struct help_entry e[64];
-	size_t n_e = help_entries(m, e, 64), n = 0, cap = 0;
+	struct help_entry e[96];
+	size_t n_e = help_entries(m, e, 96), n = 0, cap = 0;
 	char **lines = NULL;
 	int bottom = view_draw_bottom(v, m, g, HELP_KEYS);
 
@@ -170,7 +194,8 @@ enum view_action view_help_key(struct view *v, int key)
 	case '?':
 	case 'h':
 	case VK_F1:
-		v->screen = v->help_from == VS_DETAIL ? VS_DETAIL : VS_TABLE;
+		v->screen = v->help_from == VS_DETAIL || v->help_from == VS_MEMORY ? v->help_from
+			: VS_TABLE;
 		return VA_REDRAW;
 	case VK_UP: v->help_top--; break;
 	case VK_DOWN: v->help_top++; break;

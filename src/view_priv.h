@@ -1,5 +1,6 @@
 /* view_priv.h: the state shared by the view's screens (view.c: keys, common drawing;
- * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help).
+ * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help;
+ * view_memory.c and view_memchart.c: the memory screen and the header's memory line).
  * Private to those files. */
 #ifndef NTOP_VIEW_PRIV_H
 #define NTOP_VIEW_PRIV_H
@@ -13,19 +14,24 @@
 #include "view.h"
 
 struct func_info;
+struct mem_sample;
 
 #define VIEW_STACK_MAX 16
 #define VIEW_INPUT_MAX 128
 #define VIEW_NONE UINT32_MAX
 
-enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP };
-enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER };
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY };
+enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT };
+/* The memory chart's time spans. */
+enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
 
 struct view {
 	struct view_settings s;
 	enum view_screen screen, help_from;
 	/* Characters that depend on the locale being able to show them. */
 	const char *ellipsis, *arrow_down, *arrow_up;
+	/* Sparkline blocks (lowest to highest), the gap mark and the chart's axis lines. */
+	const char *blocks[8], *gap_mark, *axis_v, *axis_h, *axis_corner;
 
 	/* Table: all rows of the mode, then the visible ones (filtered, sorted). */
 	struct model_row *all, *rows;
@@ -57,6 +63,10 @@ struct view {
 	size_t n_callers, n_callees, callers_cap, callees_cap;
 
 	int help_top, help_lines, help_page;
+
+	/* Memory screen: the zoom, and the chart's right edge frozen by a pause (0: live). */
+	enum view_zoom zoom;
+	double mem_frozen_end_s;
 };
 
 /* view.c: shared helpers. */
@@ -98,6 +108,39 @@ void view_column_heading(const struct view *v, const struct model *m, enum view_
 void view_detail_open(struct view *v, uint32_t func, bool push);
 void view_detail_draw(struct view *v, const struct model *m, struct grid *g);
 enum view_action view_detail_key(struct view *v, const struct model *m, int key);
+
+/* view_memchart.c */
+/* "812.3M": bytes with one decimal in K, M, G, T (1024-based); "?" when not finite. */
+void view_fmt_bytes(double bytes, char *out, size_t outsz);
+/* "+12.3M" or "-1.0K": a signed amount of bytes. */
+void view_fmt_bytes_signed(double bytes, char *out, size_t outsz);
+/* A span of time for labels: "45s", "5m", "4m12s", "1h", "2h30m", "3d02h". */
+void view_fmt_span(double s, char *out, size_t outsz);
+/* Local time, with seconds when span_s is short and the date when it is long. */
+void view_fmt_clock(double t, double span_s, char *out, size_t outsz);
+/* The latest reading (NULL before the first, or without memory data). */
+const struct mem_sample *view_mem_last(const struct model *m);
+/* The right edge of what is drawn: now, the last reading of a series that stopped, or the
+ * moment of a pause (v may be NULL: never paused). */
+double view_mem_end_s(struct view *v, const struct model *m, double now_wall_s);
+/* Heap used over the five minutes before end_s, one block per slot (20 at most). */
+void view_mem_sparkline(const struct view *v, const struct model *m, struct grid *g, int x,
+	int y, int slots, double end_s);
+/* The chart in rows y0 .. y0 + plot_rows + 2: the plot, the time axis, its labels and the
+ * legend; live puts "now" at the right end. */
+void view_mem_chart(const struct view *v, const struct model *m, struct grid *g, int y0,
+	int plot_rows, double from_s, double to_s, bool live);
+
+/* view_memory.c */
+/* The header's memory line (table screen). */
+void view_memory_line(const struct view *v, const struct model *m, struct grid *g, int y,
+	double now_wall_s);
+void view_memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
+enum view_action view_memory_key(struct view *v, const struct model *m, int key);
+/* Opens the heap snapshot confirmation (or says why not). */
+enum view_action view_snapshot_ask(struct view *v, const struct model *m);
+/* The confirmation's text. */
+void view_snapshot_question(const struct model *m, char *out, size_t outsz);
 
 /* view_help.c */
 void view_help_draw(struct view *v, const struct model *m, struct grid *g);

@@ -1,7 +1,7 @@
 /* view_table.c: the main screen, a header and the table of hot functions.
  *
  * Layout, top to bottom: up to five header lines (target; sampling state and warnings; the
- * CPU split; memory; what the table shows), the column headings, the rows, the status line
+ * CPU split; memory, drawn by view_memory.c; what the table shows), the column headings, the rows, the status line
  * and the key bar. Short terminals drop header lines first; narrow ones drop the time columns
  * and TOTAL%, and wide ones give the extra width to the location. */
 #include "config.h"
@@ -17,8 +17,9 @@
 #include "util.h"
 #include "view_priv.h"
 
-#define TABLE_KEYS "q quit  ? help  </> sort  R reverse  w window  p pause  / search  " \
-	"\\ filter  i internals  M node_modules  +/- threshold  Enter detail  r reset  s save"
+#define TABLE_KEYS "q quit  ? help  m memory  </> sort  R reverse  w window  p pause  " \
+	"/ search  \\ filter  i internals  M node_modules  +/- threshold  Enter detail  " \
+	"a alloc sampling  H heap snapshot  r reset  s save"
 
 static const double threshold_steps_pct[] = { 0, 0.1, 0.5, 1, 2, 5, 10 };
 #define N_STEPS (sizeof(threshold_steps_pct) / sizeof(threshold_steps_pct[0]))
@@ -247,6 +248,13 @@ enum view_action view_table_key(struct view *v, const struct model *m, int key)
 			snprintf(v->msg, sizeof(v->msg), "No function or location contains \"%s\".",
 				v->search);
 		return VA_REDRAW;
+	case 'm':
+		v->screen = VS_MEMORY;
+		return VA_REDRAW;
+	case 'a':
+		return VA_ALLOC_TOGGLE;
+	case 'H':
+		return view_snapshot_ask(v, m);
 	case VK_ESC:
 		if (!v->search[0])
 			return VA_NONE;
@@ -522,7 +530,7 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 		draw_target_line(m, g, 0, now_wall_s);
 		draw_sampling_line(v, m, g, 1);
 		draw_cpu_line(v, m, g, 2);
-		/* Line 3 is the memory line; it stays blank until there is memory data. */
+		view_memory_line(v, m, g, 3, now_wall_s);
 		draw_settings_line(v, m, g, 4);
 	} else if (h >= 10) {
 		hdr = 3;

@@ -97,14 +97,14 @@ static void test_depth(void)
 
 	/* mixed objects and arrays at the limit, through the pull cursor */
 	struct json_pull jp;
-	char mixed[64 * 8];
+	char mixed[JSON_MAX_DEPTH * 8];
 	size_t k = 0;
 	for (int i = 0; i < JSON_MAX_DEPTH - 1; i++)
 		k += (size_t)sprintf(mixed + k, "{\"a\":");
 	k += (size_t)sprintf(mixed + k, "[1]");
 	for (int i = 0; i < JSON_MAX_DEPTH - 1; i++)
 		mixed[k++] = '}';
-	ok(json_validate(mixed, k, NULL) == 0, "64 levels of objects and arrays valid");
+	ok(json_validate(mixed, k, NULL) == 0, "JSON_MAX_DEPTH levels of objects and arrays valid");
 	json_pull_init(&jp, mixed, k);
 	ok(json_pull_object_begin(&jp) == 0 && json_pull_object_next(&jp, NULL) == 1 &&
 		json_pull_value(&jp, NULL) == 0 && json_pull_object_next(&jp, NULL) == 0 &&

@@ -102,7 +102,7 @@ static void fixture_init(struct fixture *fx)
 	fx->c.n_windows = 3;
 
 	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js" };
-	fx->rw = (struct report_window){ 1700000000.1234, 1000.25, 1000, 3 };
+	fx->rw = (struct report_window){ .time_s = 1700000000.1234, .window_ms = 1000.25, .interval_us = 1000, .top_n = 3 };
 }
 
 static void fixture_free(struct fixture *fx)

@@ -454,10 +454,15 @@ static void test_detail_and_help(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	ok(screen_has(&g, "SELF%(1s)") && screen_has(&g, "TOTAL%(...)"),
 		"the help explains the percentage columns");
-	for (int i = 0; i < 5; i++)
-		view_key(v, &fx->m, VK_PGDN);
-	view_draw(v, &fx->m, &g, NOW);
-	ok(screen_has(&g, "save the profile"), "and scrolls to the keys");
+	{
+		bool seen = false;
+		for (int i = 0; i < 8 && !seen; i++) {
+			view_key(v, &fx->m, VK_PGDN);
+			view_draw(v, &fx->m, &g, NOW);
+			seen = screen_has(&g, "save the profile");
+		}
+		ok(seen, "and scrolls to the keys");
+	}
 	view_key(v, &fx->m, VK_HOME);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(screen_has(&g, "SELF(tot)") && screen_has(&g, "TOTAL(tot)") &&
@@ -469,6 +474,16 @@ static void test_detail_and_help(struct fixture *fx)
 	is_int(view_key(v, &fx->m, 'r'), VA_RESET, "r resets");
 	is_int(view_key(v, &fx->m, 's'), VA_SAVE, "s saves");
 	is_int(view_key(v, &fx->m, 'x'), VA_NONE, "other keys do nothing");
+
+	/* A session without memory readings: the memory screen says so. */
+	is_int(view_key(v, &fx->m, 'm'), VA_REDRAW, "m opens the memory screen");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 0), "MEMORY", 6) == 0 && screen_has(&g, "memory is not read"),
+		"without memory data it says so");
+	ok(screen_has(&g, "allocation sampling off: press a to start"), "and how to sample");
+	ok(rows_fit(&g) && grid_clean(&g), "the memory screen fits the grid");
+	is_int(view_key(v, &fx->m, VK_ESC), VA_REDRAW, "Esc goes back");
+	is_int(view_detail_func(v), UINT32_MAX, "to the table");
 	view_free(v);
 	grid_free(&g);
 }
@@ -492,12 +507,14 @@ static void test_sizes(struct fixture *fx)
 	y = find_line(&g, "\xe5\x87\xa6\xe7\x90\x86");
 	ok(y < 0, "a function without samples is not a row");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		for (int screen = 0; screen < 3; screen++) {
+		for (int screen = 0; screen < 4; screen++) {
 			grid_resize(&g, sizes[i][0], sizes[i][1]);
 			if (screen == 1)
 				view_key(v, &fx->m, VK_ENTER);
 			if (screen == 2)
 				view_key(v, &fx->m, '?');
+			if (screen == 3)
+				view_key(v, &fx->m, 'm');
 			view_draw(v, &fx->m, &g, NOW);
 			ok(rows_fit(&g) && grid_clean(&g), "%dx%d screen %d: drawn inside the grid",
 				sizes[i][0], sizes[i][1], screen);
@@ -561,7 +578,8 @@ static void test_wide_names(void)
 static void test_random_keys(struct fixture *fx)
 {
 	static const int keyset[] = { 'q', 'h', '?', '<', '>', '1', '4', '6', 'R', 'p', ' ', '/',
-		'\\', 'n', 'N', 'i', 'M', '+', '-', 'w', 'r', 's', 'x', 'a', VK_UP, VK_DOWN,
+		'\\', 'n', 'N', 'i', 'M', '+', '-', 'w', 'r', 's', 'x', 'a', 'm', 'H', 'y', '2',
+		VK_UP, VK_DOWN,
 		VK_PGUP, VK_PGDN, VK_HOME, VK_END, VK_ENTER, VK_ESC, VK_BACKSPACE, VK_F1,
 		VK_RESIZE, VK_LEFT, VK_RIGHT, 0x65e5, 0xe9, 127, 21, 3 };
 	struct view *v = view_create(NULL);
@@ -602,6 +620,36 @@ static void test_formats(void)
 	is_int(view_heat(0.5), GA_NORMAL, "under 1%% has no heat");
 	is_int(view_heat(1), GA_HEAT1, "1%% is heat 1");
 	is_int(view_heat(15), GA_HEAT3, "15%% is heat 3");
+
+	/* Sizes and spans, for the memory line and screen. */
+	view_fmt_bytes(812.3 * (1024.0 * 1024), buf, sizeof(buf));
+	is_str(buf, "812.3M", "bytes: MiB with one decimal");
+	view_fmt_bytes(1023, buf, sizeof(buf));
+	is_str(buf, "1023B", "under a KiB: bytes");
+	view_fmt_bytes(1023.97 * 1024, buf, sizeof(buf));
+	is_str(buf, "1.0M", "never 1024.0 of a unit");
+	view_fmt_bytes(12.3 * (1024.0 * 1024 * 1024), buf, sizeof(buf));
+	is_str(buf, "12.3G", "GiB");
+	view_fmt_bytes(NAN, buf, sizeof(buf));
+	is_str(buf, "?", "not read: ?");
+	view_fmt_bytes_signed(12.3 * (1024.0 * 1024), buf, sizeof(buf));
+	is_str(buf, "+12.3M", "growth has a sign");
+	view_fmt_bytes_signed(-1024, buf, sizeof(buf));
+	is_str(buf, "-1.0K", "shrinking too");
+	view_fmt_bytes_signed(0, buf, sizeof(buf));
+	is_str(buf, "0B", "no growth: no sign");
+	view_fmt_span(300, buf, sizeof(buf));
+	is_str(buf, "5m", "spans: whole minutes");
+	view_fmt_span(252, buf, sizeof(buf));
+	is_str(buf, "4m12s", "minutes and seconds");
+	view_fmt_span(86400, buf, sizeof(buf));
+	is_str(buf, "24h", "a day is 24h");
+	view_fmt_span(5400, buf, sizeof(buf));
+	is_str(buf, "1h30m", "hours and minutes");
+	view_fmt_span(3 * 86400 + 7200, buf, sizeof(buf));
+	is_str(buf, "3d02h", "days and hours");
+	view_fmt_span(-1, buf, sizeof(buf));
+	is_str(buf, "?", "a negative span is unknown");
 }
 
 int main(void)

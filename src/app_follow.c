@@ -1,0 +1,131 @@
+/* app_follow.c: --follow: when the target exits, wait for it to come back (the same command
+ * line, or the same inspector port) and attach again, keeping what was collected. */
+#include "config.h"
+
+#include "app_priv.h"
+#include "attach.h"
+#include "discover.h"
+#include "engine.h"
+#include "exitcode.h"
+#include "loop.h"
+#include "procfs.h"
+#include "tui.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* The target's command line, to recognise it when it comes back with another PID. */
+void app_follow_remember(struct app *a)
+{
+	char path[64];
+	size_t len = 0;
+
+	free(a->follow_cmdline);
+	a->follow_cmdline = NULL;
+	if (!a->target.pid)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)a->target.pid);
+	if (procfs_file_read(path, 65536, &a->follow_cmdline, &len, NULL) == 0)
+		a->follow_cmdline_len = len;
+	if (procfs_start_time(a->target.pid, &a->follow_start_ticks) < 0)
+		a->follow_start_ticks = 0;
+}
+
+/* The newest process with the same command line that started after the old one: another
+ * copy that was already running (a second worker, say) is not the target coming back. */
+static pid_t app_follow_find(struct app *a)
+{
+	struct node_proc *procs = NULL;
+	size_t n = discover_node_processes(&procs), i;
+	unsigned long long best = 0, t;
+	pid_t found = 0;
+
+	for (i = 0; i < n; i++) {
+		char path[64], *buf = NULL;
+		size_t len = 0;
+
+		if (procs[i].pid == a->target.pid || procfs_start_time(procs[i].pid, &t) < 0 ||
+		    t <= a->follow_start_ticks || t < best)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)procs[i].pid);
+		if (procfs_file_read(path, 65536, &buf, &len, NULL) == 0 &&
+		    len == a->follow_cmdline_len && memcmp(buf, a->follow_cmdline, len) == 0) {
+			found = procs[i].pid;
+			best = t;
+		}
+		free(buf);
+	}
+	free(procs);
+	return found;
+}
+
+void app_on_follow_timer(void *ud)
+{
+	struct app *a = ud;
+	struct attach_opts ao;
+	struct attach_result r;
+	char *cause = NULL;
+	pid_t pid = 0;
+
+	if (!a->following)
+		return;
+	memset(&ao, 0, sizeof ao);
+	if (a->opt.port) {
+		ao.host = a->opt.host;
+		ao.port = a->opt.port;
+		ao.allow_remote = a->opt.allow_remote;
+	} else {
+		pid = a->follow_cmdline ? app_follow_find(a) : 0;
+		if (!pid) {
+			loop_timer_arm(a->follow_timer, 1.0);
+			return;
+		}
+		ao.pid = pid;
+	}
+	/* Short waits: the event loop (and the keyboard) waits while attach runs. */
+	ao.timeout_s = 2.0;
+	if (attach_target(&ao, &r, &cause) != EXIT_OK) {
+		free(cause);
+		loop_timer_arm(a->follow_timer, 1.0);
+		return;
+	}
+	if (engine_restart(a->engine, &r, &cause) < 0) {
+		free(cause);
+		loop_timer_arm(a->follow_timer, 1.0);
+		return;
+	}
+	a->following = false;
+	a->target = r;
+	a->status = EXIT_OK;
+	free(a->why);
+	a->why = NULL;
+	app_follow_remember(a);
+	app_log_attach(a);
+	{
+		char *msg = xasprintf("re-attached to PID %d", (int)r.pid);
+		app_say(a, false, msg);
+		free(msg);
+	}
+	if (a->tui)
+		tui_set_connected(a->tui, true);
+}
+
+void app_follow_start(struct app *a, const char *why)
+{
+	char *msg = xasprintf("%s Waiting for it to come back (--follow).", why ? why :
+		"the target went away.");
+
+	a->following = true;
+	a->status = EXIT_TARGET_GONE;
+	free(a->why);
+	a->why = why ? xstrdup(why) : NULL;
+	app_say(a, false, msg);
+	free(msg);
+	if (a->tui)
+		tui_set_connected(a->tui, false);
+	loop_timer_arm(a->follow_timer, 1.0);
+}
+

@@ -1,0 +1,110 @@
+/* app_replay.c: --replay FILE: the memory charts of a --log file, on the terminal. */
+#include "config.h"
+
+#include "app_priv.h"
+#include "attach.h"
+#include "engine.h"
+#include "exitcode.h"
+#include "loop.h"
+#include "memlog.h"
+#include "memseries.h"
+#include "transport.h"
+#include "tui.h"
+#include "util.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+static void replay_on_mem(void *ud, const struct mem_sample *m)
+{
+	struct app *a = ud;
+
+	memseries_add(a->replay, m);
+}
+
+static void replay_on_attach(void *ud, double t_s, int pid, const char *node_version,
+	const char *title)
+{
+	struct app *a = ud;
+
+	/* A later run appended to the same log: its readings must not be fitted with the
+	 * earlier run's. */
+	if (memseries_last(a->replay))
+		memseries_mark_gap(a->replay, t_s);
+	a->replay_target.pid = pid;
+	snprintf(a->replay_target.node_version, sizeof a->replay_target.node_version, "%.*s",
+		(int)sizeof a->replay_target.node_version - 1, node_version ? node_version : "");
+	snprintf(a->replay_target.title, sizeof a->replay_target.title, "replay: %.*s",
+		(int)sizeof a->replay_target.title - 16, title ? title : "");
+}
+
+static void replay_on_gap(void *ud, double t_s)
+{
+	struct app *a = ud;
+
+	memseries_mark_gap(a->replay, t_s);
+}
+
+static const struct memlog_replay_handlers replay_handlers = {
+	.on_mem = replay_on_mem,
+	.on_attach = replay_on_attach,
+	.on_gap = replay_on_gap,
+};
+
+int app_replay(struct app *a)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+	struct engine_config cfg;
+	char *cause = NULL;
+	size_t bad = 0;
+	struct mem_growth g;
+	const struct mem_sample *last;
+
+	a->replay = memseries_create();
+	if (memlog_replay(a->opt.replay_path, &replay_handlers, a, &bad, &cause) < 0) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
+	last = memseries_last(a->replay);
+	if (!last) {
+		fprintf(stderr, "ntop-js: %s has no memory readings to show.\n", a->opt.replay_path);
+		return EXIT_USAGE;
+	}
+	a->loop = loop_create(transport_protocol(), &cause);
+	if (!a->loop) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		return EXIT_INTERNAL;
+	}
+	loop_catch_signals(a->loop, sigs, (int)(sizeof sigs / sizeof sigs[0]), app_on_signal, a);
+	/* An engine that never connects: the views read its (empty) CPU data. */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.delay_s = a->settings.delay_s;
+	cfg.timeout_s = a->opt.timeout_s;
+	a->engine = engine_create(a->loop, &a->replay_target, &cfg, &app_engine_handlers, a);
+	a->tui = tui_create(a->loop, a->engine, &a->replay_target, cfg.delay_s, 0,
+		&a->settings.view, &app_tui_actions, a, &cause);
+	if (!a->tui) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
+	memseries_growth(a->replay, a->opt.growth_window_s, last->t_s, &g);
+	tui_on_memory(a->tui, &g, a->opt.growth_window_s, false);
+	tui_show_replay(a->tui, a->replay);
+	if (bad) {
+		char *msg = xasprintf("%zu line%s of %s could not be read and were skipped", bad,
+			bad == 1 ? "" : "s", a->opt.replay_path);
+		tui_status(a->tui, true, msg);
+		free(msg);
+	}
+	loop_run(a->loop);
+	tui_free(a->tui);
+	a->tui = NULL;
+	return EXIT_OK;
+}
+

@@ -1,0 +1,94 @@
+/* engine_priv.h: the engine's state, shared by engine.c (connection, CPU windows, leaving)
+ * and engine_mem.c (memory readings, allocation sampling, heap snapshots). Private to them. */
+#ifndef NTOP_ENGINE_PRIV_H
+#define NTOP_ENGINE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "aggregate.h"
+#include "attach.h"
+#include "engine.h"
+#include "heapprof.h"
+#include "memseries.h"
+#include "session.h"
+
+struct loop_timer;
+struct transport;
+struct snapshot_file;
+
+struct engine_mem {
+	struct memseries *series;
+	struct loop_timer *tick_timer, *alloc_timer;
+	bool started;
+	bool heap_pending;            /* a getHeapUsage (and detail) round trip is under way */
+	double next_detail_s;         /* monotonic time the next detailed reading is due */
+	struct mem_sample pending;    /* the reading being completed */
+	struct engine_heap_space spaces[16];
+	size_t n_spaces;
+	bool heap_enabled;            /* HeapProfiler.enable was sent */
+	bool alloc_on;
+	bool alloc_pending;
+	double alloc_next_wall_s;
+	bool have_baseline;
+	struct alloc_table baseline, latest, by_growth;
+	bool alloc_fresh;             /* a profile arrived since the last window */
+	char *alloc_raw;              /* the latest profile's JSON, for saving as .heapprofile */
+	size_t alloc_raw_len;
+	struct snapshot_file *snap;
+	char *snap_path;
+	double snap_started_s;
+};
+
+enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
+
+struct engine {
+	struct loop *loop;
+	struct attach_result target;
+	struct engine_config cfg;
+	const struct engine_handlers *h;
+	void *ud;
+	enum engine_state state;
+	struct transport *tp;
+	struct session *sess;
+	struct loop_timer *window_timer, *expiry_timer, *leave_timer;
+	bool eval_mode;
+	char title_prefix[64];
+	unsigned long long seq;       /* the window whose profile is running */
+	bool end_pending;             /* waiting for the profile of window seq - 1 */
+	double next_window_s;         /* monotonic time the running window is due to end */
+	double trim_until_us;         /* last kept sample of the previous window */
+	bool have_trim;
+	struct functab *ft;
+	struct cumulative cum;
+	struct calltree *ct;
+	struct calltree *window_ct; /* the last window alone, for saving it */
+	struct window_stats ws;
+	size_t windows_done, windows_late;
+	int fail_status;
+	char *fail_why;
+	struct engine_mem mem;
+};
+
+
+void engine_fail(struct engine *e, int status, char *why);
+bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
+	const char *what);
+void engine_call(struct engine *e, const char *method, const char *params, session_reply_fn cb);
+void engine_call_timeout(struct engine *e, const char *method, const char *params,
+	double timeout_s, session_reply_fn cb);
+void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
+
+/* engine_mem.c */
+void engine_mem_init(struct engine *e);
+void engine_mem_free(struct engine *e);
+/* The session is running: start reading memory (and sampling allocations if asked). */
+void engine_mem_start(struct engine *e);
+/* The session is ending: stop the timers. */
+void engine_mem_stop(struct engine *e);
+/* Forgets the per-connection state before a re-attach (--follow). */
+void engine_mem_reset_session(struct engine *e);
+/* Events of the HeapProfiler domain. Returns true if the event was one. */
+bool engine_mem_event(struct engine *e, const struct protocol_msg *m);
+
+#endif

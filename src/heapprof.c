@@ -1,0 +1,730 @@
+/* heapprof.c: see heapprof.h.
+ *
+ * A sampling heap profile is a tree nested in the JSON itself: each frame of a stack adds an
+ * object and a children array, and V8 keeps up to 128 frames, so a real profile nests about
+ * 260 levels deep, far past the scanner's JSON_MAX_DEPTH (64). The tree's skeleton (node
+ * objects and children arrays) is therefore walked here with an explicit stack of our own;
+ * every leaf value (numbers, strings, the callFrame object, samples) is read with a pull
+ * cursor started at that value, whose depth counts from there. Heap snapshots are written
+ * by heapsnap.c. */
+#include "config.h"
+
+#include "heapprof.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functab.h"
+#include "jsonpull.h"
+#include "util.h"
+
+/* V8 records at most 128 frames (tree depth 129); far deeper is hostile. */
+#define HEAPPROF_MAX_DEPTH 4096
+#define HEAPPROF_MAX_NODES (1u << 24)
+/* No single site holds a petabyte; a total beyond 2^53 bytes loses integer precision. */
+#define HEAPPROF_MAX_NODE_BYTES 1125899906842624.0 /* 2^50 */
+#define HEAPPROF_MAX_TOTAL_BYTES 9007199254740992.0 /* 2^53 */
+#define NONE UINT32_MAX
+
+struct frame {
+	uint32_t func;        /* NONE until the callFrame is read */
+	double id;
+	double self_bytes;
+	bool has_id, has_self, has_children;
+	bool in_children;     /* between the '[' and ']' of children */
+	bool more;            /* a member (or, in children, an element) was read: a comma is due */
+	bool more_children;
+};
+
+struct site_pair {
+	uint32_t func;
+	double bytes;
+};
+
+struct scratch {
+	char *buf;
+	size_t cap;
+};
+
+struct parser {
+	const char *buf;
+	size_t len, pos;
+	struct functab *ft;
+	char *err;
+	struct frame *stack;
+	size_t depth, stack_cap;
+	struct site_pair *pairs;
+	size_t n_pairs, pairs_cap;
+	size_t n_nodes;
+	double total_bytes;
+	struct scratch name_buf, url_buf, file_url_buf;
+};
+
+static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parser *ps, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (ps->err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ps->err = xasprintf("invalid heap profile: %s", msg);
+	return -1;
+}
+
+static int fail_json(struct parser *ps)
+{
+	return fail(ps, "malformed JSON near byte %zu", ps->pos);
+}
+
+enum key {
+	K_OTHER, K_HEAD, K_SAMPLES, K_ID, K_SELFSIZE, K_CALLFRAME, K_CHILDREN, K_FUNCTIONNAME,
+	K_SCRIPTID, K_URL, K_LINENUMBER, K_COLUMNNUMBER, K_SIZE, K_NODEID, K_ORDINAL,
+};
+
+static enum key key_match_text(const char *s, size_t n)
+{
+#define KM(lit, k) if (memcmp(s, lit, sizeof(lit) - 1) == 0) return k
+	switch (n) {
+	case 2: KM("id", K_ID); break;
+	case 3: KM("url", K_URL); break;
+	case 4: KM("head", K_HEAD); KM("size", K_SIZE); break;
+	case 6: KM("nodeId", K_NODEID); break;
+	case 7: KM("samples", K_SAMPLES); KM("ordinal", K_ORDINAL); break;
+	case 8: KM("selfSize", K_SELFSIZE); KM("children", K_CHILDREN); KM("scriptId", K_SCRIPTID);
+		break;
+	case 9: KM("callFrame", K_CALLFRAME); break;
+	case 10: KM("lineNumber", K_LINENUMBER); break;
+	case 12: KM("functionName", K_FUNCTIONNAME); KM("columnNumber", K_COLUMNNUMBER); break;
+	}
+#undef KM
+	return K_OTHER;
+}
+
+/* k is a raw quoted key; V8 never escapes keys, but JSON allows it. */
+static enum key key_match(struct json_span k)
+{
+	enum key r = key_match_text(k.p + 1, k.n - 2);
+	char buf[64];
+	long n;
+
+	if (r != K_OTHER || !memchr(k.p + 1, '\\', k.n - 2) || k.n > sizeof(buf))
+		return r;
+	n = json_string_decode_into(k, buf);
+	return n < 0 ? K_OTHER : key_match_text(buf, (size_t)n);
+}
+
+/* The skeleton: whitespace and punctuation between values. */
+
+static int peek_byte(struct parser *ps)
+{
+	while (ps->pos < ps->len) {
+		char c = ps->buf[ps->pos];
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return (unsigned char)c;
+		ps->pos++;
+	}
+	return -1;
+}
+
+static int expect_byte(struct parser *ps, char c)
+{
+	int got = peek_byte(ps);
+
+	if (got < 0)
+		return fail(ps, "truncated JSON (byte %zu)", ps->pos);
+	if (got != (unsigned char)c)
+		return fail_json(ps);
+	ps->pos++;
+	return 0;
+}
+
+/* A pull cursor over the rest of the buffer, for one value; sub_done() moves past what it
+ * consumed. */
+static void sub_begin(struct parser *ps, struct json_pull *jp)
+{
+	json_pull_init(jp, ps->buf + ps->pos, ps->len - ps->pos);
+}
+
+static void sub_done(struct parser *ps, const struct json_pull *jp)
+{
+	ps->pos += jp->pos;
+}
+
+/* Reads a member key and its ':'. */
+static int read_key(struct parser *ps, enum key *out)
+{
+	struct json_pull jp;
+	struct json_span k;
+
+	sub_begin(ps, &jp);
+	if (json_pull_string(&jp, &k))
+		return fail_json(ps);
+	sub_done(ps, &jp);
+	*out = key_match(k);
+	return expect_byte(ps, ':');
+}
+
+static int skip_value(struct parser *ps)
+{
+	struct json_pull jp;
+
+	sub_begin(ps, &jp);
+	if (json_pull_value(&jp, NULL))
+		return fail_json(ps);
+	sub_done(ps, &jp);
+	return 0;
+}
+
+static int read_number_jp(struct parser *ps, struct json_pull *jp, double *out, const char *what)
+{
+	size_t at = ps->pos + jp->pos;
+
+	if (json_pull_peek(jp) != JSON_T_NUMBER)
+		return fail(ps, "%s is not a number (byte %zu)", what, at);
+	if (json_pull_number(jp, out))
+		return fail(ps, "malformed JSON near byte %zu", at);
+	if (!isfinite(*out))
+		return fail(ps, "%s is not finite (byte %zu)", what, at);
+	return 0;
+}
+
+static int read_number(struct parser *ps, double *out, const char *what)
+{
+	struct json_pull jp;
+
+	sub_begin(ps, &jp);
+	if (read_number_jp(ps, &jp, out, what))
+		return -1;
+	sub_done(ps, &jp);
+	return 0;
+}
+
+static int check_int(struct parser *ps, double d, double lo, double hi, const char *what)
+{
+	if (!(d >= lo && d <= hi) || d != floor(d))
+		return fail(ps, "%s out of range or not an integer: %.17g", what, d);
+	return 0;
+}
+
+/* The decoded text of a string span: the input bytes themselves when there is no escape. */
+static void span_text(struct json_span v, struct scratch *s, const char **text, size_t *len)
+{
+	long n;
+
+	if (v.n < 2) {
+		*text = "";
+		*len = 0;
+		return;
+	}
+	if (!memchr(v.p + 1, '\\', v.n - 2)) {
+		*text = v.p + 1;
+		*len = v.n - 2;
+		return;
+	}
+	if (s->cap < v.n) {
+		free(s->buf);
+		s->cap = v.n;
+		s->buf = xmalloc(s->cap);
+	}
+	n = json_string_decode_into(v, s->buf); /* already validated by the scanner */
+	*text = s->buf;
+	*len = n < 0 ? 0 : (size_t)n;
+}
+
+/* The CPU profiler gives a CommonJS script's url as a file URL (Node's resourceNameToUrl),
+ * the sampling heap profiler gives its bare path: "/app/x.js" here is "file:///app/x.js"
+ * there. Converting the path the way Node does (its '%' escape, then the WHATWG URL path
+ * percent-encode set; checked against Node 20 on odd names) makes both name the same
+ * function-table entry. Dot segments are left alone: Node's module paths have none. */
+static void url_from_path(const char *path, size_t n, struct scratch *s, const char **text,
+	size_t *len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t need = 7 + 3 * n, o;
+
+	if (s->cap < need) {
+		free(s->buf);
+		s->cap = need;
+		s->buf = xmalloc(s->cap);
+	}
+	memcpy(s->buf, "file://", 7);
+	o = 7;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if (c == '\t' || c == '\n' || c == '\r') {
+			continue; /* the URL parser drops them */
+		} else if (c == '\\') {
+			s->buf[o++] = '/'; /* a separator in file URLs */
+		} else if (c <= 0x20 || c >= 0x7f || strchr("\"#<>?`{}%", c)) {
+			s->buf[o++] = '%';
+			s->buf[o++] = hex[c >> 4];
+			s->buf[o++] = hex[c & 15];
+		} else {
+			s->buf[o++] = (char)c;
+		}
+	}
+	*text = s->buf;
+	*len = o;
+}
+
+static int pull_string_jp(struct parser *ps, struct json_pull *jp, struct json_span *out,
+	const char *what)
+{
+	size_t at = ps->pos + jp->pos;
+
+	if (json_pull_peek(jp) != JSON_T_STRING)
+		return fail(ps, "%s is not a string (byte %zu)", what, at);
+	if (json_pull_string(jp, out))
+		return fail(ps, "malformed JSON near byte %zu", at);
+	return 0;
+}
+
+static int parse_call_frame(struct parser *ps, uint32_t *func)
+{
+	struct json_pull jp;
+	struct json_span k, name = {0}, url = {0}, script = {0};
+	double line = -1, column = -1;
+	const char *name_s, *url_s;
+	size_t name_n, url_n;
+	int r;
+
+	if (peek_byte(ps) != '{')
+		return fail(ps, "callFrame is not an object (byte %zu)", ps->pos);
+	sub_begin(ps, &jp);
+	if (json_pull_object_begin(&jp))
+		return fail_json(ps);
+	while ((r = json_pull_object_next(&jp, &k)) == 1) {
+		switch (key_match(k)) {
+		case K_FUNCTIONNAME:
+			r = pull_string_jp(ps, &jp, &name, "callFrame.functionName");
+			break;
+		case K_URL:
+			r = pull_string_jp(ps, &jp, &url, "callFrame.url");
+			break;
+		case K_SCRIPTID:
+			r = pull_string_jp(ps, &jp, &script, "callFrame.scriptId");
+			break;
+		case K_LINENUMBER:
+			r = read_number_jp(ps, &jp, &line, "callFrame.lineNumber") ||
+				check_int(ps, line, -1, INT32_MAX, "callFrame.lineNumber");
+			break;
+		case K_COLUMNNUMBER:
+			r = read_number_jp(ps, &jp, &column, "callFrame.columnNumber") ||
+				check_int(ps, column, -1, INT32_MAX, "callFrame.columnNumber");
+			break;
+		default:
+			r = json_pull_value(&jp, NULL) ? fail(ps, "malformed JSON near byte %zu",
+				ps->pos + jp.pos) : 0;
+			break;
+		}
+		if (r)
+			return -1;
+	}
+	if (r < 0)
+		return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
+	sub_done(ps, &jp);
+	span_text(name, &ps->name_buf, &name_s, &name_n);
+	span_text(url, &ps->url_buf, &url_s, &url_n);
+	if (url_n && url_s[0] == '/')
+		url_from_path(url_s, url_n, &ps->file_url_buf, &url_s, &url_n);
+	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
+	return 0;
+}
+
+/* Opens a node object at the cursor. */
+static int push_node(struct parser *ps)
+{
+	if (peek_byte(ps) != '{')
+		return fail(ps, "node is not an object (byte %zu)", ps->pos);
+	if (ps->depth >= HEAPPROF_MAX_DEPTH)
+		return fail(ps, "tree deeper than %d levels", HEAPPROF_MAX_DEPTH);
+	if (ps->n_nodes >= HEAPPROF_MAX_NODES)
+		return fail(ps, "more than %u nodes", HEAPPROF_MAX_NODES);
+	ps->pos++;
+	ps->n_nodes++;
+	if (ps->depth == ps->stack_cap)
+		ps->stack = xreallocarray_grow(ps->stack, &ps->stack_cap, ps->depth + 1,
+			sizeof(*ps->stack));
+	ps->stack[ps->depth++] = (struct frame){.func = NONE};
+	return 0;
+}
+
+/* Code of Node itself (node:..., internal/...) or a native without a script. */
+static bool func_is_internal(const struct functab *ft, uint32_t func)
+{
+	const struct func_info *fi = functab_get(ft, func);
+
+	return !fi || fi->url[0] == '\0' || strncmp(fi->url, "node:", 5) == 0 ||
+		strncmp(fi->url, "internal/", 9) == 0;
+}
+
+/* The function charged with a node's bytes: the node's own, or, when that is Node's own code
+ * (Buffer.toString's slice, JSON.parse...), the nearest caller in the application, which is
+ * what holds the memory. The node is on top of the stack. */
+static uint32_t charge_func(const struct parser *ps, uint32_t func)
+{
+	size_t d;
+
+	if (!func_is_internal(ps->ft, func))
+		return func;
+	for (d = ps->depth - 1; d-- > 0;) {
+		uint32_t up = ps->stack[d].func;
+		if (up != NONE && !func_is_internal(ps->ft, up))
+			return up;
+	}
+	return func;
+}
+
+/* The node's closing brace was read: check it and record its bytes. */
+static int close_node(struct parser *ps, const struct frame *f)
+{
+	if (!f->has_id)
+		return fail(ps, "node without an id (byte %zu)", ps->pos);
+	if (f->func == NONE)
+		return fail(ps, "node %.17g without a callFrame", f->id);
+	if (!f->has_self)
+		return fail(ps, "node %.17g without a selfSize", f->id);
+	ps->total_bytes += f->self_bytes;
+	if (ps->total_bytes > HEAPPROF_MAX_TOTAL_BYTES)
+		return fail(ps, "total selfSize above 2^53 bytes");
+	if (f->self_bytes > 0) {
+		if (ps->n_pairs == ps->pairs_cap)
+			ps->pairs = xreallocarray_grow(ps->pairs, &ps->pairs_cap, ps->n_pairs + 1,
+				sizeof(*ps->pairs));
+		ps->pairs[ps->n_pairs++] = (struct site_pair){charge_func(ps, f->func),
+			f->self_bytes};
+	}
+	return 0;
+}
+
+/* One step inside a node's member list: a member, or the closing brace. */
+static int node_member(struct parser *ps)
+{
+	struct frame *f = &ps->stack[ps->depth - 1];
+	enum key key;
+	int c = peek_byte(ps);
+
+	if (c == '}') {
+		ps->pos++;
+		if (close_node(ps, f))
+			return -1;
+		ps->depth--;
+		return 0;
+	}
+	if (f->more && expect_byte(ps, ','))
+		return -1;
+	f->more = true;
+	if (read_key(ps, &key))
+		return -1;
+	switch (key) {
+	case K_ID:
+		if (f->has_id)
+			return fail(ps, "node with two ids (byte %zu)", ps->pos);
+		if (read_number(ps, &f->id, "node id") ||
+		    check_int(ps, f->id, 0, HEAPPROF_MAX_TOTAL_BYTES, "node id"))
+			return -1;
+		f->has_id = true;
+		return 0;
+	case K_SELFSIZE:
+		if (f->has_self)
+			return fail(ps, "node with two selfSizes (byte %zu)", ps->pos);
+		if (read_number(ps, &f->self_bytes, "selfSize"))
+			return -1;
+		if (!(f->self_bytes >= 0) || f->self_bytes > HEAPPROF_MAX_NODE_BYTES)
+			return fail(ps, "selfSize out of range: %.17g", f->self_bytes);
+		f->has_self = true;
+		return 0;
+	case K_CALLFRAME:
+		if (f->func != NONE)
+			return fail(ps, "node with two callFrames (byte %zu)", ps->pos);
+		return parse_call_frame(ps, &f->func);
+	case K_CHILDREN:
+		if (f->has_children)
+			return fail(ps, "node with two children lists (byte %zu)", ps->pos);
+		if (peek_byte(ps) != '[')
+			return fail(ps, "children is not an array (byte %zu)", ps->pos);
+		ps->pos++;
+		f->has_children = f->in_children = true;
+		f->more_children = false;
+		return 0;
+	default:
+		return skip_value(ps);
+	}
+}
+
+/* One step inside a children array: the next child (pushed), or the closing bracket. */
+static int child_element(struct parser *ps)
+{
+	struct frame *f = &ps->stack[ps->depth - 1];
+
+	if (peek_byte(ps) == ']') {
+		ps->pos++;
+		f->in_children = false;
+		return 0;
+	}
+	if (f->more_children && expect_byte(ps, ','))
+		return -1;
+	f->more_children = true;
+	if (peek_byte(ps) != '{')
+		return fail(ps, "child is not an object (byte %zu)", ps->pos);
+	return push_node(ps);
+}
+
+static int parse_tree(struct parser *ps)
+{
+	if (push_node(ps))
+		return -1;
+	while (ps->depth) {
+		int r;
+		if (peek_byte(ps) < 0)
+			return fail(ps, "truncated JSON (byte %zu)", ps->pos);
+		r = ps->stack[ps->depth - 1].in_children ? child_element(ps) : node_member(ps);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+/* samples: [{size, nodeId, ordinal}]. Not needed for the sums, only checked. */
+static int parse_samples(struct parser *ps)
+{
+	struct json_pull jp;
+	struct json_span k;
+	int r, r2;
+
+	if (peek_byte(ps) != '[')
+		return fail(ps, "samples is not an array (byte %zu)", ps->pos);
+	sub_begin(ps, &jp);
+	if (json_pull_array_begin(&jp))
+		return fail_json(ps);
+	while ((r = json_pull_array_next(&jp)) == 1) {
+		if (json_pull_peek(&jp) != JSON_T_OBJECT || json_pull_object_begin(&jp))
+			return fail(ps, "sample is not an object (byte %zu)", ps->pos + jp.pos);
+		while ((r2 = json_pull_object_next(&jp, &k)) == 1) {
+			enum key key = key_match(k);
+			double d;
+			if (key == K_SIZE || key == K_NODEID || key == K_ORDINAL) {
+				if (read_number_jp(ps, &jp, &d, "sample field"))
+					return -1;
+				if (!(d >= 0))
+					return fail(ps, "negative sample field: %.17g", d);
+			} else if (json_pull_value(&jp, NULL)) {
+				r2 = -1;
+				break;
+			}
+		}
+		if (r2 < 0)
+			return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
+	}
+	if (r < 0)
+		return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
+	sub_done(ps, &jp);
+	return 0;
+}
+
+static int parse_top(struct parser *ps)
+{
+	bool has_head = false, has_samples = false, more = false;
+	enum key key;
+	int c;
+
+	if (peek_byte(ps) != '{')
+		return fail(ps, "not a JSON object");
+	ps->pos++;
+	while ((c = peek_byte(ps)) != '}') {
+		if (c < 0)
+			return fail(ps, "truncated JSON (byte %zu)", ps->pos);
+		if (more && expect_byte(ps, ','))
+			return -1;
+		more = true;
+		if (read_key(ps, &key))
+			return -1;
+		if (key == K_HEAD) {
+			if (has_head)
+				return fail(ps, "two heads");
+			has_head = true;
+			if (parse_tree(ps))
+				return -1;
+		} else if (key == K_SAMPLES) {
+			if (has_samples)
+				return fail(ps, "two samples lists");
+			has_samples = true;
+			if (parse_samples(ps))
+				return -1;
+		} else if (skip_value(ps)) {
+			return -1;
+		}
+	}
+	ps->pos++;
+	if (peek_byte(ps) >= 0)
+		return fail(ps, "trailing data at byte %zu", ps->pos);
+	if (!has_head)
+		return fail(ps, "no head (not a SamplingHeapProfile)");
+	return 0;
+}
+
+static int cmp_pair_func(const void *a, const void *b)
+{
+	const struct site_pair *x = a, *y = b;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+static int cmp_site_live(const void *a, const void *b)
+{
+	const struct alloc_site *x = a, *y = b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+static int cmp_site_growth(const void *a, const void *b)
+{
+	const struct alloc_site *x = a, *y = b;
+
+	if (x->growth_bytes != y->growth_bytes)
+		return x->growth_bytes < y->growth_bytes ? 1 : -1;
+	return cmp_site_live(a, b);
+}
+
+static int cmp_site_func(const void *a, const void *b)
+{
+	const struct alloc_site *x = a, *y = b;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+void alloc_table_init(struct alloc_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void alloc_table_free(struct alloc_table *t)
+{
+	if (!t)
+		return;
+	free(t->sites);
+	memset(t, 0, sizeof(*t));
+}
+
+static void table_add(struct alloc_table *t, uint32_t func, double live, double growth)
+{
+	if (t->n == t->cap)
+		t->sites = xreallocarray_grow(t->sites, &t->cap, t->n + 1, sizeof(*t->sites));
+	t->sites[t->n++] = (struct alloc_site){func, live, growth};
+}
+
+int heapprof_parse(const char *json, size_t len, struct functab *ft, struct alloc_table *t,
+	char **err)
+{
+	struct parser ps;
+	int ret = -1;
+
+	t->n = 0;
+	t->total_live_bytes = 0;
+	t->time_s = 0;
+	memset(&ps, 0, sizeof(ps));
+	ps.buf = json;
+	ps.len = json ? len : 0;
+	ps.ft = ft;
+	if (parse_top(&ps))
+		goto out;
+	/* one site per function: V8 has a node per distinct stack, so a function that
+	 * allocates from several callers appears several times */
+	if (ps.n_pairs > 1)
+		qsort(ps.pairs, ps.n_pairs, sizeof(*ps.pairs), cmp_pair_func);
+	for (size_t i = 0; i < ps.n_pairs; i++) {
+		if (t->n && t->sites[t->n - 1].func == ps.pairs[i].func)
+			t->sites[t->n - 1].live_bytes += ps.pairs[i].bytes;
+		else
+			table_add(t, ps.pairs[i].func, ps.pairs[i].bytes, 0);
+	}
+	if (t->n > 1)
+		qsort(t->sites, t->n, sizeof(*t->sites), cmp_site_live);
+	t->total_live_bytes = ps.total_bytes;
+	ret = 0;
+out:
+	if (ret)
+		t->n = 0;
+	free(ps.stack);
+	free(ps.pairs);
+	free(ps.name_buf.buf);
+	free(ps.url_buf.buf);
+	free(ps.file_url_buf.buf);
+	if (err)
+		*err = ps.err;
+	else
+		free(ps.err);
+	return ret;
+}
+
+struct func_index {
+	uint32_t func;
+	uint32_t index;
+};
+
+static int cmp_func_index(const void *a, const void *b)
+{
+	const struct func_index *x = a, *y = b;
+
+	if (x->func != y->func)
+		return (x->func > y->func) - (x->func < y->func);
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+void alloc_table_diff(struct alloc_table *t, const struct alloc_table *baseline)
+{
+	struct alloc_site *base;
+	struct func_index *order;
+	size_t nb = 0, n_old = t->n, i = 0, j = 0;
+
+	for (size_t k = 0; k < n_old; k++)
+		t->sites[k].growth_bytes = t->sites[k].live_bytes;
+	if (!baseline || baseline->n == 0)
+		return;
+	/* both sides sorted by function and merged like two sorted lists: O(n log n) */
+	base = xmalloc(baseline->n * sizeof(*base));
+	memcpy(base, baseline->sites, baseline->n * sizeof(*base));
+	qsort(base, baseline->n, sizeof(*base), cmp_site_func);
+	for (size_t k = 0; k < baseline->n; k++) {
+		if (nb && base[nb - 1].func == base[k].func)
+			base[nb - 1].live_bytes += base[k].live_bytes;
+		else
+			base[nb++] = base[k];
+	}
+	/* t is sorted by live bytes and must stay so: sort indices, not sites */
+	order = xmalloc((n_old ? n_old : 1) * sizeof(*order));
+	for (size_t k = 0; k < n_old; k++)
+		order[k] = (struct func_index){t->sites[k].func, (uint32_t)k};
+	qsort(order, n_old, sizeof(*order), cmp_func_index);
+	while (j < nb) {
+		if (i < n_old && order[i].func < base[j].func) {
+			i++;
+		} else if (i < n_old && order[i].func == base[j].func) {
+			/* every site of t with this function (one, from heapprof_parse) */
+			for (; i < n_old && order[i].func == base[j].func; i++) {
+				struct alloc_site *s = &t->sites[order[i].index];
+				s->growth_bytes = s->live_bytes - base[j].live_bytes;
+			}
+			j++;
+		} else {
+			/* only in the baseline: freed since; live 0 keeps the order by live bytes */
+			table_add(t, base[j].func, 0, -base[j].live_bytes);
+			j++;
+		}
+	}
+	free(order);
+	free(base);
+}
+
+void alloc_table_sort_growth(struct alloc_table *t)
+{
+	if (t->n > 1)
+		qsort(t->sites, t->n, sizeof(*t->sites), cmp_site_growth);
+}

@@ -1,0 +1,54 @@
+/* heapprof.h: who holds the memory. V8's sampling heap profiler (HeapProfiler.startSampling /
+ * getSamplingProfile) gives a tree of allocation sites with the bytes still live; this module
+ * sums it per function, and compares it with a baseline profile to find what grows. Bytes
+ * allocated inside Node's own code (node: and internal/ scripts, natives) are charged to the
+ * nearest calling function of the application: a string made by Buffer.toString() in
+ * leakyCache() is held by leakyCache, not by node:buffer's slice. It also
+ * streams heap snapshots (HeapProfiler.addHeapSnapshotChunk) to a file. */
+#ifndef NTOP_HEAPPROF_H
+#define NTOP_HEAPPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct functab;
+
+struct alloc_site {
+	uint32_t func;          /* function table index */
+	double live_bytes;      /* selfSize summed over the function's nodes */
+	double growth_bytes;    /* live_bytes minus the baseline's (may be negative) */
+};
+
+struct alloc_table {
+	struct alloc_site *sites; /* sorted by live_bytes, descending */
+	size_t n, cap;
+	double total_live_bytes;
+	double time_s;            /* when it was fetched */
+};
+
+void alloc_table_init(struct alloc_table *t);
+void alloc_table_free(struct alloc_table *t);
+/* Parses a SamplingHeapProfile object ({head, samples}) into t (reset first); call frames are
+ * interned into ft. The tree is validated (depth, sizes, types); -1 with *err on bad input. */
+int heapprof_parse(const char *json, size_t len, struct functab *ft, struct alloc_table *t,
+	char **err);
+/* Sets every site's growth_bytes against baseline (sites only in the baseline are added with
+ * live 0 and negative growth). */
+void alloc_table_diff(struct alloc_table *t, const struct alloc_table *baseline);
+/* Sorts by growth_bytes, descending (for the "what grows" table). */
+void alloc_table_sort_growth(struct alloc_table *t);
+
+/* A heap snapshot being written: chunks are appended to a temporary file (mode 0600) that is
+ * renamed into place when finished. */
+struct snapshot_file;
+struct snapshot_file *snapshot_file_open(const char *path, char **cause);
+/* Appends the decoded text of one addHeapSnapshotChunk "chunk" string (a JSON string span,
+ * quotes included). Returns 0, or -1 with *cause. */
+int snapshot_file_chunk(struct snapshot_file *f, const char *json_string, size_t len, char **cause);
+/* Finishes (fsync, rename) and frees. Returns 0, or -1 with *cause. bytes_out gets the size. */
+int snapshot_file_finish(struct snapshot_file *f, size_t *bytes_out, char **cause);
+/* Abandons the snapshot (removes the temporary file) and frees. */
+void snapshot_file_abort(struct snapshot_file *f);
+
+#endif

@@ -1,0 +1,40 @@
+/* memlog.h: --log FILE, the record of an unattended session: one JSON object per line, each
+ * written with one write() and the file fsync'ed at least once a minute, so that after a crash
+ * or kill -9 of ntop-js every line up to the last second is there; and --replay FILE, which
+ * reads such a log back.
+ *
+ * Record types (the "type" field): "attach" {time, target{pid, node_version, title}},
+ * "mem" {time, rss_bytes, heap_used_bytes, heap_total_bytes, external_bytes?,
+ * array_buffers_bytes?}, "window" (the batch JSON window object plus "type"),
+ * "target_exit" {time, reason}, "gap" {time}. */
+#ifndef NTOP_MEMLOG_H
+#define NTOP_MEMLOG_H
+
+#include <stddef.h>
+
+struct memlog;
+struct mem_sample;
+
+/* Opens (appends to) path, created with mode 0600. NULL with *cause on failure. */
+struct memlog *memlog_open(const char *path, char **cause);
+/* Writes one record (a JSON object without the newline). Returns 0, or -1 with *cause. */
+int memlog_write(struct memlog *l, const char *json, size_t len, double now_s, char **cause);
+/* The JSON of a "mem" record for m. Caller frees. */
+char *memlog_mem_record(const struct mem_sample *m);
+/* Flushes and syncs, and closes. */
+void memlog_close(struct memlog *l);
+
+struct memlog_replay_handlers {
+	void (*on_mem)(void *ud, const struct mem_sample *m);
+	void (*on_attach)(void *ud, double t_s, int pid, const char *node_version, const char *title);
+	void (*on_gap)(void *ud, double t_s);           /* also called for "target_exit" */
+	void (*on_window)(void *ud, const char *json, size_t len); /* the raw "window" line */
+};
+
+/* Reads a log, calling the handlers in order. A torn last line (a crash mid-write) is skipped;
+ * other malformed lines are counted in *bad. Returns 0, or -1 with *cause if the file cannot
+ * be read. */
+int memlog_replay(const char *path, const struct memlog_replay_handlers *h, void *ud,
+	size_t *bad, char **cause);
+
+#endif

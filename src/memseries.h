@@ -1,0 +1,68 @@
+/* memseries.h: the target's memory over time, kept for days in bounded memory, and its growth.
+ *
+ * Readings go into tiers of decreasing resolution: 1 s buckets for the last hour, 1 min
+ * buckets for the last week, 1 h buckets for the last year; each bucket keeps the minimum,
+ * maximum, mean and last value of every metric, so a chart can draw the GC sawtooth's band
+ * and the growth rule can read its troughs. Older data falls off the coarsest tier. */
+#ifndef NTOP_MEMSERIES_H
+#define NTOP_MEMSERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum mem_metric {
+	MEM_RSS,            /* from /proc: costs the target nothing */
+	MEM_HEAP_USED,      /* Runtime.getHeapUsage */
+	MEM_HEAP_TOTAL,
+	MEM_EXTERNAL,       /* process.memoryUsage(), at a lower rate; NAN when not read */
+	MEM_ARRAY_BUFFERS,
+	MEM_METRIC_COUNT
+};
+
+struct mem_sample {
+	double t_s;                      /* unix time */
+	double v[MEM_METRIC_COUNT];      /* bytes; NAN for "not read at this tick" */
+};
+
+struct mem_bucket {
+	double t_s;                      /* start of the bucket */
+	double min[MEM_METRIC_COUNT], max[MEM_METRIC_COUNT], mean[MEM_METRIC_COUNT],
+		last[MEM_METRIC_COUNT];   /* NAN where no reading */
+	bool gap;                        /* the target restarted (or ntop-js re-attached) here */
+};
+
+enum mem_verdict { MEM_UNKNOWN, MEM_STABLE, MEM_GROWING, MEM_SHRINKING };
+
+struct mem_growth {
+	double heap_bytes_per_hour;  /* from the post-GC floor of heap used */
+	double rss_bytes_per_hour;   /* from the floor of RSS */
+	double window_s;             /* the span actually used (shorter than asked right after attach) */
+	enum mem_verdict verdict;    /* on the heap floor */
+	size_t n_floors;             /* how many troughs the fit used */
+};
+
+struct memseries;
+
+struct memseries *memseries_create(void);
+void memseries_free(struct memseries *s);
+/* Adds a reading (times must not go backwards; a reading earlier than the last is dropped). */
+void memseries_add(struct memseries *s, const struct mem_sample *m);
+/* Marks a gap at time t_s (the target went away and came back). */
+void memseries_mark_gap(struct memseries *s, double t_s);
+/* The latest reading, with the last known value of each metric (NULL before the first). */
+const struct mem_sample *memseries_last(const struct memseries *s);
+/* Time of the first reading kept (0 if none). */
+double memseries_first_time(const struct memseries *s);
+/* Buckets covering [from_s, to_s] from the finest tier that still covers from_s, merged down to
+ * at most max_out buckets of equal width. Returns how many were written to out. */
+size_t memseries_query(const struct memseries *s, double from_s, double to_s, size_t max_out,
+	struct mem_bucket *out);
+/* Growth over the last window_s seconds before now_s (or since the first reading when that is
+ * shorter). The rule is documented in memseries.c and ntop-js(1). */
+void memseries_growth(const struct memseries *s, double window_s, double now_s,
+	struct mem_growth *out);
+/* Bytes of memory the series holds: constant once every tier is full. */
+size_t memseries_bytes(const struct memseries *s);
+const char *mem_verdict_name(enum mem_verdict v);
+
+#endif

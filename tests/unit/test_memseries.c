@@ -1,0 +1,417 @@
+/* Unit tests for memseries: the bound on memory over weeks of readings, chart queries
+ * checked against the readings themselves, and the growth rule on synthetic GC sawtooths. */
+#include "config.h"
+
+#include "memseries.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define MB 1e6
+#define T0 1700000000.0
+#define WEEK_S (7 * 24 * 3600)
+/* The stated bound: three rings of about 22,600 buckets of 96 bytes. */
+#define BOUND_BYTES (2500u * 1024u)
+
+/* A deterministic week of readings: heap_used on a 17 s sawtooth, RSS above it with a slow
+ * wave, external read only every 10 s, array buffers never. */
+static void week_sample(double t, struct mem_sample *m)
+{
+	double dt = t - T0;
+	long long i = (long long)dt;
+
+	m->t_s = t;
+	m->v[MEM_HEAP_USED] = 50 * MB + 20 * MB * fmod(dt, 17.0) / 17.0 + 1000.0 * (double)(i % 5000);
+	m->v[MEM_HEAP_TOTAL] = m->v[MEM_HEAP_USED] + 10 * MB;
+	m->v[MEM_RSS] = m->v[MEM_HEAP_USED] + 30 * MB + MB * sin(dt / 1000.0);
+	m->v[MEM_EXTERNAL] = i % 10 == 0 ? 5 * MB + (double)(i % 7) * 1e5 : NAN;
+	m->v[MEM_ARRAY_BUFFERS] = NAN;
+}
+
+static bool close_rel(double got, double want)
+{
+	if (isnan(want))
+		return isnan(got);
+	return fabs(got - want) <= 1e-6 * fabs(want) + 1.0;
+}
+
+/* Checks a query against brute force over the generated readings in [data_from, data_to]. */
+static void check_query(const struct memseries *s, const char *what, double from, double to,
+	size_t max_out, double data_from, double data_to, double want_width)
+{
+	static struct mem_bucket out[2000];
+	size_t n = memseries_query(s, from, to, max_out, out);
+	double width = n > 1 ? out[1].t_s - out[0].t_s : 0;
+	int metrics[3] = { MEM_HEAP_USED, MEM_RSS, MEM_EXTERNAL };
+	size_t bad = 0, nonempty = 0, uneven = 0;
+
+	ok(n <= max_out && n >= max_out / 2, "%s: %zu buckets for at most %zu", what, n, max_out);
+	is_num(width, want_width, 1e-9, "%s: buckets are %g s wide", what, want_width);
+	ok(n > 0 && out[0].t_s <= from && out[n - 1].t_s + width > to,
+		"%s: buckets cover the range asked", what);
+	for (size_t j = 0; j < n; j++) {
+		double b0 = out[j].t_s, b1 = b0 + width;
+
+		if (j > 0 && fabs(out[j].t_s - out[j - 1].t_s - width) > 1e-9)
+			uneven++;
+		for (int mi = 0; mi < 3; mi++) {
+			int k = metrics[mi];
+			double mn = NAN, mx = NAN, sum = 0, last = NAN;
+			size_t cnt = 0;
+			struct mem_sample m;
+
+			for (double t = fmax(ceil(b0), data_from); t < b1 && t <= data_to; t++) {
+				week_sample(t, &m);
+				if (isnan(m.v[k]))
+					continue;
+				if (cnt == 0 || m.v[k] < mn)
+					mn = m.v[k];
+				if (cnt == 0 || m.v[k] > mx)
+					mx = m.v[k];
+				sum += m.v[k];
+				last = m.v[k];
+				cnt++;
+			}
+			if (cnt)
+				nonempty++;
+			if (!close_rel(out[j].min[k], mn) || !close_rel(out[j].max[k], mx) ||
+				!close_rel(out[j].last[k], last) ||
+				!close_rel(out[j].mean[k], cnt ? sum / (double)cnt : NAN)) {
+				if (bad++ < 3)
+					printf("# %s bucket %zu metric %d: min %.1f/%.1f max %.1f/%.1f "
+						"mean %.1f/%.1f last %.1f/%.1f\n", what, j, k,
+						out[j].min[k], mn, out[j].max[k], mx, out[j].mean[k],
+						cnt ? sum / (double)cnt : NAN, out[j].last[k], last);
+			}
+		}
+		if (!isnan(out[j].min[MEM_ARRAY_BUFFERS]) || !isnan(out[j].mean[MEM_ARRAY_BUFFERS]))
+			bad++;
+	}
+	is_int(uneven, 0, "%s: buckets are evenly spaced", what);
+	is_int(bad, 0, "%s: min/max/mean/last match the readings, NAN where none", what);
+	ok(nonempty > 0, "%s: buckets hold data", what);
+}
+
+static void test_week(void)
+{
+	struct memseries *s = memseries_create();
+	size_t bytes0 = memseries_bytes(s), after_week, after_two;
+	double now = T0 + WEEK_S - 1;
+	struct mem_sample m;
+	const struct mem_sample *last;
+	struct mem_bucket b[4];
+
+	ok(memseries_last(s) == NULL, "no last reading before the first");
+	is_int(memseries_query(s, T0, T0 + 10, 10, b), 0, "empty series: no buckets");
+	ok(bytes0 < BOUND_BYTES, "memory bound stated up front: %zu bytes < %u", bytes0,
+		BOUND_BYTES);
+	for (double t = T0; t <= now; t++) {
+		week_sample(t, &m);
+		memseries_add(s, &m);
+	}
+	after_week = memseries_bytes(s);
+	is_int(after_week, bytes0, "a week of 1 s readings: %zu bytes, the bound", after_week);
+	is_num(memseries_first_time(s), T0, 0, "first time is the first reading");
+	last = memseries_last(s);
+	ok(last && last->t_s == now, "last reading is the newest");
+	ok(last && !isnan(last->v[MEM_EXTERNAL]) && isnan(last->v[MEM_ARRAY_BUFFERS]),
+		"last carries external forward from its last reading");
+
+	check_query(s, "5 min", now - 299, now, 300, T0, now, 1);
+	check_query(s, "5 min, 100 buckets", now - 299, now, 100, T0, now, 4);
+	check_query(s, "1 h", now - 3600, now, 120, T0, now, 31);
+	check_query(s, "24 h", now - 86400, now, 200, T0, now, 480);
+	check_query(s, "all of a week", memseries_first_time(s), now, 400, T0, now, 1560);
+
+	for (double t = now + 1; t <= T0 + 2.0 * WEEK_S - 1; t++) {
+		week_sample(t, &m);
+		memseries_add(s, &m);
+	}
+	now = T0 + 2.0 * WEEK_S - 1;
+	after_two = memseries_bytes(s);
+	is_int(after_two, bytes0, "two weeks: still %zu bytes", after_two);
+	check_query(s, "1 h after two weeks", now - 3600, now, 120, T0, now, 31);
+	check_query(s, "all of two weeks", memseries_first_time(s), now, 400, T0, now, 3600);
+	/* the 1 min tier no longer reaches back two weeks, so "all" came from the hourly tier */
+	is_int(memseries_query(s, T0 + 100, T0 + 200, 5, b), 1, "a 100 s range in hourly tier: 1 bucket");
+	is_int(memseries_query(s, now - 3600, now, 1, b), 1, "max_out 1: one bucket");
+	is_num(b[0].t_s, now - 3600, 0, "starting where asked");
+	ok(b[0].min[MEM_HEAP_USED] >= 50 * MB && b[0].max[MEM_HEAP_USED] <= 76 * MB,
+		"spanning the hour's band");
+	memseries_free(s);
+}
+
+/* xorshift64*: the same numbers on every run. */
+static uint64_t rng_state;
+
+static double rng_uniform(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+static double rng_normal(void)
+{
+	double u = rng_uniform(), v = rng_uniform();
+
+	return sqrt(-2.0 * log(u + 1e-300)) * cos(2.0 * M_PI * v);
+}
+
+struct saw {
+	double floor_bytes;       /* heap_used just after a collection, at the start */
+	double leak_per_h;        /* how fast that floor moves */
+	double amp_bytes;         /* how far the heap climbs between collections */
+	double period_s;
+	double phase_s;
+	double jitter_s;          /* collections early or late by up to this */
+	double amp_jitter;        /* each cycle climbs amp x (1 +- this) */
+	double noise_bytes;       /* Gaussian noise on every reading */
+	double rss_leak_per_h;
+};
+
+/* Feeds [t_from, t_to] at 1 s: each cycle climbs from the floor and drops back at the next
+ * collection. */
+static void feed_saw(struct memseries *s, const struct saw *w, double t_from, double t_to)
+{
+	double gc_prev = t_from - w->phase_s, gc_next = gc_prev + w->period_s, amp = w->amp_bytes;
+	struct mem_sample m;
+
+	for (double t = t_from; t <= t_to; t++) {
+		double h = t - t_from, climb;
+
+		while (t >= gc_next) {
+			gc_prev = gc_next;
+			gc_next = gc_prev + w->period_s + w->jitter_s * (2 * rng_uniform() - 1);
+			amp = w->amp_bytes * (1 + w->amp_jitter * (2 * rng_uniform() - 1));
+		}
+		climb = amp * (t - gc_prev) / w->period_s;
+		m.t_s = t;
+		m.v[MEM_HEAP_USED] = w->floor_bytes + w->leak_per_h * h / 3600 + climb +
+			w->noise_bytes * rng_normal();
+		m.v[MEM_HEAP_TOTAL] = m.v[MEM_HEAP_USED] + 20 * MB;
+		m.v[MEM_RSS] = w->floor_bytes + 60 * MB + w->rss_leak_per_h * h / 3600 + climb / 2;
+		m.v[MEM_EXTERNAL] = NAN;
+		m.v[MEM_ARRAY_BUFFERS] = NAN;
+		memseries_add(s, &m);
+	}
+}
+
+static struct mem_growth growth_of(const struct saw *w, double dur_s, double window_s)
+{
+	struct memseries *s = memseries_create();
+	struct mem_growth g;
+
+	feed_saw(s, w, T0, T0 + dur_s);
+	memseries_growth(s, window_s, T0 + dur_s, &g);
+	memseries_free(s);
+	return g;
+}
+
+static void test_leaks(void)
+{
+	struct saw w = { .floor_bytes = 50 * MB, .leak_per_h = 10 * MB, .amp_bytes = 30 * MB,
+		.period_s = 20, .phase_s = 7, .rss_leak_per_h = 20 * MB };
+	struct mem_growth g;
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	g = growth_of(&w, 7200, 3600);
+	is_str(mem_verdict_name(g.verdict), "growing", "10 MB/h under a 30 MB sawtooth, 1 h span");
+	is_num(g.heap_bytes_per_hour, 10 * MB, 0.05 * 10 * MB, "heap rate within 5 %% of 10 MB/h");
+	is_num(g.rss_bytes_per_hour, 20 * MB, 0.05 * 20 * MB, "RSS rate within 5 %% of 20 MB/h");
+	is_num(g.window_s, 3600, 0, "the whole hour was used");
+	is_int(g.n_floors, 10, "ten floors");
+
+	/* the same leak over the default 5 min: 0.8 MB is under the 1 MiB minimum rise */
+	g = growth_of(&w, 7200, 0);
+	is_num(g.window_s, 300, 0, "default span is 300 s");
+	is_str(mem_verdict_name(g.verdict), "stable", "0.8 MB in 5 min is not called growth");
+	is_num(g.heap_bytes_per_hour, 10 * MB, 0.05 * 10 * MB, "but the rate is still right");
+
+	w.leak_per_h = 120 * MB;
+	w.amp_bytes = 20 * MB;
+	w.period_s = 10;
+	g = growth_of(&w, 1200, 0);
+	is_str(mem_verdict_name(g.verdict), "growing", "120 MB/h leak seen in the default 5 min");
+	is_num(g.heap_bytes_per_hour, 120 * MB, 0.05 * 120 * MB, "heap rate within 5 %% of 120 MB/h");
+
+	/* irregular collections, uneven climbs and noise on every reading */
+	w = (struct saw){ .floor_bytes = 80 * MB, .leak_per_h = 10 * MB, .amp_bytes = 30 * MB,
+		.period_s = 17.3, .phase_s = 3, .jitter_s = 4, .amp_jitter = 0.3,
+		.noise_bytes = 0.2 * MB };
+	g = growth_of(&w, 3600, 3600);
+	is_str(mem_verdict_name(g.verdict), "growing", "noisy, irregular sawtooth over a 10 MB/h leak");
+	is_num(g.heap_bytes_per_hour, 10 * MB, 0.05 * 10 * MB, "rate within 5 %% despite the noise");
+
+	w = (struct saw){ .floor_bytes = 300 * MB, .leak_per_h = -40 * MB, .amp_bytes = 25 * MB,
+		.period_s = 12, .phase_s = 5 };
+	g = growth_of(&w, 3600, 3600);
+	is_str(mem_verdict_name(g.verdict), "shrinking", "floor falling 40 MB/h");
+	is_num(g.heap_bytes_per_hour, -40 * MB, 0.05 * 40 * MB, "rate within 5 %% of -40 MB/h");
+
+	/* no sawtooth at all: a plain steady climb */
+	w = (struct saw){ .floor_bytes = 30 * MB, .leak_per_h = 30 * MB, .period_s = 1e9 };
+	g = growth_of(&w, 600, 0);
+	is_str(mem_verdict_name(g.verdict), "growing", "a smooth 30 MB/h climb over 5 min");
+}
+
+static void test_stable(void)
+{
+	size_t wrong = 0, wrong_noisy = 0, wrong_beat = 0, wrong_slow = 0;
+
+	rng_state = 12345;
+	for (int i = 0; i < 25; i++) {
+		struct saw w = { 0 };
+		double dur = 600 + floor(rng_uniform() * 3000), window = i % 2 ? 300 : 3600;
+		struct mem_growth g;
+
+		w.floor_bytes = (20 + rng_uniform() * 480) * MB;
+		w.amp_bytes = (2 + rng_uniform() * 58) * MB;
+		w.period_s = 2 + floor(rng_uniform() * 29);
+		w.phase_s = rng_uniform() * w.period_s;
+		g = growth_of(&w, dur, window);
+		if (g.verdict != MEM_STABLE && wrong++ < 3)
+			printf("# clean: floor %.0f amp %.0f period %.0f dur %.0f: %s %.0f B/h\n",
+				w.floor_bytes, w.amp_bytes, w.period_s, dur,
+				mem_verdict_name(g.verdict), g.heap_bytes_per_hour);
+
+		/* the noisy one: irregular collections, uneven climbs, noise */
+		w.period_s = 2 + rng_uniform() * 28;
+		w.jitter_s = rng_uniform() * w.period_s / 3;
+		w.amp_jitter = 0.4;
+		w.noise_bytes = 0.3 * MB;
+		g = growth_of(&w, dur, window);
+		if (g.verdict != MEM_STABLE && wrong_noisy++ < 3)
+			printf("# noisy: floor %.0f amp %.0f period %.2f dur %.0f: %s %.0f B/h\n",
+				w.floor_bytes, w.amp_bytes, w.period_s, dur,
+				mem_verdict_name(g.verdict), g.heap_bytes_per_hour);
+
+		/* a perfectly regular period a hair off the 1 s readings: the reading after each
+		 * collection lands a little later every cycle, a ramp in the sampled troughs */
+		w.period_s = floor(w.period_s) + 0.002 + 0.01 * rng_uniform();
+		w.jitter_s = 0;
+		w.amp_jitter = 0;
+		w.noise_bytes = 0;
+		g = growth_of(&w, dur, window);
+		if (g.verdict != MEM_STABLE && wrong_beat++ < 3)
+			printf("# beat: floor %.0f amp %.0f period %.4f dur %.0f: %s %.0f B/h\n",
+				w.floor_bytes, w.amp_bytes, w.period_s, dur,
+				mem_verdict_name(g.verdict), g.heap_bytes_per_hour);
+	}
+	/* Old-space collections every 100 s on top of 5 s scavenges: slower than a 30 s
+	 * sub-interval, so the floors follow the slow cycle's ramps and drops. */
+	for (double phase = 0; phase < 100; phase += 3) {
+		struct memseries *s = memseries_create();
+		struct mem_sample m = { 0 };
+		struct mem_growth g;
+
+		for (double t = T0; t <= T0 + 600; t++) {
+			m.t_s = t;
+			m.v[MEM_HEAP_USED] = 60 * MB + 40 * MB * fmod(t - T0 + phase, 100) / 100 +
+				10 * MB * fmod(t - T0, 5) / 5;
+			m.v[MEM_RSS] = 200 * MB;
+			m.v[MEM_HEAP_TOTAL] = m.v[MEM_EXTERNAL] = m.v[MEM_ARRAY_BUFFERS] = NAN;
+			memseries_add(s, &m);
+		}
+		memseries_growth(s, 300, T0 + 600, &g);
+		if (g.verdict != MEM_STABLE && wrong_slow++ < 3)
+			printf("# slow cycle, phase %.0f: %s %.0f B/h\n", phase,
+				mem_verdict_name(g.verdict), g.heap_bytes_per_hour);
+		memseries_free(s);
+	}
+	is_int(wrong_slow, 0, "a 100 s old-space cycle under the 300 s span: stable at every phase");
+	is_int(wrong, 0, "25 flat sawtooths (random floor, amplitude, period, phase): all stable");
+	is_int(wrong_noisy, 0, "25 noisy, irregular flat sawtooths: all stable");
+	is_int(wrong_beat, 0, "25 sawtooths beating against the reading interval: all stable");
+}
+
+static void test_edges(void)
+{
+	struct saw w = { .floor_bytes = 50 * MB, .leak_per_h = 200 * MB, .amp_bytes = 2 * MB,
+		.period_s = 3 };
+	struct memseries *s;
+	struct mem_growth g;
+	struct mem_sample m = { .t_s = T0 + 1000 };
+	struct mem_bucket b[8];
+	size_t n;
+
+	g = growth_of(&w, 20, 0);
+	is_str(mem_verdict_name(g.verdict), "unknown", "20 s of data: unknown");
+	ok(isnan(g.heap_bytes_per_hour), "and no rate");
+	is_num(g.window_s, 20, 0, "the span is since the first reading");
+	g = growth_of(&w, 40, 0);
+	ok(g.verdict == MEM_GROWING, "40 s of a fast leak: %s", mem_verdict_name(g.verdict));
+
+	/* a restart in the middle: 50 MB before, 300 MB after, flat on both sides */
+	w = (struct saw){ .floor_bytes = 50 * MB, .amp_bytes = 20 * MB, .period_s = 15 };
+	s = memseries_create();
+	feed_saw(s, &w, T0, T0 + 1800);
+	memseries_mark_gap(s, T0 + 1800.5);
+	ok(isnan(memseries_last(s)->v[MEM_HEAP_USED]), "values are not carried across a gap");
+	w.floor_bytes = 300 * MB;
+	feed_saw(s, &w, T0 + 1801, T0 + 3600);
+	memseries_growth(s, 3600, T0 + 3600, &g);
+	is_str(mem_verdict_name(g.verdict), "stable", "a level change across a gap is not growth");
+	ok(g.window_s < 1800, "only readings after the gap count (span %.0f s)", g.window_s);
+	n = memseries_query(s, T0 + 1790, T0 + 1809, 4, b);
+	ok(n == 4 && b[2].gap && !b[1].gap && !b[3].gap, "the gap shows in the bucket holding it");
+	memseries_free(s);
+
+	/* the same data without the gap mark reads as a step up: the gap is what saves it */
+	s = memseries_create();
+	w.floor_bytes = 50 * MB;
+	feed_saw(s, &w, T0, T0 + 1800);
+	w.floor_bytes = 300 * MB;
+	feed_saw(s, &w, T0 + 1801, T0 + 3600);
+	memseries_growth(s, 3600, T0 + 3600, &g);
+	is_str(mem_verdict_name(g.verdict), "growing", "control: without the gap the step is growth");
+	memseries_free(s);
+
+	/* right after a gap there is nothing to fit */
+	s = memseries_create();
+	feed_saw(s, &w, T0, T0 + 600);
+	memseries_mark_gap(s, T0 + 601);
+	memseries_growth(s, 300, T0 + 601, &g);
+	is_str(mem_verdict_name(g.verdict), "unknown", "no readings since the gap: unknown");
+	memseries_free(s);
+
+	/* readings out of order, and nonsense values, are dropped */
+	s = memseries_create();
+	m.v[MEM_HEAP_USED] = 100;
+	m.v[MEM_RSS] = 200;
+	m.v[MEM_HEAP_TOTAL] = m.v[MEM_EXTERNAL] = m.v[MEM_ARRAY_BUFFERS] = NAN;
+	memseries_add(s, &m);
+	m.t_s = T0 + 990;
+	m.v[MEM_HEAP_USED] = 1e9;
+	memseries_add(s, &m);
+	is_num(memseries_last(s)->t_s, T0 + 1000, 0, "an earlier reading does not move time back");
+	is_num(memseries_last(s)->v[MEM_HEAP_USED], 100, 0, "nor replace the last value");
+	n = memseries_query(s, T0 + 990, T0 + 990, 1, b);
+	ok(n == 1 && isnan(b[0].max[MEM_HEAP_USED]), "the dropped reading is not stored");
+	m.t_s = T0 + 1001;
+	m.v[MEM_HEAP_USED] = -5;
+	m.v[MEM_RSS] = INFINITY;
+	memseries_add(s, &m);
+	ok(memseries_last(s)->t_s == T0 + 1001 && memseries_last(s)->v[MEM_HEAP_USED] == 100 &&
+		memseries_last(s)->v[MEM_RSS] == 200, "negative and infinite sizes count as not read");
+	m.t_s = NAN;
+	memseries_add(s, &m);
+	is_num(memseries_last(s)->t_s, T0 + 1001, 0, "a NAN time is dropped");
+	is_int(memseries_query(s, T0 + 10, T0, 5, b), 0, "a reversed range gives nothing");
+	is_int(memseries_query(s, T0, T0 + 10, 0, b), 0, "max_out 0 gives nothing");
+	memseries_free(s);
+	memseries_free(NULL);
+	is_str(mem_verdict_name(MEM_SHRINKING), "shrinking", "verdict names");
+}
+
+int main(void)
+{
+	test_week();
+	test_leaks();
+	test_stable();
+	test_edges();
+	return done_testing();
+}

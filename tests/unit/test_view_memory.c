@@ -1,0 +1,709 @@
+/* Unit tests for memory in the view: the header's memory line and the memory screen, drawn
+ * from a series of synthetic readings (a leak under a GC sawtooth), heap spaces and
+ * allocation tables with known functions. No terminal involved. */
+#include "config.h"
+
+#include "view.h"
+#include "functab.h"
+#include "grid.h"
+#include "heapprof.h"
+#include "memseries.h"
+#include "model.h"
+#include "view_priv.h"
+#include "tap.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOW 1700000000.0
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+/* Heap used climbs 0.4 MiB a second and a GC drops it every 20 s; its floor grows
+ * 60 MiB an hour. */
+#define LEAK_PER_S (60 * MIB / 3600)
+#define HISTORY_S 7200
+#define GAP_AGO_S 1800
+
+enum { F_LEAK, F_PARSE, F_HANDLER, F_POOL, F_COUNT };
+
+struct fixture {
+	struct functab *ft;
+	uint32_t id[F_COUNT];
+	struct memseries *mem;
+	struct alloc_site live_sites[F_COUNT], growth_sites[F_COUNT];
+	struct alloc_table live, growth;
+	struct model m;
+};
+
+static void reading(struct memseries *s, double t)
+{
+	struct mem_sample r;
+	double age = t - (NOW - HISTORY_S), saw = fmod(age, 20) * 0.4 * MIB;
+
+	r.t_s = t;
+	r.v[MEM_HEAP_USED] = 40 * MIB + LEAK_PER_S * age + saw;
+	r.v[MEM_HEAP_TOTAL] = 64 * MIB + LEAK_PER_S * age;
+	r.v[MEM_RSS] = 120 * MIB + 1.5 * LEAK_PER_S * age;
+	/* process.memoryUsage() is read less often */
+	r.v[MEM_EXTERNAL] = fmod(age, 5) < 1 ? 3 * MIB : NAN;
+	r.v[MEM_ARRAY_BUFFERS] = NAN;
+	memseries_add(s, &r);
+}
+
+static void fixture_init(struct fixture *fx)
+{
+	static const struct { const char *name, *url; int line; double live, growth; } f[] = {
+		[F_LEAK] = { "leakyCache", "file:///app/cache.js", 41, 30 * MIB, 18 * MIB },
+		[F_PARSE] = { "parseJson", "file:///app/parse.js", 7, 25 * MIB, 0.5 * MIB },
+		[F_HANDLER] = { "handler", "file:///app/server.js", 99, 3 * MIB, -1 * MIB },
+		[F_POOL] = { "bufferPool", "file:///app/node_modules/pool/index.js", 0, 1 * MIB,
+			2 * MIB },
+	};
+	static const char *const space[] = { "old_space", "new_space", "large_object_space",
+		"code_space", "read_only_space", "new_large_object_space", "code_large_object_space",
+		"shared_space", "trusted_space" };
+	struct mem_growth gr;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->ft = functab_create();
+	fx->mem = memseries_create();
+	for (double t = NOW - HISTORY_S; t <= NOW; t += 1) {
+		if (t == NOW - GAP_AGO_S)
+			memseries_mark_gap(fx->mem, t - 0.5);
+		reading(fx->mem, t);
+	}
+	for (int i = 0; i < F_COUNT; i++) {
+		fx->id[i] = functab_intern(fx->ft, f[i].name, strlen(f[i].name), f[i].url,
+			strlen(f[i].url), f[i].line, 4);
+		fx->live_sites[i] = (struct alloc_site){ fx->id[i], f[i].live, f[i].growth };
+	}
+	/* The engine's tables: the latest by live bytes, the same sites by growth. */
+	memcpy(fx->growth_sites, fx->live_sites, sizeof(fx->live_sites));
+	fx->growth_sites[0] = fx->live_sites[F_LEAK];
+	fx->growth_sites[1] = fx->live_sites[F_POOL];
+	fx->growth_sites[2] = fx->live_sites[F_PARSE];
+	fx->growth_sites[3] = fx->live_sites[F_HANDLER];
+	fx->live = (struct alloc_table){ fx->live_sites, F_COUNT, F_COUNT, 59 * MIB, NOW - 48 };
+	fx->growth = (struct alloc_table){ fx->growth_sites, F_COUNT, F_COUNT, 59 * MIB, NOW - 48 };
+
+	model_init(&fx->m);
+	fx->m.pid = 4242;
+	fx->m.connected = true;
+	fx->m.ft = fx->ft;
+	fx->m.have_memory = true;
+	fx->m.mem = fx->mem;
+	fx->m.growth_window_s = 300;
+	memseries_growth(fx->mem, 300, NOW, &gr);
+	fx->m.growth_heap_bytes_per_hour = gr.heap_bytes_per_hour;
+	fx->m.growth_rss_bytes_per_hour = gr.rss_bytes_per_hour;
+	fx->m.growth_span_s = gr.window_s;
+	fx->m.growth_verdict = gr.verdict;
+	for (size_t i = 0; i < sizeof(space) / sizeof(space[0]); i++) {
+		struct model_heap_space *sp = &fx->m.spaces[fx->m.n_spaces++];
+		snprintf(sp->name, sizeof(sp->name), "%s", space[i]);
+		sp->used_bytes = (i == 0 ? 30 : 9 - (double)i) * MIB;
+		sp->size_bytes = sp->used_bytes * 1.25;
+		sp->growth_bytes = i == 0 ? 10 * MIB : i == 2 ? 2 * MIB : 0;
+	}
+	fx->m.alloc_on = true;
+	fx->m.alloc_interval_s = 300;
+	fx->m.alloc_next_wall_s = NOW + 252;
+	fx->m.alloc = &fx->live;
+	fx->m.alloc_growth = &fx->growth;
+	fx->m.sys_mem_available_bytes = 12.3 * GIB;
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	model_free(&fx->m);
+	memseries_free(fx->mem);
+	functab_free(fx->ft);
+}
+
+/* --- reading the grid --- */
+
+static char *last;
+
+static char *row(const struct grid *g, int y)
+{
+	free(last);
+	last = grid_row_text(g, y);
+	return last;
+}
+
+/* NTOP_TEST_DUMP=1 prints the screens as TAP comments, to look at them. */
+static void dump(const struct grid *g)
+{
+	if (!getenv("NTOP_TEST_DUMP"))
+		return;
+	for (int y = 0; y < g->height; y++)
+		printf("# |%s|\n", row(g, y));
+}
+
+static int find_line(const struct grid *g, const char *s)
+{
+	for (int y = 0; y < g->height; y++)
+		if (strstr(row(g, y), s))
+			return y;
+	return -1;
+}
+
+static bool screen_has(const struct grid *g, const char *s)
+{
+	return find_line(g, s) >= 0;
+}
+
+static int find_cell(const struct grid *g, int y, const char *s)
+{
+	char *text = grid_row_text(g, y), *hit = strstr(text, s);
+	int x = -1;
+
+	if (hit) {
+		size_t off = 0, want = (size_t)(hit - text);
+		for (x = 0; x < g->width && off < want; x++)
+			off += strlen(g->cells[y * g->width + x].ch);
+	}
+	free(text);
+	return x;
+}
+
+static int attr_at(const struct grid *g, int x, int y)
+{
+	if (x < 0 || y < 0 || x >= g->width || y >= g->height)
+		return -1;
+	return g->cells[y * g->width + x].attr;
+}
+
+static const char *cell(const struct grid *g, int x, int y)
+{
+	return g->cells[y * g->width + x].ch;
+}
+
+static int count_in(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static bool rows_fit(const struct grid *g)
+{
+	for (int y = 0; y < g->height; y++)
+		if (grid_text_cols(row(g, y)) != g->width)
+			return false;
+	return true;
+}
+
+/* No control byte (and, with ascii, nothing but ASCII) in any cell. */
+static bool grid_bytes_ok(const struct grid *g, bool ascii)
+{
+	for (int i = 0; i < g->width * g->height; i++)
+		for (const unsigned char *p = (const unsigned char *)g->cells[i].ch; *p; p++)
+			if (*p < 0x20 || *p == 0x7f || *p == 0xff || (ascii && *p >= 0x80))
+				return false;
+	return true;
+}
+
+/* Local time as the time axis shows it: with seconds on short spans. */
+static void clock_label(double t, bool seconds, char *out, size_t outsz)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(out, outsz, seconds ? "%H:%M:%S" : "%H:%M", &tm);
+}
+
+/* --- tests --- */
+
+static void test_memory_line(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	const struct mem_sample *lr = memseries_last(fx->mem);
+	char want[128], a[32], b[32], c[32];
+	struct grid g;
+	int x;
+
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	ok(fx->m.growth_verdict == MEM_GROWING, "the synthetic leak is growing by the growth rule");
+	view_draw(v, &fx->m, &g, NOW);
+	view_fmt_bytes(lr->v[MEM_RSS], a, sizeof(a));
+	view_fmt_bytes(lr->v[MEM_HEAP_USED], b, sizeof(b));
+	view_fmt_bytes(lr->v[MEM_HEAP_TOTAL], c, sizeof(c));
+	snprintf(want, sizeof(want), "MEM rss %s  heap %s/%s  +", a, b, c);
+	ok(strncmp(row(&g, 3), want, strlen(want)) == 0, "the memory line: rss, heap used/total");
+	is_int(attr_at(&g, 0, 3), GA_HEADER, "MEM is a header label");
+	view_fmt_bytes_signed(fx->m.growth_heap_bytes_per_hour, a, sizeof(a));
+	snprintf(want, sizeof(want), "%s/h over 5m growing", a);
+	ok(strstr(row(&g, 3), want) != NULL, "growth per hour over the window, and the verdict");
+	is_num(fx->m.growth_heap_bytes_per_hour, 60 * MIB, 6 * MIB, "the rate is the leak's");
+	x = find_cell(&g, 3, "growing");
+	is_int(attr_at(&g, x, 3), GA_WARN, "growing is a warning");
+	{
+		int blocks = 0;
+		for (int i = x + 9; i < g.width; i++)
+			blocks += strncmp(cell(&g, i, 3), "\xe2\x96", 2) == 0;
+		ok(blocks >= 15, "a sparkline of heap used follows (%d blocks)", blocks);
+		ok(strcmp(cell(&g, 79, 3), "\xe2\x96\x88") == 0 &&
+			strcmp(cell(&g, x + 9, 3), "\xe2\x96\x81") == 0,
+			"it climbs from the lowest block to the highest with the leak");
+	}
+	ok(strstr(row(&g, 4), "functions") != NULL, "the settings line stays below it");
+	ok(rows_fit(&g) && grid_bytes_ok(&g, false), "the table fits with the memory line");
+
+	fx->m.growth_verdict = MEM_UNKNOWN;
+	fx->m.growth_span_s = 0;
+	view_draw(v, &fx->m, &g, NOW);
+	x = find_cell(&g, 3, "unknown");
+	ok(x > 0 && attr_at(&g, x, 3) == GA_DIM, "unknown is dim");
+	ok(strstr(row(&g, 3), "/h over") == NULL, "and without a span there is no rate");
+	fx->m.growth_verdict = MEM_GROWING;
+	fx->m.growth_span_s = 300;
+
+	fx->m.snapshot_running = true;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 3), "growing  SNAPSHOT") != NULL, "a running snapshot shows");
+	grid_resize(&g, 120, 24);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 3), "growing  heap snapshot in progress") != NULL,
+		"in words where there is room");
+	grid_resize(&g, 80, 24);
+	fx->m.snapshot_running = false;
+
+	fx->m.have_memory = false;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 3), "MEM waiting for the first reading", 33) == 0 &&
+		attr_at(&g, 0, 3) == GA_DIM, "before the first reading: waiting, dim");
+	fx->m.have_memory = true;
+	fx->m.no_eval = true;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "no-eval") && !screen_has(&g, "eval"),
+		"--no-eval is not mentioned on the table");
+	fx->m.no_eval = false;
+	view_free(v);
+	grid_free(&g);
+}
+
+static bool col_has_data(const struct grid *g, int x, int axis_y)
+{
+	for (int y = 1; y < axis_y; y++)
+		if (strcmp(cell(g, x, y), " ") != 0 && strcmp(cell(g, x, y), "\xc2\xa6") != 0)
+			return true;
+	return false;
+}
+
+/* The chart's plot: cells right of the y axis, from row 1 to the axis line. */
+static int plot_cells(const struct grid *g, int axis_y, const char *glyph)
+{
+	int n = 0;
+
+	for (int y = 1; y < axis_y; y++)
+		for (int x = 8; x < g->width; x++)
+			if (glyph ? strcmp(cell(g, x, y), glyph) == 0 : strcmp(cell(g, x, y), " ") != 0)
+				n++;
+	return n;
+}
+
+static void test_screen(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	char label[32], want[128];
+	struct grid g;
+	int axis, y;
+
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	is_int(view_key(v, &fx->m, 'm'), VA_REDRAW, "m opens the memory screen");
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	ok(strncmp(row(&g, 0), "MEMORY  zoom 5 min", 18) == 0, "the title says the zoom");
+	axis = find_line(&g, "\xe2\x94\x94");
+	ok(axis >= 6 && axis <= 10, "80x24: a compact chart (axis on line %d)", axis);
+	ok(plot_cells(&g, axis, "#") > 50, "heap used is drawn as a band");
+	ok(plot_cells(&g, axis, "=") > 20, "rss as a line");
+	ok(plot_cells(&g, axis, ".") > 5, "external too");
+	ok(strncmp(row(&g, 1), "   300M", 7) == 0, "the y axis starts at a round size");
+	ok(strncmp(row(&g, 4), "   150M", 7) == 0, "its half is labelled");
+	ok(strncmp(row(&g, axis), "      0", 7) == 0, "and it ends at 0");
+	clock_label(NOW - 300, true, label, sizeof(label));
+	ok(strstr(row(&g, axis + 1), label) != NULL, "the time axis starts 5 minutes ago (%s)",
+		label);
+	ok(strstr(row(&g, axis + 1), "now") != NULL, "and ends now");
+	ok(strstr(row(&g, axis + 2), "# heap used") && strstr(row(&g, axis + 2), "- heap total") &&
+		strstr(row(&g, axis + 2), "= rss") && strstr(row(&g, axis + 2), ". external 3.0M"),
+		"a legend with the latest values");
+
+	/* Growth and heap spaces, side by side. */
+	y = find_line(&g, "LAST");
+	ok(y > axis && strstr(row(&g, y), "HEAP/h") && strstr(row(&g, y), "VERDICT") &&
+		strstr(row(&g, y), "HEAP SPACE"), "growth beside the heap spaces");
+	ok(strncmp(row(&g, y + 1), "1m ", 3) == 0 && strncmp(row(&g, y + 2), "5m* ", 4) == 0 &&
+		strncmp(row(&g, y + 3), "1h ", 3) == 0 && strncmp(row(&g, y + 4), "24h ", 4) == 0,
+		"spans 1m, 5m (the growth window, marked), 1h, 24h");
+	ok(strstr(row(&g, y + 2), "growing") != NULL, "the 5 minute verdict");
+	ok(strstr(row(&g, y + 3), "30m") != NULL, "1h covers only the 30 minutes since the gap");
+	ok(strstr(row(&g, y + 1), "old") && strstr(row(&g, y + 1), "30.0M") &&
+		strstr(row(&g, y + 1), "37.5M") && strstr(row(&g, y + 1), "+10.0M"),
+		"the biggest space first: used, size, growth");
+	ok(screen_has(&g, "smaller"), "spaces that do not fit are counted");
+
+	/* Allocation sites. */
+	y = find_line(&g, "allocation sampling on");
+	ok(y < 0 && (y = find_line(&g, "alloc sampling on")) > 0 &&
+		strstr(row(&g, y), "every 5m, next in 4m12s (each fetch forces a full GC)"),
+		"allocation sampling: the interval and the next fetch, short at 80 columns");
+	ok(y > 0 && strstr(row(&g, y + 1), "LIVE (retained, 59.0M sampled)") &&
+		strstr(row(&g, y + 1), "GROWTH since first profile"), "both lists, side by side");
+	ok(y > 0 && count_in(row(&g, y + 2), "leakyCache") == 2,
+		"the leaking function is first in both");
+	ok(y > 0 && strstr(row(&g, y + 2), "30.0M") && strstr(row(&g, y + 2), "+18.0M"),
+		"with its live bytes and its growth");
+	ok(y > 0 && strstr(row(&g, y + 2), "cache.js:42"), "and its location");
+	ok(y > 0 && y + 3 < 22 && strstr(row(&g, y + 3), "parseJson") &&
+		strstr(row(&g, y + 3), "bufferPool"), "then the next of each");
+	ok(!screen_has(&g, "handler") || find_cell(&g, find_line(&g, "handler"), "handler") < 40,
+		"a shrinking site is not in the growth list");
+	ok(strstr(row(&g, 23), "m/Esc back") != NULL, "the key bar");
+	ok(rows_fit(&g) && grid_bytes_ok(&g, false), "80x24: drawn inside the grid");
+
+	/* Zoom. */
+	is_int(view_key(v, &fx->m, '2'), VA_REDRAW, "2: one hour");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 0), "MEMORY  zoom 1 h", 16) == 0, "the title says 1 h");
+	clock_label(NOW - 3600, false, label, sizeof(label));
+	ok(strncmp(row(&g, axis + 1) + 8, label, strlen(label)) == 0,
+		"the axis starts an hour ago (%s)", label);
+	ok(plot_cells(&g, axis, "\xc2\xa6") >= 1, "the gap is marked");
+	is_int(view_key(v, &fx->m, '2'), VA_NONE, "the same zoom again changes nothing");
+	view_key(v, &fx->m, '3');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 0), "MEMORY  zoom 24 h", 17) == 0, "3: 24 h");
+	clock_label(NOW - 86400, false, label, sizeof(label));
+	ok(strncmp(row(&g, axis + 1) + 8, label, strlen(label)) == 0, "from a day ago");
+	ok(plot_cells(&g, axis, NULL) > 0 && plot_cells(&g, axis, NULL) < 200,
+		"two hours of data take the right end of a day");
+	view_key(v, &fx->m, '4');
+	view_draw(v, &fx->m, &g, NOW);
+	clock_label(NOW - HISTORY_S, false, label, sizeof(label));
+	snprintf(want, sizeof(want), "MEMORY  zoom all (2h since %s)", label);
+	ok(strncmp(row(&g, 0), want, strlen(want)) == 0, "4: all, since the first reading");
+	ok(col_has_data(&g, 8, axis) && col_has_data(&g, 79, axis),
+		"the whole history fills the chart");
+	view_key(v, &fx->m, '+');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "zoom 24 h") != NULL, "+ zooms in");
+	for (int i = 0; i < 3; i++)
+		view_key(v, &fx->m, '-');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "zoom 1 h") != NULL, "- zooms out, cycling from all back to 5 min and on");
+	view_key(v, &fx->m, '1');
+
+	/* The configured window, when it is not one of the fixed spans. */
+	fx->m.growth_window_s = 600;
+	view_draw(v, &fx->m, &g, NOW);
+	y = find_line(&g, "LAST");
+	ok(strncmp(row(&g, y + 2), "5m ", 3) == 0 && strncmp(row(&g, y + 3), "10m* ", 5) == 0,
+		"--growth-window 600 adds a 10m line");
+	fx->m.growth_window_s = 300;
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_keys(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	char heap[32], want[128];
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	view_fmt_bytes(memseries_last(fx->mem)->v[MEM_HEAP_USED], heap, sizeof(heap));
+	snprintf(want, sizeof(want), "heap %s, free memory 12.3G", heap);
+	is_int(view_key(v, &fx->m, 'a'), VA_ALLOC_TOGGLE, "a on the table toggles allocation sampling");
+	view_key(v, &fx->m, 'm');
+	is_int(view_key(v, &fx->m, 'a'), VA_ALLOC_TOGGLE, "and on the memory screen");
+
+	is_int(view_key(v, &fx->m, 'H'), VA_REDRAW, "H asks first");
+	view_draw(v, &fx->m, &g, NOW);
+	y = find_line(&g, "Take a heap snapshot?");
+	ok(y >= 21 && strstr(row(&g, y), want),
+		"the question shows the heap and the free memory");
+	ok(screen_has(&g, "the target pauses while") &&
+		screen_has(&g, "(about 2x the heap in memory). y/n"), "and what it costs");
+	ok(!screen_has(&g, "WARNING"), "enough memory: no warning");
+	ok(attr_at(&g, 0, 23) == GA_WARN && rows_fit(&g), "it wraps over the bottom lines");
+	is_int(view_key(v, &fx->m, 'y'), VA_SNAPSHOT, "y confirms");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "Take a heap"), "and closes the question");
+	view_key(v, &fx->m, 'H');
+	is_int(view_key(v, &fx->m, 'n'), VA_REDRAW, "n cancels");
+	is_int(view_key(v, &fx->m, 'x'), VA_NONE, "and no snapshot is asked for");
+	view_key(v, &fx->m, 'H');
+	is_int(view_key(v, &fx->m, 'q'), VA_REDRAW, "any other key cancels, even q");
+	fx->m.sys_mem_available_bytes = 100 * MIB;
+	view_key(v, &fx->m, 'H');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "WARNING: less than twice"), "short of memory: a warning");
+	view_key(v, &fx->m, VK_ESC);
+	fx->m.sys_mem_available_bytes = 12.3 * GIB;
+
+	fx->m.snapshot_running = true;
+	is_int(view_key(v, &fx->m, 'H'), VA_REDRAW, "H during a snapshot");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "Take a heap") && strstr(row(&g, 22), "heap snapshot in progress"),
+		"is refused: a snapshot is in progress");
+	ok(strstr(row(&g, 0), "heap snapshot in progress") != NULL, "the title says so too");
+	ok(view_key(v, &fx->m, 'y') != VA_SNAPSHOT, "y alone does nothing");
+	fx->m.snapshot_running = false;
+
+	view_key(v, &fx->m, 'm');
+	is_int(view_key(v, &fx->m, 'H'), VA_REDRAW, "H on the table asks too");
+	is_int(view_key(v, &fx->m, 'Y'), VA_SNAPSHOT, "Y confirms");
+	fx->m.connected = false;
+	view_key(v, &fx->m, 'H');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "Take a heap") && screen_has(&g, "no heap snapshot"),
+		"no target, no snapshot");
+	fx->m.connected = true;
+
+	/* Leaving, help, quitting. */
+	view_key(v, &fx->m, 'm');
+	is_int(view_key(v, &fx->m, 'm'), VA_REDRAW, "m again goes back");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 5), "FUNCTION") != NULL, "to the table");
+	view_key(v, &fx->m, 'm');
+	view_key(v, &fx->m, VK_ESC);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 5), "FUNCTION") != NULL, "so does Esc");
+	view_key(v, &fx->m, 'm');
+	is_int(view_key(v, &fx->m, '?'), VA_REDRAW, "? opens the help from the memory screen");
+	grid_resize(&g, 100, 200);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "  m ") && screen_has(&g, "the memory screen"), "the help has m");
+	ok(screen_has(&g, "  a ") && screen_has(&g, "allocation sampling"), "and a");
+	ok(screen_has(&g, "  H ") && screen_has(&g, "heap snapshot"), "and H");
+	ok(screen_has(&g, "1, 2, 3, 4") && screen_has(&g, "5 min, 1 h, 24 h"), "and the zooms");
+	ok(screen_has(&g, "MEM line"), "and explains the memory line");
+	grid_resize(&g, 80, 24);
+	view_key(v, &fx->m, VK_ESC);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 0), "MEMORY", 6) == 0, "Esc on the help comes back to the memory screen");
+	is_int(view_key(v, &fx->m, 'q'), VA_QUIT, "q quits from the memory screen");
+	is_int(view_key(v, &fx->m, 'x'), VA_NONE, "other keys do nothing");
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_states(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	const struct alloc_table *alloc = fx->m.alloc;
+	char label[32];
+	struct grid g;
+	int axis, y;
+
+	grid_init(&g);
+	grid_resize(&g, 120, 40);
+	view_key(v, &fx->m, 'm');
+
+	/* Paused: the chart stops where it was. */
+	view_key(v, &fx->m, 'p');
+	view_draw(v, &fx->m, &g, NOW);
+	view_draw(v, &fx->m, &g, NOW + 90);
+	axis = find_line(&g, "\xe2\x94\x94");
+	clock_label(NOW, true, label, sizeof(label));
+	ok(strstr(row(&g, axis + 1), label) && !strstr(row(&g, axis + 1), "now"),
+		"paused: the chart's right edge stays at the pause");
+	view_key(v, &fx->m, 'p');
+	view_draw(v, &fx->m, &g, NOW + 30);
+	ok(strstr(row(&g, axis + 1), "now") != NULL, "resumed: it follows now again");
+
+	/* A series that stopped long ago (a replay, a target gone) is drawn to its end. */
+	view_draw(v, &fx->m, &g, NOW + 86400);
+	ok(plot_cells(&g, axis, "#") > 50 && strstr(row(&g, axis + 1), label),
+		"a stale series is drawn up to its last reading");
+
+	/* --no-eval: what is missing is said here. */
+	fx->m.no_eval = true;
+	fx->m.n_spaces = 0;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "external not read (--no-eval)"), "no external memory with --no-eval");
+	ok(screen_has(&g, "heap spaces and external memory need code run in the target"),
+		"nor heap spaces, and why");
+	fx->m.no_eval = false;
+	fx->m.n_spaces = 9;
+
+	/* Without the table sorted by growth, the view ranks the latest table itself. */
+	fx->m.alloc_growth = NULL;
+	view_draw(v, &fx->m, &g, NOW);
+	y = find_line(&g, "GROWTH since first profile");
+	ok(y > 0 && strstr(row(&g, y + 1), "+18.0M leakyCache") &&
+		strstr(row(&g, y + 2), "+2.0M bufferPool") && strstr(row(&g, y + 3), "parseJson"),
+		"growth ranked from the latest table");
+	fx->m.alloc_growth = &fx->growth;
+
+	/* Allocation sampling off, with and without tables. */
+	fx->m.alloc_on = false;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "allocation sampling off (tables from the profile of") &&
+		screen_has(&g, "press a to start") && screen_has(&g, "leakyCache"),
+		"off: the last tables stay, and a starts again");
+	fx->m.alloc = fx->m.alloc_growth = NULL;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "allocation sampling off: press a to start") &&
+		!screen_has(&g, "LIVE"), "off without a profile: one line");
+	fx->m.alloc_on = true;
+	fx->m.alloc_next_wall_s = NOW + 10;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "first profile in 10s") && screen_has(&g, "(no profile yet)"),
+		"on, before the first profile");
+	fx->m.alloc = alloc;
+	fx->m.alloc_growth = &fx->growth;
+	fx->m.alloc_next_wall_s = NOW + 252;
+
+	/* No reading yet. */
+	fx->m.have_memory = false;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "waiting for the first memory reading"), "before the first reading");
+	ok(rows_fit(&g) && grid_bytes_ok(&g, false), "and drawn cleanly");
+	fx->m.have_memory = true;
+	view_free(v);
+	grid_free(&g);
+}
+
+static void test_sizes(struct fixture *fx)
+{
+	static const int sizes[][2] = { { 200, 50 }, { 79, 24 }, { 60, 20 }, { 40, 12 },
+		{ 20, 5 }, { 10, 3 }, { 1, 1 }, { 3, 30 }, { 80, 8 }, { 9, 40 }, { 0, 0 } };
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 200, 50);
+	view_key(v, &fx->m, 'm');
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	y = find_line(&g, "\xe2\x94\x94");
+	ok(y >= 20, "200x50: a tall chart");
+	ok(plot_cells(&g, y, "#") > 200 && plot_cells(&g, y, "-") > 100 &&
+		plot_cells(&g, y, "=") > 100 && plot_cells(&g, y, ".") > 50,
+		"every series has room: heap used, heap total, rss, external");
+	ok(screen_has(&g, "code_large_object") && !screen_has(&g, "smaller"),
+		"every heap space shows");
+	ok(screen_has(&g, "next profile in 4m12s (each fetch forces a full GC in the target)"),
+		"the whole allocation line");
+	y = find_line(&g, "LIVE (retained");
+	ok(y > 0 && strstr(row(&g, y + 1), "/app/cache.js:42") &&
+		strstr(row(&g, y + 2), "/app/parse.js:8"), "sites with whole locations");
+	ok(rows_fit(&g) && grid_bytes_ok(&g, false), "200x50 drawn inside");
+
+	grid_resize(&g, 60, 30);
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	y = find_line(&g, "LIVE (retained");
+	ok(y > 0 && strstr(row(&g, y + 1), "leakyCache") && !strstr(row(&g, y), "GROWTH") &&
+		screen_has(&g, "GROWTH since first profile"), "narrow: the lists are stacked");
+	ok(find_line(&g, "HEAP SPACE") > find_line(&g, "LAST"), "and so are growth and spaces");
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		grid_resize(&g, sizes[i][0], sizes[i][1]);
+		view_draw(v, &fx->m, &g, NOW);
+		ok(rows_fit(&g) && grid_bytes_ok(&g, false), "%dx%d: memory screen inside the grid",
+			sizes[i][0], sizes[i][1]);
+		view_key(v, &fx->m, 'H');
+		view_draw(v, &fx->m, &g, NOW);
+		ok(rows_fit(&g) && grid_bytes_ok(&g, false), "%dx%d: the question too", sizes[i][0],
+			sizes[i][1]);
+		view_key(v, &fx->m, 'n');
+		view_key(v, &fx->m, 'm');
+		view_draw(v, &fx->m, &g, NOW);
+		ok(rows_fit(&g) && grid_bytes_ok(&g, false), "%dx%d: the table with its memory line",
+			sizes[i][0], sizes[i][1]);
+		view_key(v, &fx->m, 'm');
+	}
+	view_free(v);
+	grid_free(&g);
+}
+
+/* Random keys at random sizes on every screen: nothing may crash or leave the grid. */
+static void test_random_keys(struct fixture *fx)
+{
+	static const int keyset[] = { 'm', 'm', '1', '2', '3', '4', '+', '-', 'a', 'H', 'y', 'n',
+		'?', 'p', ' ', 'q', VK_ESC, VK_ENTER, VK_DOWN, VK_PGDN, 'w', '/', 'x', 'M', VK_RESIZE };
+	struct view *v = view_create(NULL);
+	struct grid g;
+	unsigned seed = 4242;
+	bool clean = true;
+
+	grid_init(&g);
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		view_key(v, &fx->m, keyset[(seed >> 16) % (sizeof(keyset) / sizeof(keyset[0]))]);
+		if (i % 5 == 0) {
+			seed = seed * 1103515245u + 12345u;
+			grid_resize(&g, (int)((seed >> 16) % 150), (int)((seed >> 8) % 50));
+		}
+		fx->m.snapshot_running = i % 97 < 10;
+		fx->m.no_eval = i % 301 < 50;
+		view_draw(v, &fx->m, &g, NOW + (i % 13) * 40);
+		clean = clean && grid_bytes_ok(&g, false) && rows_fit(&g);
+	}
+	fx->m.snapshot_running = fx->m.no_eval = false;
+	ok(clean, "3000 random keys at random sizes: every drawing stays clean and inside");
+	view_free(v);
+	grid_free(&g);
+}
+
+/* Where the locale cannot show blocks and box lines, ASCII stands in. */
+static void test_ascii(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct grid g;
+
+	setlocale(LC_ALL, "C");
+	grid_init(&g);
+	grid_resize(&g, 80, 24);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(grid_bytes_ok(&g, true) && strstr(row(&g, 3), "growing  _") && strstr(row(&g, 3), "#"),
+		"C locale: an ASCII sparkline");
+	view_key(v, &fx->m, 'm');
+	view_key(v, &fx->m, '2');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(grid_bytes_ok(&g, true) && screen_has(&g, "      0+-----"), "C locale: ASCII axes");
+	ok(plot_cells(&g, find_line(&g, "      0+"), "|") >= 1, "and an ASCII gap mark");
+	view_free(v);
+	grid_free(&g);
+}
+
+int main(void)
+{
+	struct fixture fx;
+
+	if (!setlocale(LC_ALL, "C.UTF-8") && !setlocale(LC_ALL, "C.utf8") &&
+	    !setlocale(LC_ALL, "en_US.UTF-8")) {
+		printf("1..0 # SKIP no UTF-8 locale\n");
+		return 0;
+	}
+	setenv("TZ", "UTC", 1);
+	tzset();
+	fixture_init(&fx);
+	test_memory_line(&fx);
+	test_screen(&fx);
+	test_keys(&fx);
+	test_states(&fx);
+	test_sizes(&fx);
+	test_random_keys(&fx);
+	test_ascii(&fx);
+	fixture_free(&fx);
+	free(last);
+	return done_testing();
+}
