@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 
 static void replay_on_mem(void *ud, const struct mem_sample *m)
@@ -96,6 +97,19 @@ int app_replay(struct app *a)
 	memseries_growth(a->replay, a->opt.growth_window_s, last->t_s, &g);
 	tui_on_memory(a->tui, &g, a->opt.growth_window_s, false);
 	tui_show_replay(a->tui, a->replay);
+	{
+		char from[32], to[32], *msg;
+		time_t t0 = (time_t)memseries_first_time(a->replay), t1 = (time_t)last->t_s;
+		struct tm tm;
+
+		localtime_r(&t0, &tm);
+		strftime(from, sizeof from, "%Y-%m-%d %H:%M:%S", &tm);
+		localtime_r(&t1, &tm);
+		strftime(to, sizeof to, "%Y-%m-%d %H:%M:%S", &tm);
+		msg = xasprintf("replay of %s: %s to %s", a->opt.replay_path, from, to);
+		tui_status(a->tui, false, msg);
+		free(msg);
+	}
 	if (bad) {
 		char *msg = xasprintf("%zu line%s of %s could not be read and were skipped", bad,
 			bad == 1 ? "" : "s", a->opt.replay_path);

@@ -88,6 +88,7 @@ const struct engine_heap_space *engine_heap_spaces(const struct engine *e, size_
 void engine_set_alloc(struct engine *e, bool on);
 bool engine_alloc_on(const struct engine *e);
 double engine_alloc_next_wall_s(const struct engine *e);
+double engine_alloc_interval_s(const struct engine *e);
 /* The latest allocation profile (growth against the first), by live bytes and by growth;
  * NULL before the first. */
 const struct alloc_table *engine_alloc_latest(const struct engine *e);

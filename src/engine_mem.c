@@ -440,6 +440,11 @@ double engine_alloc_next_wall_s(const struct engine *e)
 	return e->mem.alloc_on ? e->mem.alloc_next_wall_s : 0;
 }
 
+double engine_alloc_interval_s(const struct engine *e)
+{
+	return e->cfg.alloc_interval_s;
+}
+
 const struct alloc_table *engine_alloc_latest(const struct engine *e)
 {
 	return e->mem.have_baseline ? &e->mem.latest : NULL;

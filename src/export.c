@@ -41,7 +41,8 @@ int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg
 			/* The allocation profile as V8 sent it: DevTools' Memory panel opens it. */
 			char *p_heap = xasprintf("%s-alloc.heapprofile", base);
 			if (util_write_file_atomic(p_heap, raw, raw_len, &cause) == 0) {
-				*msg = xasprintf("saved %s, %s, %s and %s", p_all, p_win, p_fold, p_heap);
+				*msg = xasprintf("saved %s-{all,window}.cpuprofile, -all.folded and "
+					"-alloc.heapprofile", base);
 			} else {
 				*msg = cause;
 				cause = NULL;
@@ -49,7 +50,7 @@ int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg
 			}
 			free(p_heap);
 		} else {
-			*msg = xasprintf("saved %s, %s and %s", p_all, p_win, p_fold);
+			*msg = xasprintf("saved %s-{all,window}.cpuprofile and -all.folded", base);
 		}
 	} else {
 		*msg = cause ? cause : xstrdup("cannot save the profiles.");

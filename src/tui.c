@@ -47,6 +47,7 @@ static void tui_pull_alloc(struct tui *t)
 {
 	t->model.alloc_on = engine_alloc_on(t->engine);
 	t->model.alloc_next_wall_s = engine_alloc_next_wall_s(t->engine);
+	t->model.alloc_interval_s = engine_alloc_interval_s(t->engine);
 	t->model.alloc = engine_alloc_latest(t->engine);
 	t->model.alloc_growth = engine_alloc_by_growth(t->engine);
 	t->model.snapshot_running = engine_snapshot_running(t->engine);

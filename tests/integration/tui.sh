@@ -58,7 +58,7 @@ keys Escape
 check "Esc goes back to the table" wait_screen 5 'SELF%\(0\.5s\)'
 
 keys s
-check "s saves and names the files" wait_screen 5 'saved .*ntop-js-'"$target_PID"'-.*-all\.cpuprofile'
+check "s saves and names the files" wait_screen 5 'saved .*ntop-js-'"$target_PID"'-.*-\{all,window\}\.cpuprofile'
 check "the saved profile is valid" wait_for 3 "$NODE" "$top_srcdir/tests/check-cpuprofile.js" \
 	"$(ls "$WORK"/saves/*-all.cpuprofile | head -1)"
 check "the last window was saved too" test -s "$(ls "$WORK"/saves/*-window.cpuprofile | head -1)"
