@@ -10,9 +10,16 @@
 static int parse(struct options *o, char **msg, const char *a1, const char *a2, const char *a3,
 	const char *a4)
 {
-	char *argv[6] = { (char *)"ntop-js", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL };
+	/* Static: options keep pointers into argv (the command after --), as into main's. */
+	static char *argv[6];
 	int argc = 1;
 
+	argv[0] = (char *)"ntop-js";
+	argv[1] = (char *)a1;
+	argv[2] = (char *)a2;
+	argv[3] = (char *)a3;
+	argv[4] = (char *)a4;
+	argv[5] = NULL;
 	while (argc < 5 && argv[argc])
 		argc++;
 	*msg = NULL;
