@@ -1,0 +1,139 @@
+# shellcheck shell=bash
+# Functions shared by the benchmark scripts in bench/. Source it after `set -euo pipefail`.
+# It creates a temporary directory, kills every process registered with bench_track when
+# the script exits (normally, on error or on Ctrl-C), and offers small statistics functions
+# (done in node, which the benchmarks need anyway).
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+BENCH_TARGETS="$BENCH_DIR/targets"
+NODE=${NODE:-node}
+bench_pids=()
+bench_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ntop-bench.XXXXXX")
+
+bench_cleanup() {
+	local pid
+	for pid in "${bench_pids[@]+"${bench_pids[@]}"}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${bench_pids[@]+"${bench_pids[@]}"}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ -n "${BENCH_KEEP:-}" ]; then
+		echo "kept temporary files in $bench_tmp" >&2
+	else
+		rm -rf "$bench_tmp"
+	fi
+}
+trap bench_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# bench_track PID: kill PID when the script exits.
+bench_track() { bench_pids+=("$1"); }
+
+# bench_stop PID: stop one process now (SIGINT, then SIGKILL after 5 s) and reap it. Its
+# exit status is left in $bench_rc ("killed" if it needed SIGKILL). Not in a subshell: only
+# the shell that started a process can reap it.
+bench_rc=0
+bench_stop() {
+	local pid=$1 i
+	bench_rc=0
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null || true
+		bench_rc=killed
+	fi
+	local rc=0
+	wait "$pid" 2>/dev/null || rc=$?
+	[ "$bench_rc" = killed ] || bench_rc=$rc
+}
+
+bench_die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+# bench_resolve_ntop [ARG]: print the path of the ntop-js binary to measure. ARG is the
+# binary itself or a build directory holding it; without ARG, $NTOP_JS, then ntop-js in PATH.
+bench_resolve_ntop() {
+	local arg=${1:-${NTOP_JS:-}}
+	if [ -z "$arg" ]; then
+		arg=$(command -v ntop-js || true)
+		[ -n "$arg" ] || bench_die "give the ntop-js binary or its build directory as argument"
+	fi
+	[ -d "$arg" ] && arg="$arg/ntop-js"
+	[ -x "$arg" ] || bench_die "not an executable: $arg"
+	(cd "$(dirname "$arg")" && echo "$(pwd)/$(basename "$arg")")
+}
+
+# bench_check_tools TOOL...: every TOOL must be installed.
+bench_check_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || bench_die "$t is needed but not installed"
+	done
+}
+
+# bench_wait_line FILE REGEX TIMEOUT_S: wait until a line of FILE matches REGEX.
+bench_wait_line() {
+	local file=$1 re=$2 timeout_s=$3 i
+	for ((i = 0; i < timeout_s * 10; i++)); do
+		if [ -f "$file" ] && grep -qE "$re" "$file"; then return 0; fi
+		sleep 0.1
+	done
+	bench_die "timed out after ${timeout_s}s waiting for /$re/ in $file"
+}
+
+# bench_count_lines FILE REGEX: number of lines of FILE matching REGEX (0 if none).
+bench_count_lines() {
+	local n
+	n=$(grep -cE "$2" "$1" 2>/dev/null) || true
+	echo "${n:-0}"
+}
+
+# bench_json_field FILE FIELD: the numeric FIELD of the first line of FILE that has it.
+bench_json_field() {
+	sed -n "s/.*\"$2\":\\(-\\{0,1\\}[0-9.]*\\).*/\\1/p" "$1" | head -n 1
+}
+
+# bench_stats: read numbers (one per line) on stdin, print "n median p95 max mean".
+# Percentiles are nearest-rank.
+bench_stats() {
+	"$NODE" -e '
+		const v = require("fs").readFileSync(0, "utf8").split(/\s+/).filter(Boolean).map(Number)
+			.filter(Number.isFinite).sort((a, b) => a - b);
+		const n = v.length;
+		if (n === 0) { console.log("0 nan nan nan nan"); process.exit(0); }
+		const rank = (p) => v[Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1))];
+		const mid = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		const mean = v.reduce((a, b) => a + b, 0) / n;
+		console.log([n, mid, rank(0.95), v[n - 1], mean].map((x, i) => i ? x.toFixed(2) : x).join(" "));
+	'
+}
+
+# bench_cpu_ticks PID: the process's utime + stime in clock ticks (fields 14 and 15 of
+# /proc/PID/stat, counted after the ')' that ends the command name, which may contain
+# spaces or parentheses).
+bench_cpu_ticks() {
+	local stat f
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -ra f <<<"${stat##*) }"
+	echo $((f[11] + f[12]))
+}
+
+# bench_calc EXPR: evaluate a JavaScript arithmetic expression, print the result.
+bench_calc() { "$NODE" -p "($1)"; }
+
+bench_machine() {
+	echo "machine: $(nproc) cores, $(uname -srm), node $("$NODE" --version), $(date -u '+%Y-%m-%d %H:%M UTC')"
+	if [ -r /proc/loadavg ]; then echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"; fi
+}
+
+bench_load_after() {
+	echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+}

@@ -1,0 +1,189 @@
+'use strict';
+// Benchmark target: a process with many compiled functions, a light periodic workload and an
+// event-loop stall monitor.
+//
+// Why: when no profile is running, V8's Profiler.start re-logs every compiled function on
+// the main thread, so a profiler client that starts and stops a profile every window stalls
+// a large application once per window. This target makes that cost visible: it compiles
+// --functions N distinct functions (default 20000), keeps them compiled by calling each
+// one every couple of seconds, and once a second prints the worst event-loop stall of that
+// second as one JSON line.
+//
+// Usage: node many-functions.js [--functions N] [--out FILE] [--duration SECS]
+//                                [--self-check | --self-check-after SECS]
+//   --out FILE      append the per-second lines to FILE instead of stdout
+//   --duration S    exit after S seconds (default: run until killed)
+//   --self-check    time an in-process Profiler.start/stop right after compiling (shows the
+//                   re-log cost, which grows with the number of compiled functions), then exit
+//   --self-check-after S   the same after S seconds of the workload (shows that V8 has not
+//                   flushed the functions' bytecode meanwhile)
+//
+// Output (one JSON object per line):
+//   {"event":"ready","pid":..,"functions":..,"bytecode_added_bytes":..,...}   once
+//   {"t":<seconds since ready>,"worst_stall_ms":..,"ticks":..}                 every second
+// worst_stall_ms is the longest gap between two runs of a 1 ms timer in that second, minus
+// the 1 ms it was asked to wait. A gap is counted in the second in which it ends.
+// No npm dependencies; plain `node` (no flags) so that tools can attach by SIGUSR1.
+
+const fs = require('fs');
+const vm = require('vm');
+const v8 = require('v8');
+
+function parse_args(argv) {
+	const opt = { functions: 20000, out: null, duration_s: 0, self_check_after_s: -1 };
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		const next = () => {
+			if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+			return argv[++i];
+		};
+		if (a === '--functions') opt.functions = Number.parseInt(next(), 10);
+		else if (a === '--out') opt.out = next();
+		else if (a === '--duration') opt.duration_s = Number(next());
+		else if (a === '--self-check') opt.self_check_after_s = 0;
+		else if (a === '--self-check-after') opt.self_check_after_s = Number(next());
+		else throw new Error(`unknown argument: ${a}`);
+	}
+	if (!Number.isInteger(opt.functions) || opt.functions < 0) throw new Error('bad --functions');
+	if (!(opt.duration_s >= 0)) throw new Error('bad --duration');
+	if (Number.isNaN(opt.self_check_after_s)) throw new Error('bad --self-check-after');
+	return opt;
+}
+
+let opt;
+try {
+	opt = parse_args(process.argv.slice(2));
+} catch (e) {
+	process.stderr.write(`many-functions.js: ${e.message}\n`);
+	process.exit(2);
+}
+
+const out = opt.out ? fs.openSync(opt.out, 'a') : 1;
+function emit(obj) {
+	fs.writeSync(out, JSON.stringify(obj) + '\n');
+}
+
+// Generate the functions in modules of 1000, each compiled as its own script, like the
+// chunks of a bundled application. Every function has a distinct name and body so that V8
+// cannot share anything between them.
+const PER_MODULE = 1000;
+
+function module_source(mod, count) {
+	const lines = [];
+	const names = [];
+	for (let j = 0; j < count; j++) {
+		const i = mod * PER_MODULE + j;
+		const name = `gen_m${mod}_f${j}`;
+		names.push(name);
+		lines.push(
+			`function ${name}(x, o) {\n` +
+			`  let s = (x + ${i}) | 0;\n` +
+			`  for (let k = 0; k < ${1 + (i % 3)}; k++) s = (s * 31 + k + ${i % 97}) | 0;\n` +
+			`  if (o !== undefined) o.v${i % 7} = s;\n` +
+			`  return s ^ ${(i * 2654435761) >>> 0};\n` +
+			`}`);
+	}
+	lines.push(`[${names.join(', ')}]`);
+	return lines.join('\n');
+}
+
+const code_before = v8.getHeapCodeStatistics();
+const t_compile0 = process.hrtime.bigint();
+const fns = [];
+for (let mod = 0; mod * PER_MODULE < opt.functions; mod++) {
+	const count = Math.min(PER_MODULE, opt.functions - mod * PER_MODULE);
+	const list = vm.runInThisContext(module_source(mod, count), {
+		filename: `generated/module-${mod}.js`,
+	});
+	for (const f of list) fns.push(f);
+}
+// Functions are compiled lazily: calling each one once is what gives it bytecode.
+let sink = 0;
+const scratch = {};
+for (const f of fns) sink ^= f(sink, scratch);
+const compile_ms = Number(process.hrtime.bigint() - t_compile0) / 1e6;
+const code_after = v8.getHeapCodeStatistics();
+const bytecode_added =
+	code_after.bytecode_and_metadata_size - code_before.bytecode_and_metadata_size;
+
+function self_check() {
+	const code_now = v8.getHeapCodeStatistics();
+	// Same thread, so the callbacks run synchronously: the time around post() is the time
+	// the main thread is blocked.
+	const inspector = require('inspector');
+	const s = new inspector.Session();
+	s.connect();
+	const timed = (method) => {
+		const t0 = process.hrtime.bigint();
+		let err = null;
+		s.post(method, (e) => { err = e; });
+		if (err) throw err;
+		return Number(process.hrtime.bigint() - t0) / 1e6;
+	};
+	timed('Profiler.enable');
+	const start_ms = timed('Profiler.start');
+	const stop_ms = timed('Profiler.stop');
+	s.disconnect();
+	emit({
+		event: 'self-check', pid: process.pid, functions: fns.length,
+		bytecode_added_bytes: bytecode_added,
+		bytecode_bytes_per_function: fns.length ? Math.round(bytecode_added / fns.length) : 0,
+		bytecode_now_vs_ready_bytes:
+			code_now.bytecode_and_metadata_size - code_after.bytecode_and_metadata_size,
+		profiler_start_ms: +start_ms.toFixed(2), profiler_stop_ms: +stop_ms.toFixed(2),
+		sink,
+	});
+	process.exit(0);
+}
+if (opt.self_check_after_s === 0) self_check();
+if (opt.self_check_after_s > 0) setTimeout(self_check, opt.self_check_after_s * 1000);
+
+// Light workload: every 10 ms call the next slice of functions (every function runs at
+// least every 2 s, so V8 never flushes their bytecode as unused) and make a little garbage.
+const SLICE = Math.max(1, Math.ceil(fns.length / 200));
+let next_fn = 0;
+let keep = []; // holds the garbage of the last tick until the next one
+setInterval(() => {
+	for (let k = 0; k < SLICE && fns.length > 0; k++) {
+		sink ^= fns[next_fn](sink, scratch);
+		next_fn = (next_fn + 1) % fns.length;
+	}
+	const batch = [];
+	for (let k = 0; k < 50; k++) batch.push({ id: k, label: `item-${k}-${sink & 0xff}` });
+	keep = batch;
+}, 10);
+
+// Stall monitor: a 1 ms timer chain. The worst gap of each second is reported.
+let worst_gap_ns = 0n;
+let ticks = 0;
+let last_tick = process.hrtime.bigint();
+function tick() {
+	const now = process.hrtime.bigint();
+	const gap = now - last_tick;
+	if (gap > worst_gap_ns) worst_gap_ns = gap;
+	last_tick = now;
+	ticks++;
+	setTimeout(tick, 1);
+}
+setTimeout(tick, 1);
+
+emit({
+	event: 'ready', pid: process.pid, functions: fns.length,
+	bytecode_added_bytes: bytecode_added,
+	bytecode_bytes_per_function: fns.length ? Math.round(bytecode_added / fns.length) : 0,
+	compile_ms: +compile_ms.toFixed(1), node: process.version,
+});
+
+const t_ready = process.hrtime.bigint();
+let seconds = 0;
+setInterval(() => {
+	seconds++;
+	const stall_ms = Math.max(0, Number(worst_gap_ns) / 1e6 - 1);
+	emit({ t: seconds, worst_stall_ms: +stall_ms.toFixed(2), ticks });
+	worst_gap_ns = 0n;
+	ticks = 0;
+	if (opt.duration_s > 0 && Number(process.hrtime.bigint() - t_ready) / 1e9 >= opt.duration_s)
+		process.exit(0);
+}, 1000);
+
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(0));

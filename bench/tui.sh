@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench/tui.sh: the live view's costs, measured on the real binary in a real terminal (tmux).
+#
+#   1. Own CPU with the screen running: ntop-js's CPU time (utime+stime from /proc) over a
+#      60 s session at the default 1 s refresh, on the 20,000-function target, as a share of
+#      one core. Goal: at most 1 %.
+#   2. Key latency while huge profiles are read: a target whose 6 s windows (sampled every
+#      100 us) are about 30 MB of JSON; p (pause) is pressed every ~0.3 s and the time until
+#      the screen shows the change is measured from outside (tmux capture-pane polling, which
+#      adds a few ms). Goal: every key answered within 100 ms.
+#
+# Usage: bench/tui.sh [NTOP_JS] [SECONDS]   (default: ntop-js on PATH, 60 s)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+NTOP=${1:-ntop-js}
+SECS=${2:-60}
+command -v tmux >/dev/null || { echo "bench/tui.sh: tmux is needed" >&2; exit 1; }
+export TMUX_TMPDIR="$bench_tmp/tmux"
+mkdir -p "$TMUX_TMPDIR"
+printf 'set -g remain-on-exit on\n' >"$bench_tmp/tmux.conf"
+tmx() { tmux -L ntopjs-bench -f "$bench_tmp/tmux.conf" "$@"; }
+trap 'tmx kill-server 2>/dev/null || true; bench_cleanup' EXIT
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+echo "# command: bench/tui.sh $NTOP $SECS"
+echo "# machine: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+# ---- 1. own CPU with the screen running ----
+"$NODE" "$BENCH_TARGETS/many-functions.js" --functions 20000 >"$bench_tmp/many.out" 2>&1 &
+target=$!
+bench_track $target
+for _ in $(seq 100); do grep -q '"event":"ready"' "$bench_tmp/many.out" && break; sleep 0.2; done
+tmx new-session -d -s cpu -x 160 -y 45 "$NTOP --pid $target --no-config 2>$bench_tmp/cpu.err"
+ntop=""
+for _ in $(seq 50); do
+	ntop=$(pgrep -x -P "$(tmx display -p -t cpu '#{pane_pid}')" ntop-js || true)
+	[ -n "$ntop" ] && break
+	ntop=$(tmx display -p -t cpu '#{pane_pid}')
+	[ "$(cat /proc/$ntop/comm)" = ntop-js ] && break
+	sleep 0.1
+done
+sleep 5 # attach, the first windows and the one-off re-log
+t0=$(cpu_ticks "$ntop")
+sleep "$SECS"
+t1=$(cpu_ticks "$ntop")
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$ntop/status")
+hz=$(getconf CLK_TCK)
+cpu_pct=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v s="$SECS" 'BEGIN { printf "%.2f", (b - a) / hz / s * 100 }')
+tmx send-keys -t cpu q
+sleep 1
+tmx kill-session -t cpu 2>/dev/null || true
+kill "$target" 2>/dev/null || true
+echo "own CPU with the screen (1 s refresh, 20,000 functions): ${cpu_pct} % of one core over ${SECS} s; peak RSS $((hwm / 1024)) MB"
+
+# ---- 2. key latency while ~30 MB profiles are read ----
+"$NODE" "$BENCH_TARGETS/big-profiles.js" >"$bench_tmp/big.out" 2>&1 &
+big=$!
+bench_track $big
+for _ in $(seq 100); do grep -q ready "$bench_tmp/big.out" && break; sleep 0.2; done
+tmx new-session -d -s keys -x 160 -y 45 "$NTOP --pid $big --no-config -i 100 -d 6 2>$bench_tmp/keys.err"
+# wait for the first big window
+for _ in $(seq 150); do tmx capture-pane -p -t keys | grep -q 'gen_' && break; sleep 0.2; done
+lat=$bench_tmp/latency.txt
+: >"$lat"
+end=$(( $(date +%s) + SECS ))
+paused=0
+while [ "$(date +%s)" -lt "$end" ]; do
+	start=$(date +%s%N)
+	tmx send-keys -t keys p
+	if [ $paused = 0 ]; then want=yes; else want=no; fi
+	while :; do
+		if tmx capture-pane -p -t keys | head -3 | grep -q PAUSED; then have=yes; else have=no; fi
+		[ "$have" = "$want" ] && break
+		[ $(( ($(date +%s%N) - start) / 1000000 )) -gt 5000 ] && break
+	done
+	echo $(( ($(date +%s%N) - start) / 1000000 )) >>"$lat"
+	paused=$((1 - paused))
+	sleep 0.$(( RANDOM % 4 + 1 ))
+done
+tmx send-keys -t keys q
+sleep 2
+tmx kill-session -t keys 2>/dev/null || true
+# How big one such window is: the same settings, one window written out as a .cpuprofile.
+"$NTOP" --pid "$big" -b -n 1 -i 100 -d 6 -o "$bench_tmp/one.cpuprofile" >/dev/null 2>&1 || true
+size_mb=$(awk -v b="$(stat -c %s "$bench_tmp/one.cpuprofile" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
+sort -n "$lat" | awk -v mb="$size_mb" '{ v[NR] = $1 } END {
+	p95 = int(NR * 0.95) + 1; if (p95 > NR) p95 = NR
+	printf "key latency while reading %s MB windows: %d keys, median %d ms, p95 %d ms, max %d ms\n",
+		mb, NR, v[int(NR / 2) + 1], v[p95], v[NR] }'
+over=$(awk '$1 > 100' "$lat" | wc -l)
+echo "keys answered after more than 100 ms: $over of $(wc -l <"$lat")"
