@@ -19,14 +19,22 @@ cd "$here"
 
 packages="build-essential autoconf automake libtool pkg-config libncurses-dev
 libwebsockets-dev libcjson-dev nodejs tmux"
+# The tests also fuzz with clang's libFuzzer, run a session under valgrind, and fetch other
+# Node versions with npm.
+if [ "$mode" = test ]; then
+	packages="$packages clang valgrind npm"
+fi
 
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-# Node from another source (nvm, NodeSource, a tarball) is as good as Debian's.
+# Node and npm from another source (nvm, NodeSource, a tarball) are as good as Debian's.
 if command -v node >/dev/null 2>&1; then
 	missing=$(echo "$missing" | sed 's/ nodejs//')
+fi
+if command -v npm >/dev/null 2>&1; then
+	missing=$(echo "$missing" | sed 's/ npm//')
 fi
 if [ -n "$missing" ]; then
 	echo "quickstart: installing:$missing"
@@ -63,7 +71,7 @@ make -C "$build" -j"$jobs"
 
 if [ "$mode" = demo ]; then
 	out=$(mktemp)
-	node examples/busy-server.js >"$out" 2>&1 &
+	node --inspect-port=0 examples/busy-server.js >"$out" 2>&1 &
 	app=$!
 	trap 'kill $app 2>/dev/null; rm -f "$out"' EXIT INT TERM
 	i=0

@@ -68,7 +68,7 @@ static const char usage_text[] =
 	"      --filter TEXT      show functions whose name or location contains TEXT\n"
 	"      --hide-internals   hide Node's own code (node: and internal/ URLs)\n"
 	"      --hide-node-modules  hide code under node_modules\n"
-	"      --threshold PCT    hide functions under PCT %% self and total\n"
+	"      --threshold PCT    hide functions under PCT % self and total\n"
 	"      --no-color         no colours (also when NO_COLOR is set)\n"
 	"      --save-dir DIR     where s and SIGUSR2 save profiles (default: current directory)\n"
 	"      --no-config        ignore the settings file and do not write it\n"
