@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Event-loop stall that ntop-js adds to a large application.
 #
-# Usage: bench/stall.sh [-s SECS] [-k SKIP] [-f FUNCTIONS] [NTOP_JS_BINARY_OR_BUILD_DIR]
+# Usage: bench/stall.sh [-s SECS] [-k SKIP] [-f FUNCTIONS] [-a ARGS] [NTOP_JS_BINARY_OR_BUILD_DIR]
 #   -s SECS       seconds measured per phase (default 30)
 #   -k SKIP       seconds skipped after attaching (default 3: the one-off re-log of every
 #                 compiled function when the profiler first starts)
 #   -f FUNCTIONS  compiled functions in the target (default 20000)
+#   -a ARGS       one more phase, "ntop-js ARGS" (e.g. -a '--alloc --alloc-interval 10'
+#                 for the cost of allocation sampling; memory readings are on by default)
 #
 # Three phases, each on a fresh bench/targets/many-functions.js process (so that every
 # phase starts from the same state: no profiler ever created, same warm-up):
@@ -22,11 +24,13 @@ set -euo pipefail
 secs=30
 skip=3
 functions=20000
-while getopts 's:k:f:h' opt; do
+extra=""
+while getopts 's:k:f:a:h' opt; do
 	case $opt in
 	s) secs=$OPTARG ;;
 	k) skip=$OPTARG ;;
 	f) functions=$OPTARG ;;
+	a) extra=$OPTARG ;;
 	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
@@ -35,7 +39,7 @@ ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 
 echo "== stall: per-second worst event-loop stall of a ${functions}-function target"
-echo "reproduce: bench/stall.sh -s $secs -k $skip -f $functions $ntop"
+echo "reproduce: bench/stall.sh -s $secs -k $skip -f $functions${extra:+ -a '$extra'} $ntop"
 bench_machine
 echo
 
@@ -108,6 +112,11 @@ run_phase() {
 run_phase none none
 run_phase ntop-js attach
 run_phase naive attach --no-eval
+if [ -n "$extra" ]; then
+	# shellcheck disable=SC2086 # ARGS is a list of options
+	echo "phase 'extra' is: ntop-js -b $extra"
+	run_phase extra attach $extra
+fi
 
 base_median=$(echo "${results[0]}" | cut -d' ' -f3)
 echo
