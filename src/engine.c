@@ -10,6 +10,7 @@
 #include "functab.h"
 #include "jsonpull.h"
 #include "loop.h"
+#include "parsework.h"
 #include "profile.h"
 #include "session.h"
 #include "strbuf.h"
@@ -21,6 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Invalid profiles in a row that end the session. */
+#define ENGINE_INVALID_MAX 3
+/* Profiles at least this large are read on a worker thread (about 2.5 ms of parsing). */
+#define ENGINE_ASYNC_PARSE_BYTES ((size_t)1 << 20)
 
 /* The inspector module's own console: the app cannot override it, and process.getBuiltinModule
  * (or, on older Node, the command line API's require) reaches it without touching globals. */
@@ -39,6 +45,7 @@ static void engine_finish(struct engine *e)
 	loop_timer_cancel(e->window_timer);
 	loop_timer_cancel(e->expiry_timer);
 	loop_timer_cancel(e->leave_timer);
+	loop_timer_cancel(e->profile_timer);
 	e->h->on_finished(e->ud, status, e->fail_why);
 }
 
@@ -58,10 +65,14 @@ void engine_fail(struct engine *e, int status, char *why)
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
 	loop_timer_cancel(e->window_timer);
-	if (e->tp)
+	loop_timer_cancel(e->profile_timer);
+	if (e->tp) {
+		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
+		loop_timer_arm(e->leave_timer, e->cfg.timeout_s);
 		transport_close(e->tp);
-	else
+	} else {
 		engine_finish(e);
+	}
 }
 
 static char *engine_error_text(const struct protocol_msg *m)
@@ -122,7 +133,15 @@ static void engine_arm_expiry(struct engine *e)
 
 static void engine_on_expiry(void *ud)
 {
-	engine_arm_expiry(ud);
+	struct engine *e = ud;
+
+	/* Before the session exists this timer bounds the websocket handshake. */
+	if (e->state == ST_CONNECTING) {
+		engine_fail(e, EXIT_TIMEOUT, xasprintf("the inspector at %s did not open its websocket "
+			"within %g s.", e->target.host_header, e->cfg.timeout_s));
+		return;
+	}
+	engine_arm_expiry(e);
 }
 
 static int engine_send(void *transport, const char *data, size_t len)
@@ -161,38 +180,96 @@ void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb)
 
 /* ---- windows ---- */
 
-static void engine_process_profile(struct engine *e, struct json_span prof)
+/* One profile could not be read. One bad profile costs a window; a target that sends
+ * nothing else is not profiled at all, which must not go on silently (or forever, with -n). */
+static void engine_profile_invalid(struct engine *e, const char *err)
 {
-	struct profile p;
-	char *err = NULL;
+	e->end_pending = false;
+	if (++e->invalid_in_row >= ENGINE_INVALID_MAX) {
+		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target sent %u invalid profiles in "
+			"a row; the last one: %s", e->invalid_in_row, err ? err : "?"));
+	} else if (e->invalid_in_row == 1) {
+		char *msg = xasprintf("ignored a window whose profile is invalid: %s",
+			err ? err : "?");
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
+}
+
+/* A parsed profile becomes a window. */
+static void engine_take_profile(struct engine *e, struct profile *p)
+{
 	double trim = e->have_trim ? e->trim_until_us : -INFINITY;
 
 	e->end_pending = false;
-	if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
-		char *msg = xasprintf("ignored a window whose profile is invalid: %s", err ? err : "?");
-		e->h->on_notice(e->ud, msg);
-		free(msg);
-		free(err);
-		return;
-	}
-	aggregate_window(&p, e->ft, trim, &e->ws);
+	e->invalid_in_row = 0;
+	/* A window's first sample also covers the time since the profile started; when the
+	 * profiler itself was (re)started for it, that is V8 listing every compiled function
+	 * again (up to 200 ms in a large app), not the app's work: leave it out. */
+	if (!e->have_trim && p->n_samples)
+		trim = p->start_time_us + (p->time_deltas[0] > 0 ? (double)p->time_deltas[0] : 0);
+	aggregate_window(p, e->ft, trim, &e->ws);
 	/* Windows overlap only in eval mode: the next profile starts before this one ends. */
 	if (e->eval_mode && e->ws.n_samples) {
 		e->trim_until_us = e->ws.last_sample_us;
 		e->have_trim = true;
 	}
 	if (e->ct)
-		calltree_add(e->ct, &p, trim);
+		calltree_add(e->ct, p, trim);
 	if (e->window_ct) {
 		calltree_reset(e->window_ct);
-		calltree_add(e->window_ct, &p, trim);
+		calltree_add(e->window_ct, p, trim);
 	}
-	profile_release(&p);
 	cumulative_add(&e->cum, &e->ws);
 	e->windows_done++;
 	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
 	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
 		engine_stop(e);
+}
+
+/* The worker thread has read a large profile. */
+static void engine_on_parsed(void *ud, struct profile *p, const char *err)
+{
+	struct engine *e = ud;
+
+	if (e->state != ST_RUNNING)
+		return;
+	if (!p)
+		engine_profile_invalid(e, err);
+	else
+		engine_take_profile(e, p);
+}
+
+static void engine_process_profile(struct engine *e, struct json_span prof)
+{
+	struct profile p;
+	char *err = NULL, *buf;
+
+	loop_timer_cancel(e->profile_timer);
+	/* A large profile is read on a worker thread, so that keys and the screen are served
+	 * meanwhile; the window is complete (end_pending clears) when it is back. */
+	if (prof.n >= ENGINE_ASYNC_PARSE_BYTES && e->pw && !parsework_busy(e->pw) &&
+	    (buf = transport_take_message(e->tp))) {
+		if (parsework_submit(e->pw, buf, prof.p, prof.n) == 0)
+			return;
+		/* No thread: read it here, then free the buffer we now own. */
+		if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
+			engine_profile_invalid(e, err);
+		} else {
+			engine_take_profile(e, &p);
+			profile_release(&p);
+		}
+		free(err);
+		free(buf);
+		return;
+	}
+	if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
+		engine_profile_invalid(e, err);
+		free(err);
+		return;
+	}
+	engine_take_profile(e, &p);
+	profile_release(&p);
 }
 
 static void engine_arm_window(struct engine *e)
@@ -208,7 +285,22 @@ static void engine_arm_window(struct engine *e)
 
 static void engine_on_rotated(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
-	engine_reply_ok(ud, o, m, "the window rotation (console.profile)");
+	struct engine *e = ud;
+
+	if (!engine_reply_ok(e, o, m, "the window rotation (console.profile)"))
+		return;
+	/* The profile comes (as an event) before this reply; if it has not, wait a little. */
+	if (e->state == ST_RUNNING && e->end_pending)
+		loop_timer_arm(e->profile_timer, e->cfg.timeout_s);
+}
+
+static void engine_on_profile_timeout(void *ud)
+{
+	struct engine *e = ud;
+
+	if (e->state == ST_RUNNING && e->end_pending)
+		engine_fail(e, EXIT_TIMEOUT, xasprintf("the target ended a window but did not send "
+			"its profile within %g s.", e->cfg.timeout_s));
 }
 
 static void engine_on_restarted(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -372,8 +464,15 @@ static void engine_on_message(void *ud, const char *data, size_t len)
 	if (!e->sess || e->state == ST_DONE)
 		return;
 	if (session_feed(e->sess, data, len) < 0) {
-		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target sent a message that is not the "
-			"inspector protocol."));
+		char start[48];
+		util_sanitize(data, len < 40 ? len : 40, start, sizeof start);
+		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target sent a message that is not the "
+			"inspector protocol: \"%s\"%s.", start, len > 40 ? "..." : ""));
+		return;
+	}
+	if (session_forged_replies(e->sess)) {
+		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target answered a request ntop-js never "
+			"sent (a reply with an unknown id)."));
 		return;
 	}
 	engine_arm_expiry(e);
@@ -395,6 +494,8 @@ static void engine_on_closed(void *ud, const char *why)
 	}
 	if (was == ST_CONNECTING)
 		engine_fail(e, EXIT_UNREACHABLE, xstrdup(why));
+	else if (e->tp && transport_too_large(e->tp))
+		engine_fail(e, EXIT_PROTOCOL, xstrdup(why));
 	else if (e->target.pid && !attach_pid_alive(e->target.pid))
 		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the target (PID %d) exited.",
 			(int)e->target.pid));
@@ -517,7 +618,9 @@ struct engine *engine_create(struct loop *l, const struct attach_result *target,
 	e->window_timer = loop_timer_create(l, engine_on_window_timer, e);
 	e->expiry_timer = loop_timer_create(l, engine_on_expiry, e);
 	e->leave_timer = loop_timer_create(l, engine_on_leave_timeout, e);
+	e->profile_timer = loop_timer_create(l, engine_on_profile_timeout, e);
 	e->ft = functab_create();
+	e->pw = parsework_create(l, e->ft, engine_on_parsed, e);
 	cumulative_init(&e->cum);
 	window_stats_init(&e->ws);
 	engine_mem_init(e);
@@ -537,6 +640,8 @@ int engine_start(struct engine *e, char **cause)
 		e->state = ST_DONE;
 		return -1;
 	}
+	if (e->state == ST_CONNECTING)
+		loop_timer_arm(e->expiry_timer, e->cfg.timeout_s);
 	return 0;
 }
 
@@ -551,11 +656,14 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	transport_free(e->tp);
 	e->tp = NULL;
 	engine_mem_reset_session(e);
+	/* A profile of the old process still being read must not become a window of the new. */
+	parsework_drop(e->pw);
 	memseries_mark_gap(e->mem.series, util_now_wall_s());
 	e->target = *target;
 	e->seq = 0;
 	e->end_pending = false;
 	e->have_trim = false;
+	e->invalid_in_row = 0;
 	e->fail_status = EXIT_OK;
 	free(e->fail_why);
 	e->fail_why = NULL;
@@ -570,6 +678,8 @@ void engine_free(struct engine *e)
 	loop_timer_free(e->window_timer);
 	loop_timer_free(e->expiry_timer);
 	loop_timer_free(e->leave_timer);
+	loop_timer_free(e->profile_timer);
+	parsework_free(e->pw);
 	session_free(e->sess);
 	transport_free(e->tp);
 	engine_mem_free(e);

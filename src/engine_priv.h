@@ -16,6 +16,7 @@
 struct loop_timer;
 struct transport;
 struct snapshot_file;
+struct parsework;
 
 struct engine_mem {
 	struct memseries *series;
@@ -52,6 +53,7 @@ struct engine {
 	struct transport *tp;
 	struct session *sess;
 	struct loop_timer *window_timer, *expiry_timer, *leave_timer;
+	struct loop_timer *profile_timer; /* a window ended: its profile must follow */
 	bool eval_mode;
 	char title_prefix[64];
 	unsigned long long seq;       /* the window whose profile is running */
@@ -65,9 +67,11 @@ struct engine {
 	struct calltree *window_ct; /* the last window alone, for saving it */
 	struct window_stats ws;
 	size_t windows_done, windows_late;
+	unsigned invalid_in_row;      /* profiles refused one after the other */
 	int fail_status;
 	char *fail_why;
 	struct engine_mem mem;
+	struct parsework *pw;         /* reads large profiles off the main thread */
 };
 
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libwebsockets.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -48,9 +49,20 @@ static int loop_raw_callback(struct lws *wsi, enum lws_callback_reasons reason, 
 	void *in, size_t len)
 {
 	struct loop_watch *w = lws_get_opaque_user_data(wsi);
+	struct pollfd p;
 
-	if (reason == LWS_CALLBACK_RAW_RX_FILE && w)
-		w->on_readable(w->ud);
+	if (reason != LWS_CALLBACK_RAW_RX_FILE || !w)
+		return 0;
+	w->on_readable(w->ud);
+	/* A hung-up terminal stays readable for ever: stop watching it rather than spin until
+	 * the session ends (SIGHUP ends it). */
+	p.fd = w->fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+		lws_set_opaque_user_data(wsi, NULL);
+		return -1;
+	}
 	return 0;
 }
 

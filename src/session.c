@@ -24,7 +24,7 @@ struct session {
 	long long next_id;
 	struct pending *pending; /* few at a time: a linear search is the right structure */
 	size_t n_pending, cap_pending;
-	size_t unmatched;
+	size_t unmatched, forged;
 	struct strbuf out;
 };
 
@@ -108,6 +108,8 @@ int session_feed(struct session *s, const char *data, size_t len)
 		}
 		/* A reply to nothing we asked (late after a timeout, duplicated, or forged). */
 		s->unmatched++;
+		if (m.id < 1 || m.id >= s->next_id)
+			s->forged++;
 		return 0;
 	}
 	if (m.method.n == 0)
@@ -153,4 +155,9 @@ size_t session_pending(const struct session *s)
 size_t session_unmatched_replies(const struct session *s)
 {
 	return s->unmatched;
+}
+
+size_t session_forged_replies(const struct session *s)
+{
+	return s->forged;
 }

@@ -43,5 +43,8 @@ void session_close(struct session *s);
 size_t session_pending(const struct session *s);
 /* Counters for the status line and the tests. */
 size_t session_unmatched_replies(const struct session *s);
+/* Replies whose id was never sent (a subset of the unmatched ones): only a peer that does not
+ * speak the protocol sends them. */
+size_t session_forged_replies(const struct session *s);
 
 #endif

@@ -93,9 +93,13 @@ void strbuf_json_string(struct strbuf *sb, const char *s, size_t n)
 			strbuf_putc(sb, (char)c);
 			i++;
 		} else {
-			/* Copy a valid UTF-8 sequence whole; anything else becomes U+FFFD. */
+			/* Copy a valid UTF-8 sequence whole; anything else becomes U+FFFD. C1 controls
+			 * are escaped: JSON lines end up on terminals too (tail -f). */
 			size_t seq = util_utf8_seq(s + i, n - i);
-			if (seq) {
+			if (seq == 2 && c == 0xc2 && u[i + 1] < 0xa0) {
+				strbuf_printf(sb, "\\u%04x", u[i + 1]);
+				i += 2;
+			} else if (seq) {
 				strbuf_append(sb, s + i, seq);
 				i += seq;
 			} else {

@@ -26,9 +26,14 @@ struct transport {
 	bool in_overflow;
 	struct out_msg *out_head, *out_tail;
 	bool open, closed, closing;
+	bool too_large;     /* ntop-js ended the connection: a message was over the limit */
 	size_t bytes_received;
+	bool delivering;      /* inside on_message: the buffer may be taken */
 	char *host, *host_header, *path;
 };
+
+/* A frame header may announce any length: reserve at most this much before the bytes come. */
+#define TRANSPORT_PREALLOC_MAX_BYTES ((size_t)64 << 20)
 
 /* No keepalive: Node drops the connection on any ping (see transport.h). */
 static const lws_retry_bo_t transport_no_keepalive = {
@@ -60,7 +65,14 @@ static int transport_receive(struct transport *t, struct lws *wsi, const char *i
 		size_t expect = len + lws_remaining_packet_payload(wsi);
 		t->in_len = 0;
 		t->in_overflow = false;
-		if (expect > t->in_cap && expect <= t->max_message) {
+		/* A header announcing too much is refused at once, not after waiting for it. */
+		if (expect > t->max_message || expect < len) {
+			t->in_overflow = true;
+			return -1;
+		}
+		if (expect > TRANSPORT_PREALLOC_MAX_BYTES)
+			expect = TRANSPORT_PREALLOC_MAX_BYTES;
+		if (expect > t->in_cap) {
 			t->in = xrealloc(t->in, expect + 1);
 			t->in_cap = expect;
 		}
@@ -72,7 +84,7 @@ static int transport_receive(struct transport *t, struct lws *wsi, const char *i
 		t->in_overflow = true;
 		return -1;
 	}
-	if (t->in_len + len > t->in_cap) {
+	if (!t->in || t->in_len + len > t->in_cap) {
 		size_t cap = t->in_cap ? t->in_cap : 65536;
 		while (cap < t->in_len + len)
 			cap *= 2;
@@ -83,7 +95,9 @@ static int transport_receive(struct transport *t, struct lws *wsi, const char *i
 	t->in_len += len;
 	if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) {
 		t->in[t->in_len] = '\0';
+		t->delivering = true;
 		t->h->on_message(t->ud, t->in, t->in_len);
+		t->delivering = false;
 		/* A large message's buffer is not kept: sessions are long and profiles spiky. */
 		if (t->in_cap > (4u << 20)) {
 			free(t->in);
@@ -116,6 +130,7 @@ static int transport_callback(struct lws *wsi, enum lws_callback_reasons reason,
 		if (transport_receive(t, wsi, in, len) < 0) {
 			char *why = xasprintf("the target sent a message larger than %zu MB; "
 				"ntop-js closed the connection.", t->max_message >> 20);
+			t->too_large = true;
 			lws_set_opaque_user_data(wsi, NULL);
 			transport_report_closed(t, why);
 			free(why);
@@ -149,8 +164,12 @@ static int transport_callback(struct lws *wsi, enum lws_callback_reasons reason,
 		}
 		break;
 	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
-		char *why = xasprintf("cannot open the inspector's websocket at %s%s (%s).",
-			t->host_header, t->path, in && len ? (const char *)in : "connection failed");
+		char detail[160], *why;
+		/* lws's reason may quote the peer's handshake: it must not reach the terminal raw. */
+		util_sanitize(in && len ? (const char *)in : "connection failed",
+			in && len ? strnlen(in, len) : 17, detail, sizeof detail);
+		why = xasprintf("cannot open the inspector's websocket at %s%s (%s).",
+			t->host_header, t->path, detail);
 		lws_set_opaque_user_data(wsi, NULL);
 		transport_report_closed(t, why);
 		free(why);
@@ -205,6 +224,8 @@ struct transport *transport_connect(struct loop *l, const char *host, int port,
 	ci.ietf_version_or_minus_one = -1;
 	ci.opaque_user_data = t;
 	ci.retry_and_idle_policy = &transport_no_keepalive;
+	/* A redirect could send ntop-js to another host or port than the one it was given. */
+	ci.ssl_connection = LCCSCF_HTTP_NO_FOLLOW_REDIRECT;
 	ci.pwsi = &t->wsi;
 	if (!lws_client_connect_via_info(&ci) && !t->closed) {
 		*cause = xasprintf("cannot connect to the inspector at %s.", host_header);
@@ -233,15 +254,32 @@ int transport_send(struct transport *t, const char *msg, size_t len)
 	return 0;
 }
 
+char *transport_take_message(struct transport *t)
+{
+	char *buf = t->in;
+
+	if (!t->delivering || !buf)
+		return NULL;
+	t->in = NULL;
+	t->in_cap = 0;
+	return buf;
+}
+
 void transport_close(struct transport *t)
 {
 	if (!t || t->closed)
 		return;
 	t->closing = true;
-	if (t->wsi)
+	if (t->wsi && t->open) {
 		lws_callback_on_writable(t->wsi);
-	else
+	} else {
+		/* Still in the handshake, which may never end: drop the connection now. */
+		if (t->wsi) {
+			lws_set_opaque_user_data(t->wsi, NULL);
+			lws_set_timeout(t->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		}
 		transport_report_closed(t, "closed.");
+	}
 }
 
 void transport_free(struct transport *t)
@@ -267,4 +305,9 @@ void transport_free(struct transport *t)
 size_t transport_bytes_received(const struct transport *t)
 {
 	return t->bytes_received;
+}
+
+bool transport_too_large(const struct transport *t)
+{
+	return t->too_large;
 }

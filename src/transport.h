@@ -8,6 +8,7 @@
 #ifndef NTOP_TRANSPORT_H
 #define NTOP_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct loop;
@@ -31,10 +32,15 @@ struct transport *transport_connect(struct loop *l, const char *host, int port,
 	const struct transport_handlers *h, void *ud, char **cause);
 /* Queues one text message. Returns -1 if the connection is not open. */
 int transport_send(struct transport *t, const char *msg, size_t len);
+/* Only inside on_message: takes the message's buffer (NUL-terminated, the data passed to
+ * on_message lies inside it), which the caller must free. NULL if it cannot be taken. */
+char *transport_take_message(struct transport *t);
 /* Asks for a clean close; on_closed follows. */
 void transport_close(struct transport *t);
 void transport_free(struct transport *t);
 /* Bytes received so far (for the status line and benchmarks). */
 size_t transport_bytes_received(const struct transport *t);
+/* True if ntop-js ended the connection because a message was over max_message_bytes. */
+bool transport_too_large(const struct transport *t);
 
 #endif

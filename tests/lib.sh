@@ -117,6 +117,18 @@ term_start() {
 	trap 'tmx kill-server 2>/dev/null; cleanup' EXIT
 }
 
+# term_stop: ends the tmux server and waits until it is gone, so that the next term_start
+# does not meet a server on its way out ("server exited unexpectedly").
+term_stop() {
+	local sock="$TMUX_TMPDIR/tmux-$(id -u)/ntopjs-test" i
+	tmx kill-server 2>/dev/null
+	for i in $(seq 50); do
+		[ -e "$sock" ] || return 0
+		tmx has-session 2>/dev/null || { rm -f "$sock"; return 0; }
+		sleep 0.1
+	done
+}
+
 screen() { tmx capture-pane -p -t t; }
 # The screen with attributes (escape sequences), to check highlighting.
 screen_attrs() { tmx capture-pane -p -e -t t; }

@@ -85,12 +85,12 @@ check "nothing was written to stderr" test ! -s "$WORK/err.log"
 check "the inspector was closed" wait_for 5 port_closed "$port"
 check "the target is still running" alive "$target_PID"
 
-tmx kill-server
+term_stop
 term_start 100 30 "$NTOP_JS --pid $target_PID -d 0.5 --no-config 2>$WORK/err2.log; echo EXIT=\$?; sleep 60"
 check "a second session attaches again" wait_screen 10 'hotMain'
 diag "$(screen | head -5; cat "$WORK/err2.log")"
 keys C-c
 check "Ctrl-C quits with status 0" wait_screen 10 '^EXIT=0'
 check "the target is still running after Ctrl-C" alive "$target_PID"
-tmx kill-server
+term_stop
 done_testing

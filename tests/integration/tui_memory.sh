@@ -53,7 +53,7 @@ keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on stderr" test ! -s "$WORK/err.log"
 check "the target is still running" alive "$target_PID"
-tmx kill-server
+term_stop
 
 term_start 220 45 "$NTOP_JS --replay $WORK/run.log --no-config 2>$WORK/replay.err; echo EXIT=\$?; sleep 60"
 check "--replay opens the memory screen of the log" wait_screen 10 '^MEMORY +zoom'
@@ -61,5 +61,5 @@ check "the replay shows the recorded process" screen_has 'leak\.js|replay'
 check "the replayed chart has data" screen_has '[#=]'
 keys q
 check "q leaves the replay with status 0" wait_screen 10 '^EXIT=0'
-tmx kill-server
+term_stop
 done_testing

@@ -20,7 +20,7 @@ check "and shows its hot functions" wait_screen 10 'hotMain'
 keys q
 check "q quits with status 0" wait_screen 10 '^EXIT=0'
 check "the picked target is still running" alive "$target_PID"
-tmx kill-server
+term_stop
 
 term_start 200 50 "$NTOP_JS --no-config -d 0.5 -- $NODE $TARGETS/hot.js launched-by-test 2>$WORK/err2.log; \
 echo EXIT=\$?; sleep 60"
@@ -35,5 +35,5 @@ keys q
 check "q quits with status 0" wait_screen 10 '^EXIT=0'
 check "and ends the program" wait_for 5 dead "$launched"
 rm -f "$log"
-tmx kill-server
+term_stop
 done_testing

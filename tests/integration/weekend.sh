@@ -46,6 +46,7 @@ start_node svc --inspect-port=0 "$TARGETS/idle.js"
 wait_ready svc
 check "ntop-js re-attached to the new process" wait_for 15 grep -q "\"pid\":$svc_PID" "$WORK/follow.jsonl"
 check "ntop-js is still running" alive "$ntop"
+diag "$(cat "$WORK/follow.err")"
 kill -INT $ntop
 wait $ntop
 ok $? "SIGINT ends the followed session with status 0"
