@@ -379,6 +379,10 @@ void calltree_add(struct calltree *t, const struct profile *p, double trim_until
 			t->have_time = true;
 		}
 		step = ts_us > t->end_us ? ts_us - t->end_us : 0;
+		/* a jump of the clock between windows must not make a timeDelta that
+		 * profile_parse() refuses */
+		if (step > (int64_t)CT_TIME_LIMIT_US)
+			step = (int64_t)CT_TIME_LIMIT_US;
 		t->end_us += step;
 		sample_store(t, map[p->samples[i]], step);
 	}
@@ -419,6 +423,9 @@ static uint64_t synthetic_quantum(const struct calltree *t)
 	uint64_t n = t->max_samples ? t->max_samples : 1;
 	uint64_t q = t->total_self_us / n + (t->total_self_us % n ? 1 : 0);
 
+	/* hostile timeDeltas can sum past what profile_parse() accepts as one delta */
+	if (q > (uint64_t)CT_TIME_LIMIT_US)
+		q = (uint64_t)CT_TIME_LIMIT_US;
 	return q ? q : 1;
 }
 
@@ -452,6 +459,7 @@ int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft
 	uint32_t next_id = 1;
 	uint64_t q = t->dropped ? synthetic_quantum(t) : 0;
 	int64_t start_us = t->have_time ? t->start_us : 0, end_us = start_us;
+	uint64_t span_us = 0; /* the synthetic samples' time, saturated */
 	size_t depth = 0;
 	bool first = true;
 	int rc = 0;
@@ -508,10 +516,14 @@ int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft
 				rc = flush_out(&sb, f, false);
 			}
 			if (pass == 1)
-				end_us += (int64_t)(hits * q);
+				span_us = sat_add(span_us, hits > UINT64_MAX / q ? UINT64_MAX : hits * q);
 		}
 	}
-	if (!t->dropped)
+	/* hostile timeDeltas can add up past int64_t: the end time saturates instead */
+	if (t->dropped)
+		end_us = start_us +
+			(int64_t)(span_us < (UINT64_C(1) << 62) ? span_us : UINT64_C(1) << 62);
+	else
 		end_us = t->have_time ? t->end_us : start_us;
 	strbuf_printf(&sb, "],\"startTime\":%" PRId64 ",\"endTime\":%" PRId64 "}\n", start_us, end_us);
 	if (rc == 0)

@@ -210,7 +210,8 @@ static void mem_table_copy(struct alloc_table *dst, const struct alloc_table *sr
 	alloc_table_free(dst);
 	alloc_table_init(dst);
 	dst->sites = xmalloc((src->n ? src->n : 1) * sizeof *dst->sites);
-	memcpy(dst->sites, src->sites, src->n * sizeof *src->sites);
+	if (src->n) /* an empty profile has no array at all */
+		memcpy(dst->sites, src->sites, src->n * sizeof *src->sites);
 	dst->n = dst->cap = src->n;
 	dst->total_live_bytes = src->total_live_bytes;
 	dst->time_s = src->time_s;

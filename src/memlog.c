@@ -24,9 +24,15 @@
 #include "util.h"
 
 #define MEMLOG_FSYNC_INTERVAL_S 60.0
-/* A "window" record lists at most a few hundred functions; anything longer is not ours. */
+/* A "window" record lists at most a few hundred functions; anything longer is not ours.
+ * Both can be set smaller at build time, as fuzz/Makefile does so that short inputs reach
+ * the over-long-line and chunk-boundary paths. */
+#ifndef MEMLOG_LINE_MAX
 #define MEMLOG_LINE_MAX (4u * 1024 * 1024)
+#endif
+#ifndef MEMLOG_READ_CHUNK
 #define MEMLOG_READ_CHUNK (64u * 1024)
+#endif
 
 struct memlog {
 	int fd;

@@ -164,7 +164,8 @@ void settings_parse(struct settings *c, const char *text, size_t len, size_t *ba
 		val = eq + 1;
 		for (end = eq; end > key && strchr(" \t", end[-1]); end--)
 			end[-1] = '\0';
-		val += strspn(val, " \t");
+		/* \r too, as at the end: a value read back must not differ from what was written */
+		val += strspn(val, " \t\r");
 		for (end = val + strlen(val); end > val && strchr(" \t\r", end[-1]); end--)
 			end[-1] = '\0';
 		if (settings_set(c, key, val) < 0)

