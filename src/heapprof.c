@@ -44,11 +44,6 @@ struct site_pair {
 	double bytes;
 };
 
-struct scratch {
-	char *buf;
-	size_t cap;
-};
-
 struct parser {
 	const char *buf;
 	size_t len, pos;
@@ -60,7 +55,7 @@ struct parser {
 	size_t n_pairs, pairs_cap;
 	size_t n_nodes;
 	double total_bytes;
-	struct scratch name_buf, url_buf, file_url_buf;
+	struct json_scratch name_buf, url_buf, file_url_buf;
 };
 
 static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -213,37 +208,12 @@ static int check_int(struct parser *ps, double d, double lo, double hi, const ch
 	return 0;
 }
 
-/* The decoded text of a string span: the input bytes themselves when there is no escape. */
-static void span_text(struct json_span v, struct scratch *s, const char **text, size_t *len)
-{
-	long n;
-
-	if (v.n < 2) {
-		*text = "";
-		*len = 0;
-		return;
-	}
-	if (!memchr(v.p + 1, '\\', v.n - 2)) {
-		*text = v.p + 1;
-		*len = v.n - 2;
-		return;
-	}
-	if (s->cap < v.n) {
-		free(s->buf);
-		s->cap = v.n;
-		s->buf = xmalloc(s->cap);
-	}
-	n = json_string_decode_into(v, s->buf); /* already validated by the scanner */
-	*text = s->buf;
-	*len = n < 0 ? 0 : (size_t)n;
-}
-
 /* The CPU profiler gives a CommonJS script's url as a file URL (Node's resourceNameToUrl),
  * the sampling heap profiler gives its bare path: "/app/x.js" here is "file:///app/x.js"
  * there. Converting the path the way Node does (its '%' escape, then the WHATWG URL path
  * percent-encode set; checked against Node 20 on odd names) makes both name the same
  * function-table entry. Dot segments are left alone: Node's module paths have none. */
-static void url_from_path(const char *path, size_t n, struct scratch *s, const char **text,
+static void url_from_path(const char *path, size_t n, struct json_scratch *s, const char **text,
 	size_t *len)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -330,8 +300,8 @@ static int parse_call_frame(struct parser *ps, uint32_t *func)
 	if (r < 0)
 		return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
 	sub_done(ps, &jp);
-	span_text(name, &ps->name_buf, &name_s, &name_n);
-	span_text(url, &ps->url_buf, &url_s, &url_n);
+	json_string_text(name, &ps->name_buf, &name_s, &name_n);
+	json_string_text(url, &ps->url_buf, &url_s, &url_n);
 	if (url_n && url_s[0] == '/')
 		url_from_path(url_s, url_n, &ps->file_url_buf, &url_s, &url_n);
 	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);

@@ -785,3 +785,27 @@ bad:
 	memset(m, 0, sizeof(*m));
 	return -1;
 }
+
+void json_string_text(struct json_span v, struct json_scratch *s, const char **text, size_t *len)
+{
+	long n;
+
+	if (v.n < 2) {
+		*text = "";
+		*len = 0;
+		return;
+	}
+	if (!memchr(v.p + 1, '\\', v.n - 2)) {
+		*text = v.p + 1;
+		*len = v.n - 2;
+		return;
+	}
+	if (s->cap < v.n) {
+		free(s->buf);
+		s->cap = v.n;
+		s->buf = xmalloc(s->cap);
+	}
+	n = json_string_decode_into(v, s->buf);
+	*text = s->buf;
+	*len = n < 0 ? 0 : (size_t)n;
+}

@@ -48,6 +48,16 @@ bool json_string_eq(struct json_span v, const char *s);
 /* Decodes string v into a new NUL-terminated buffer (\u escapes become UTF-8; a lone surrogate
  * becomes U+FFFD). Returns 0, or -1 if v is not a valid string. *out_len may be NULL. */
 int json_string_decode(struct json_span v, char **out, size_t *out_len);
+/* A buffer for decoded strings, reused from one string to the next. */
+struct json_scratch {
+	char *buf;
+	size_t cap;
+};
+
+/* The decoded text of string span v (validated by this module): the input bytes themselves
+ * when it has no escape, else decoded into s, which grows as needed. Not NUL-terminated. */
+void json_string_text(struct json_span v, struct json_scratch *s, const char **text, size_t *len);
+
 /* Reads number v as a double. Returns 0, or -1 if v is not a number. */
 int json_number(struct json_span v, double *out);
 

@@ -130,4 +130,7 @@ int procfs_start_time(pid_t pid, unsigned long long *ticks);
 /* MemAvailable of /proc/meminfo, in bytes. Returns 0 or -1. */
 int procfs_mem_available(double *bytes);
 
+/* A decimal number of n bytes at s, at most max (procfs.c, shared with procfs_inspect.c). */
+bool procfs_parse_dec(const char *s, size_t n, unsigned long max, unsigned long *out);
+
 #endif

@@ -37,11 +37,6 @@ struct raw_node {
 	uint32_t ticks_first, ticks_count; /* into ticks */
 };
 
-struct scratch {
-	char *buf;
-	size_t cap;
-};
-
 struct parser {
 	struct json_pull jp;
 	struct functab *ft;
@@ -58,7 +53,7 @@ struct parser {
 	size_t n_deltas, deltas_cap;
 	double start_us, end_us;
 	bool has_nodes, has_start, has_end;
-	struct scratch name_buf, url_buf;
+	struct json_scratch name_buf, url_buf;
 };
 
 static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -152,31 +147,6 @@ static int skip_value(struct parser *ps)
 	return json_pull_value(&ps->jp, NULL) ? fail_json(ps) : 0;
 }
 
-/* The decoded text of a string span: the input bytes themselves when there is no escape. */
-static void span_text(struct json_span v, struct scratch *s, const char **text, size_t *len)
-{
-	long n;
-
-	if (v.n < 2) {
-		*text = "";
-		*len = 0;
-		return;
-	}
-	if (!memchr(v.p + 1, '\\', v.n - 2)) {
-		*text = v.p + 1;
-		*len = v.n - 2;
-		return;
-	}
-	if (s->cap < v.n) {
-		free(s->buf);
-		s->cap = v.n;
-		s->buf = xmalloc(s->cap);
-	}
-	n = json_string_decode_into(v, s->buf); /* already validated by the scanner */
-	*text = s->buf;
-	*len = n < 0 ? 0 : (size_t)n;
-}
-
 static int parse_call_frame(struct parser *ps, uint32_t *func)
 {
 	struct json_span k, name = {0}, url = {0};
@@ -209,8 +179,8 @@ static int parse_call_frame(struct parser *ps, uint32_t *func)
 	}
 	if (r < 0)
 		return fail_json(ps);
-	span_text(name, &ps->name_buf, &name_s, &name_n);
-	span_text(url, &ps->url_buf, &url_s, &url_n);
+	json_string_text(name, &ps->name_buf, &name_s, &name_n);
+	json_string_text(url, &ps->url_buf, &url_s, &url_n);
 	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
 	return 0;
 }
@@ -342,7 +312,7 @@ static int parse_node(struct parser *ps)
 	if (deopt.n > 2) {
 		const char *s;
 		size_t len;
-		span_text(deopt, &ps->name_buf, &s, &len);
+		json_string_text(deopt, &ps->name_buf, &s, &len);
 		functab_set_deopt(ps->ft, n.func, s, len);
 	}
 	if (ps->n_nodes >= PROFILE_MAX_NODES)
