@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define APP_MAX_MESSAGE_BYTES ((size_t)512 << 20)
@@ -380,6 +381,28 @@ static int app_list(void)
 	return 0;
 }
 
+/* In launch mode, once the started program has exited: one sentence with its exit status
+ * and where its output went (NULL otherwise). */
+static char *app_launch_gone(struct app *a)
+{
+	int status;
+	double deadline = util_now_mono_s() + 0.5;
+
+	if (!a->launch)
+		return NULL;
+	/* It may still be on its way out. */
+	while (!launch_exited(a->launch, &status)) {
+		if (util_now_mono_s() > deadline)
+			return NULL;
+		usleep(20000);
+	}
+	if (WIFEXITED(status))
+		return xasprintf("%s exited with status %d; its output is in %s.", a->opt.command[0],
+			WEXITSTATUS(status), launch_log_path(a->launch));
+	return xasprintf("%s was killed by signal %d; its output is in %s.", a->opt.command[0],
+		WIFSIGNALED(status) ? WTERMSIG(status) : 0, launch_log_path(a->launch));
+}
+
 /* Starts the command after "--" and points the target at it. */
 static int app_launch(struct app *a)
 {
@@ -437,9 +460,12 @@ static int app_run(struct app *a)
 	ao.timeout_s = a->opt.timeout_s;
 	rc = attach_target(&ao, &a->target, &cause);
 	if (rc != EXIT_OK) {
-		fprintf(stderr, "ntop-js: %s\n", cause ? cause : "cannot attach.");
+		char *gone = app_launch_gone(a);
+		/* A started program that died under us explains the failure better. */
+		fprintf(stderr, "ntop-js: %s\n", gone ? gone : cause ? cause : "cannot attach.");
+		free(gone);
 		free(cause);
-		return rc;
+		return gone ? EXIT_TARGET_GONE : rc;
 	}
 
 	a->loop = loop_create(transport_protocol(), &cause);
@@ -519,8 +545,11 @@ static int app_run(struct app *a)
 
 	/* Whatever ended the session, what was collected is written. */
 	rc = app_write_exports(a);
-	if (a->why)
-		fprintf(stderr, "ntop-js: %s\n", a->why);
+	if (a->why) {
+		char *gone = a->status == EXIT_TARGET_GONE ? app_launch_gone(a) : NULL;
+		fprintf(stderr, "ntop-js: %s\n", gone ? gone : a->why);
+		free(gone);
+	}
 	return a->status != EXIT_OK ? a->status : rc;
 }
 

@@ -75,7 +75,7 @@ check "the key bar fits the narrower screen" screen_has '^q quit'
 long=$(screen | LC_ALL=C.UTF-8 grep -cE '^.{81,}')
 ok $([ "$long" -eq 0 ]; echo $?) "no line is wider than 80 columns"
 tmx resize-window -t t -x 200 -y 50
-check "a wide terminal shows the whole location" wait_screen 5 'hotMain.*/work.*tests/targets/hot\.js:7'
+check "a wide terminal shows the whole location" wait_screen 5 'hotMain +/.*tests/targets/hot\.js:7'
 
 port=$(inspector_port_of target)
 keys q
