@@ -22,7 +22,7 @@ libwebsockets-dev libcjson-dev nodejs tmux"
 # The tests also fuzz with clang's libFuzzer, run a session under valgrind, and fetch other
 # Node versions with npm.
 if [ "$mode" = test ]; then
-	packages="$packages clang valgrind npm"
+	packages="$packages clang libclang-rt-dev valgrind npm"
 fi
 
 missing=""

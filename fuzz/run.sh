@@ -38,7 +38,8 @@ mkdir -p "$build"
 
 # libFuzzer comes with clang's runtime (Debian: clang and libclang-rt-N-dev).
 if ! command -v "$cc" >/dev/null 2>&1; then
-	echo "fuzz: skipped: $cc not found (install clang and libclang-rt-dev to fuzz)"
+	echo "fuzz: skipped: clang's libFuzzer is not available ($cc not found; install clang" \
+		"and libclang-rt-dev)"
 	exit 0
 fi
 probe=$build/probe
@@ -46,8 +47,8 @@ if ! printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
 	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
 	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return n > 0 && d[0] == 1; }' |
 	"$cc" -x c -fsanitize=fuzzer,address,undefined -o "$probe" - >"$build/probe.log" 2>&1; then
-	echo "fuzz: skipped: $cc cannot link -fsanitize=fuzzer,address,undefined" \
-		"(is libclang-rt-dev installed?); see $build/probe.log"
+	echo "fuzz: skipped: clang's libFuzzer is not available ($cc cannot link" \
+		"-fsanitize=fuzzer,address,undefined: is libclang-rt-dev installed?); see $build/probe.log"
 	exit 0
 fi
 rm -f "$probe"
