@@ -148,8 +148,10 @@ console.log(`# ${s.length} samples every ${sampleS} s; RSS ${mb(s[0].rss)} at st
 	`${mb(peak(first))} in the first third after ${warm} s of warm-up, ${mb(peak(last))} in the ` +
 	`last third, ${mb(s[s.length - 1].rss)} at the end`);
 // The trend after the warm-up, by least squares: a leak shows as a steady slope.
-const mt = after.reduce((a, x) => a + x.t, 0) / after.length, mr = after.reduce((a, x) => a + x.rss, 0) / after.length;
-const slope = after.reduce((a, x) => a + (x.t - mt) * (x.rss - mr), 0) / (after.reduce((a, x) => a + (x.t - mt) ** 2, 0) || 1);
+const tMean = after.reduce((a, x) => a + x.t, 0) / after.length;
+const rMean = after.reduce((a, x) => a + x.rss, 0) / after.length;
+const slope = after.reduce((a, x) => a + (x.t - tMean) * (x.rss - rMean), 0) /
+	(after.reduce((a, x) => a + (x.t - tMean) ** 2, 0) || 1);
 console.log(`# RSS trend after the warm-up: ${(slope * 3600 / 1024).toFixed(2)} MB an hour`);
 ok(after.length >= 6, 'enough samples after the warm-up', after.length);
 ok(peak(last) <= peak(first) + allowed, `RSS is flat (last third's peak within ${mb(allowed)} of the first third's)`,
@@ -190,9 +192,13 @@ console.log(`# ${allocs} windows carried an allocation profile`);
 
 // Memory readings in the log.
 const mem = log.filter(r => r && r.type === 'mem');
+let back = 0;
+for (let i = 1; i < mem.length; i++) if (mem[i].time < mem[i - 1].time) back++;
+ok(back === 0, 'the memory readings are logged in time order', back);
+const mt = mem.map(r => r.time).sort((a, b) => a - b);
 let mgap = 0;
-for (let i = 1; i < mem.length; i++) mgap = Math.max(mgap, mem[i].time - mem[i - 1].time);
-const mspan = mem[mem.length - 1].time - mem[0].time;
+for (let i = 1; i < mt.length; i++) mgap = Math.max(mgap, mt[i] - mt[i - 1]);
+const mspan = mt[mt.length - 1] - mt[0];
 console.log(`# ${mem.length} memory readings in ${mspan.toFixed(0)} s (${(mem.length / mspan).toFixed(2)} a second), longest gap ${mgap.toFixed(2)} s`);
 ok(mem.length >= 0.9 * mspan / 0.1, 'a memory reading every 0.1 s (at least 90 % of them)', mem.length / mspan);
 ok(mgap <= 1, 'no gap over 1 s between memory readings', mgap);

@@ -70,6 +70,15 @@ static bool mem_running(const struct engine *e)
 
 static void mem_deliver(struct engine *e)
 {
+	const struct mem_sample *last = memseries_last(e->mem.series);
+
+	/* A reply that came after a newer RSS-only reading (the target was slow) would be dropped
+	 * by the series and logged out of order: its heap figures are from now, so is the reading. */
+	if (last && e->mem.pending.t_s < last->t_s) {
+		e->mem.pending.t_s = util_now_wall_s();
+		if (e->target.pid && procfs_rss_read(e->target.pid, &e->mem.pending.v[MEM_RSS]) < 0)
+			e->mem.pending.v[MEM_RSS] = NAN;
+	}
 	memseries_add(e->mem.series, &e->mem.pending);
 	if (e->h->on_memory)
 		e->h->on_memory(e->ud, &e->mem.pending);
