@@ -56,6 +56,19 @@ struct ct_tick {
 	uint64_t ticks;
 };
 
+/* A merge in progress (calltree_merge_begin): where it stands. */
+struct ct_merge {
+	const struct profile *p;  /* NULL: none */
+	double trim_until_us;
+	int phase;                /* MERGE_NODES, MERGE_TICKS, MERGE_SAMPLES */
+	size_t i;                 /* the next node or sample of the phase */
+	double ts;                /* MERGE_SAMPLES: the clock at sample i */
+	uint32_t *kept;           /* kept samples per profile node */
+	uint32_t *map;            /* profile node -> tree node (CT_NONE: not needed) */
+};
+
+enum { MERGE_NODES, MERGE_TICKS, MERGE_SAMPLES };
+
 struct calltree {
 	size_t max_samples;
 	struct ct_node *nodes;
@@ -75,6 +88,7 @@ struct calltree {
 	int64_t start_us;    /* exported timeline: start, and start + the sum of all deltas */
 	int64_t end_us;
 	uint64_t total_self_us;
+	struct ct_merge merge;
 };
 
 static uint64_t mix64(uint64_t h)
@@ -214,10 +228,18 @@ struct calltree *calltree_create(size_t max_samples)
 	return t;
 }
 
+static void merge_clear(struct ct_merge *m)
+{
+	free(m->kept);
+	free(m->map);
+	memset(m, 0, sizeof(*m));
+}
+
 void calltree_free(struct calltree *t)
 {
 	if (!t)
 		return;
+	merge_clear(&t->merge);
 	free(t->nodes);
 	free(t->slots);
 	free(t->ticks);
@@ -231,6 +253,7 @@ void calltree_reset(struct calltree *t)
 {
 	size_t max_samples = t->max_samples;
 
+	merge_clear(&t->merge);
 	free(t->nodes);
 	free(t->slots);
 	free(t->ticks);
@@ -311,12 +334,14 @@ static void ticks_merge(struct calltree *t, const struct profile *p, size_t i, u
 	}
 }
 
-void calltree_add(struct calltree *t, const struct profile *p, double trim_until_us)
+void calltree_merge_begin(struct calltree *t, const struct profile *p, double trim_until_us)
 {
+	struct ct_merge *m = &t->merge;
 	size_t n;
 	uint32_t *kept, *map;
 	double ts;
 
+	calltree_merge_finish(t);
 	if (!p || p->n_nodes == 0 || !p->nodes || p->n_nodes >= CT_NONE ||
 	    (p->n_samples && (!p->samples || !p->time_deltas)))
 		return;
@@ -324,7 +349,8 @@ void calltree_add(struct calltree *t, const struct profile *p, double trim_until
 	if (t->nodes[0].func == CT_NONE)
 		t->nodes[0].func = p->nodes[0].func;
 
-	/* Which profile nodes have kept samples, and which nodes lie above them. */
+	/* Which profile nodes have kept samples, and which nodes lie above them: two passes over
+	 * arrays, cheap next to the hash lookups that the steps do. */
 	kept = xcalloc(n, sizeof(*kept));
 	ts = p->start_time_us;
 	for (size_t i = 0; i < p->n_samples; i++) {
@@ -343,35 +369,64 @@ void calltree_add(struct calltree *t, const struct profile *p, double trim_until
 			map[par] = 1;
 	}
 	map[0] = 0;
-	for (size_t i = 1; i < n; i++) {
+	*m = (struct ct_merge){ .p = p, .trim_until_us = trim_until_us, .phase = MERGE_NODES,
+		.i = 1, .kept = kept, .map = map };
+}
+
+/* Maps needed profile nodes onto tree nodes, creating them. */
+static size_t merge_nodes(struct calltree *t, size_t budget)
+{
+	struct ct_merge *m = &t->merge;
+	const struct profile *p = m->p;
+	size_t done = 0;
+
+	for (; m->i < p->n_nodes && done < budget; m->i++, done++) {
+		size_t i = m->i;
 		int32_t par = p->nodes[i].parent;
-		uint32_t parent_node = (par >= 0 && (size_t)par < i && map[par] != CT_NONE) ? map[par] : 0;
-		if (!map[i]) {
-			map[i] = CT_NONE;
+		uint32_t parent_node = (par >= 0 && (size_t)par < i && m->map[par] != CT_NONE) ?
+			m->map[par] : 0;
+		if (!m->map[i]) {
+			m->map[i] = CT_NONE;
 			continue;
 		}
-		map[i] = child_get(t, parent_node, p->nodes[i].func);
+		m->map[i] = child_get(t, parent_node, p->nodes[i].func);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (kept[i])
-			ticks_merge(t, p, i, map[i], kept[i]);
+	return done;
+}
 
-	ts = p->start_time_us;
-	for (size_t i = 0; i < p->n_samples; i++) {
+static size_t merge_ticks(struct calltree *t, size_t budget)
+{
+	struct ct_merge *m = &t->merge;
+	size_t done = 0;
+
+	for (; m->i < m->p->n_nodes && done < budget; m->i++, done++)
+		if (m->kept[m->i])
+			ticks_merge(t, m->p, m->i, m->map[m->i], m->kept[m->i]);
+	return done;
+}
+
+static size_t merge_samples(struct calltree *t, size_t budget)
+{
+	struct ct_merge *m = &t->merge;
+	const struct profile *p = m->p;
+	size_t n = p->n_nodes, done = 0;
+
+	for (; m->i < p->n_samples && done < budget; m->i++, done++) {
+		size_t i = m->i;
 		int64_t d = p->time_deltas[i];
 		uint64_t weight = d > 0 ? (uint64_t)d : 0;
 		int64_t ts_us, step;
 		struct ct_node *node;
 
-		ts += (double)d;
-		if (ts <= trim_until_us || p->samples[i] >= n)
+		m->ts += (double)d;
+		if (m->ts <= m->trim_until_us || p->samples[i] >= n)
 			continue;
-		node = &t->nodes[map[p->samples[i]]];
+		node = &t->nodes[m->map[p->samples[i]]];
 		node->self_us = sat_add(node->self_us, weight);
 		node->hits++;
 		t->total_self_us = sat_add(t->total_self_us, weight);
 		t->n_merged++;
-		ts_us = time_to_i64(ts);
+		ts_us = time_to_i64(m->ts);
 		if (!t->have_time) {
 			t->start_us = ts_us - (int64_t)(weight < (uint64_t)CT_TIME_LIMIT_US ?
 				weight : (uint64_t)CT_TIME_LIMIT_US);
@@ -384,10 +439,59 @@ void calltree_add(struct calltree *t, const struct profile *p, double trim_until
 		if (step > (int64_t)CT_TIME_LIMIT_US)
 			step = (int64_t)CT_TIME_LIMIT_US;
 		t->end_us += step;
-		sample_store(t, map[p->samples[i]], step);
+		sample_store(t, m->map[p->samples[i]], step);
 	}
-	free(map);
-	free(kept);
+	return done;
+}
+
+bool calltree_merge_step(struct calltree *t, size_t budget)
+{
+	struct ct_merge *m = &t->merge;
+
+	while (m->p && budget > 0) {
+		size_t done;
+
+		switch (m->phase) {
+		case MERGE_NODES:
+			done = merge_nodes(t, budget);
+			if (m->i >= m->p->n_nodes) {
+				m->phase = MERGE_TICKS;
+				m->i = 0;
+			}
+			break;
+		case MERGE_TICKS:
+			done = merge_ticks(t, budget);
+			if (m->i >= m->p->n_nodes) {
+				m->phase = MERGE_SAMPLES;
+				m->i = 0;
+				m->ts = m->p->start_time_us;
+			}
+			break;
+		default:
+			done = merge_samples(t, budget);
+			if (m->i >= m->p->n_samples)
+				merge_clear(m);
+			break;
+		}
+		budget -= done; /* a phase that had nothing left moves on at no cost */
+	}
+	return !m->p;
+}
+
+void calltree_merge_finish(struct calltree *t)
+{
+	calltree_merge_step(t, SIZE_MAX);
+}
+
+bool calltree_merging(const struct calltree *t)
+{
+	return t->merge.p != NULL;
+}
+
+void calltree_add(struct calltree *t, const struct profile *p, double trim_until_us)
+{
+	calltree_merge_begin(t, p, trim_until_us);
+	calltree_merge_finish(t);
 }
 
 /* Preorder successor of node i, or CT_NONE at the end. *depth follows the moves. */

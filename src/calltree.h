@@ -23,6 +23,15 @@ void calltree_free(struct calltree *t);
 void calltree_reset(struct calltree *t);
 /* Merges the samples of p after trim_until_us (see profile.h). */
 void calltree_add(struct calltree *t, const struct profile *p, double trim_until_us);
+/* The same in steps, so that a profile of 200,000 nodes does not hold the event loop for
+ * tens of milliseconds: begin (which first finishes a merge still under way), then steps of
+ * at most budget nodes or samples each until one returns true. p must stay unchanged until
+ * then. Between steps the tree is whole, only missing some of p's time; calltree_reset()
+ * drops the merge. */
+void calltree_merge_begin(struct calltree *t, const struct profile *p, double trim_until_us);
+bool calltree_merge_step(struct calltree *t, size_t budget);
+void calltree_merge_finish(struct calltree *t);
+bool calltree_merging(const struct calltree *t);
 /* Samples merged since create or reset, including those past max_samples. */
 size_t calltree_sample_count(const struct calltree *t);
 

@@ -10,7 +10,7 @@
 #include "functab.h"
 #include "jsonpull.h"
 #include "loop.h"
-#include "parsework.h"
+#include "inbox.h"
 #include "profile.h"
 #include "session.h"
 #include "strbuf.h"
@@ -25,8 +25,12 @@
 
 /* Invalid profiles in a row that end the session. */
 #define ENGINE_INVALID_MAX 3
-/* Profiles at least this large are read on a worker thread (about 2.5 ms of parsing). */
-#define ENGINE_ASYNC_PARSE_BYTES ((size_t)1 << 20)
+/* Messages at least this large are read on a worker thread (inbox.h): about 3 ms of work. */
+#define ENGINE_BIG_MESSAGE_BYTES ((size_t)1 << 20)
+/* Nodes or samples merged into the session's call tree per turn of the event loop (a few
+ * milliseconds' work), and the pause between turns, in which keys and the screen are served. */
+#define ENGINE_MERGE_SLICE 16384
+#define ENGINE_MERGE_PAUSE_S 0.001
 
 /* The inspector module's own console: the app cannot override it, and process.getBuiltinModule
  * (or, on older Node, the command line API's require) reaches it without touching globals. */
@@ -88,11 +92,18 @@ static char *engine_error_text(const struct protocol_msg *m)
 	return xstrdup("an error without a message");
 }
 
+/* The message m, if the inbox read it on the worker (a large one): what it found there. */
+static struct inbox_msg *engine_preread(struct engine *e, const struct protocol_msg *m)
+{
+	return e->cur && m == &e->cur->m && e->cur->preread ? e->cur : NULL;
+}
+
 /* Common handling of a reply: true if it is a successful result. */
 bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
 	const char *what)
 {
 	struct json_span exc;
+	struct inbox_msg *im;
 
 	if (o == SESSION_CLOSED)
 		return false;
@@ -111,7 +122,9 @@ bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct prot
 		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target's reply to %s has no result.", what));
 		return false;
 	}
-	if (json_object_get(m->result, "exceptionDetails", &exc) == 1) {
+	/* (A large reply's members were listed on the worker: a 30 MB scan is not repeated.) */
+	if ((im = engine_preread(e, m)) ? im->has_exception :
+	    json_object_get(m->result, "exceptionDetails", &exc) == 1) {
 		engine_fail(e, EXIT_PROTOCOL, xasprintf("%s threw an exception in the target.", what));
 		return false;
 	}
@@ -214,11 +227,18 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 		e->trim_until_us = e->ws.last_sample_us;
 		e->have_trim = true;
 	}
-	if (e->ct)
-		calltree_add(e->ct, p, trim);
-	if (e->window_ct) {
-		calltree_reset(e->window_ct);
-		calltree_add(e->window_ct, p, trim);
+	if (e->ct) {
+		/* The profile is kept (taken over, not copied) while it is merged into the session's
+		 * tree in slices, and afterwards for the last window's own tree, built only if it is
+		 * saved: a 30 MB profile's tree costs tens of milliseconds. */
+		calltree_merge_finish(e->ct);
+		profile_release(&e->last_profile);
+		e->last_profile = *p;
+		memset(p, 0, sizeof *p);
+		e->last_trim_us = trim;
+		e->window_ct_stale = true;
+		calltree_merge_begin(e->ct, &e->last_profile, trim);
+		loop_timer_arm(e->merge_timer, 0);
 	}
 	cumulative_add(&e->cum, &e->ws);
 	e->windows_done++;
@@ -227,40 +247,39 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 		engine_stop(e);
 }
 
-/* The worker thread has read a large profile. */
-static void engine_on_parsed(void *ud, struct profile *p, const char *err)
+static void engine_on_merge_slice(void *ud)
 {
 	struct engine *e = ud;
 
-	if (e->state != ST_RUNNING)
-		return;
-	if (!p)
-		engine_profile_invalid(e, err);
-	else
-		engine_take_profile(e, p);
+	if (e->ct && !calltree_merge_step(e->ct, ENGINE_MERGE_SLICE))
+		loop_timer_arm(e->merge_timer, ENGINE_MERGE_PAUSE_S);
 }
 
-static void engine_process_profile(struct engine *e, struct json_span prof)
+/* Finds the profile member of obj, the params or result of m. */
+static bool engine_find_profile(struct engine *e, const struct protocol_msg *m,
+	struct json_span obj, struct json_span *prof)
 {
+	struct inbox_msg *im = engine_preread(e, m);
+
+	if (im)
+		return im->has_profile;
+	return json_object_get(obj, "profile", prof) == 1;
+}
+
+/* Makes a window of the profile that m carries, found at prof. */
+static void engine_process_profile(struct engine *e, const struct protocol_msg *m,
+	struct json_span prof)
+{
+	struct inbox_msg *im = engine_preread(e, m);
 	struct profile p;
-	char *err = NULL, *buf;
+	char *err = NULL;
 
 	loop_timer_cancel(e->profile_timer);
-	/* A large profile is read on a worker thread, so that keys and the screen are served
-	 * meanwhile; the window is complete (end_pending clears) when it is back. */
-	if (prof.n >= ENGINE_ASYNC_PARSE_BYTES && e->pw && !parsework_busy(e->pw) &&
-	    (buf = transport_take_message(e->tp))) {
-		if (parsework_submit(e->pw, buf, prof.p, prof.n) == 0)
-			return;
-		/* No thread: read it here, then free the buffer we now own. */
-		if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
-			engine_profile_invalid(e, err);
-		} else {
-			engine_take_profile(e, &p);
-			profile_release(&p);
-		}
-		free(err);
-		free(buf);
+	if (im) {
+		if (im->profile)
+			engine_take_profile(e, im->profile);
+		else
+			engine_profile_invalid(e, im->profile_err);
 		return;
 	}
 	if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
@@ -315,12 +334,12 @@ static void engine_on_stopped(void *ud, enum session_outcome o, const struct pro
 
 	if (!engine_reply_ok(e, o, m, "Profiler.stop"))
 		return;
-	if (json_object_get(m->result, "profile", &prof) != 1) {
+	if (!engine_find_profile(e, m, m->result, &prof)) {
 		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target's Profiler.stop reply has no profile."));
 		return;
 	}
 	if (e->state == ST_RUNNING)
-		engine_process_profile(e, prof);
+		engine_process_profile(e, m, prof);
 }
 
 static void engine_on_window_timer(void *ud)
@@ -416,7 +435,8 @@ static void engine_on_enabled(void *ud, enum session_outcome o, const struct pro
 static void engine_on_event(void *ud, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	struct json_span title, prof;
+	struct json_span title = { 0 }, prof;
+	struct inbox_msg *im;
 	char want[96];
 
 	if (json_string_eq(m->method, "Profiler.consoleProfileFinished")) {
@@ -424,13 +444,17 @@ static void engine_on_event(void *ud, const struct protocol_msg *m)
 			return;
 		/* Profiles started by the app itself or by another debugger carry other titles. */
 		snprintf(want, sizeof want, "%s%llu", e->title_prefix, e->seq - 1);
-		if (json_object_get(m->params, "title", &title) != 1 || !json_string_eq(title, want))
+		if ((im = engine_preread(e, m)))
+			title = im->title;
+		else
+			json_object_get(m->params, "title", &title);
+		if (!title.n || !json_string_eq(title, want))
 			return;
-		if (json_object_get(m->params, "profile", &prof) != 1) {
+		if (!engine_find_profile(e, m, m->params, &prof)) {
 			engine_fail(e, EXIT_PROTOCOL, xstrdup("a finished profile came without its data."));
 			return;
 		}
-		engine_process_profile(e, prof);
+		engine_process_profile(e, m, prof);
 	} else if (engine_mem_event(e, m)) {
 		return;
 	} else if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {
@@ -463,11 +487,36 @@ static void engine_on_message(void *ud, const char *data, size_t len)
 
 	if (!e->sess || e->state == ST_DONE)
 		return;
-	if (session_feed(e->sess, data, len) < 0) {
+	inbox_push(e->inbox, data, len);
+}
+
+/* The inbox may keep the transport's buffer of a message instead of copying it. */
+static char *engine_take_message(void *ud)
+{
+	struct engine *e = ud;
+
+	return e->tp ? transport_take_message(e->tp) : NULL;
+}
+
+/* A message from the target, in order, its envelope read. */
+static void engine_on_inbox(void *ud, struct inbox_msg *im)
+{
+	struct engine *e = ud;
+	int rc;
+
+	if (!e->sess || e->state == ST_DONE)
+		return;
+	rc = -1;
+	if (im->valid) {
+		e->cur = im;
+		rc = session_dispatch(e->sess, &im->m);
+		e->cur = NULL;
+	}
+	if (rc < 0) {
 		char start[48];
-		util_sanitize(data, len < 40 ? len : 40, start, sizeof start);
+		util_sanitize(im->data, im->len < 40 ? im->len : 40, start, sizeof start);
 		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target sent a message that is not the "
-			"inspector protocol: \"%s\"%s.", start, len > 40 ? "..." : ""));
+			"inspector protocol: \"%s\"%s.", start, im->len > 40 ? "..." : ""));
 		return;
 	}
 	if (session_forged_replies(e->sess)) {
@@ -619,8 +668,10 @@ struct engine *engine_create(struct loop *l, const struct attach_result *target,
 	e->expiry_timer = loop_timer_create(l, engine_on_expiry, e);
 	e->leave_timer = loop_timer_create(l, engine_on_leave_timeout, e);
 	e->profile_timer = loop_timer_create(l, engine_on_profile_timeout, e);
+	e->merge_timer = loop_timer_create(l, engine_on_merge_slice, e);
 	e->ft = functab_create();
-	e->pw = parsework_create(l, e->ft, engine_on_parsed, e);
+	e->inbox = inbox_create(l, e->ft, ENGINE_BIG_MESSAGE_BYTES, engine_on_inbox,
+		engine_take_message, e);
 	cumulative_init(&e->cum);
 	window_stats_init(&e->ws);
 	engine_mem_init(e);
@@ -657,7 +708,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	e->tp = NULL;
 	engine_mem_reset_session(e);
 	/* A profile of the old process still being read must not become a window of the new. */
-	parsework_drop(e->pw);
+	inbox_drop(e->inbox);
 	memseries_mark_gap(e->mem.series, util_now_wall_s());
 	e->target = *target;
 	e->seq = 0;
@@ -679,12 +730,14 @@ void engine_free(struct engine *e)
 	loop_timer_free(e->expiry_timer);
 	loop_timer_free(e->leave_timer);
 	loop_timer_free(e->profile_timer);
-	parsework_free(e->pw);
+	loop_timer_free(e->merge_timer);
+	inbox_free(e->inbox);
 	session_free(e->sess);
 	transport_free(e->tp);
 	engine_mem_free(e);
 	calltree_free(e->ct);
 	calltree_free(e->window_ct);
+	profile_release(&e->last_profile);
 	window_stats_free(&e->ws);
 	cumulative_free(&e->cum);
 	functab_free(e->ft);
@@ -702,13 +755,20 @@ const struct cumulative *engine_cumulative(const struct engine *e)
 	return &e->cum;
 }
 
-const struct calltree *engine_calltree(const struct engine *e)
+const struct calltree *engine_calltree(struct engine *e)
 {
+	if (e->ct)
+		calltree_merge_finish(e->ct);
 	return e->ct;
 }
 
-const struct calltree *engine_window_calltree(const struct engine *e)
+const struct calltree *engine_window_calltree(struct engine *e)
 {
+	if (e->window_ct && e->window_ct_stale) {
+		calltree_reset(e->window_ct);
+		calltree_add(e->window_ct, &e->last_profile, e->last_trim_us);
+		e->window_ct_stale = false;
+	}
 	return e->window_ct;
 }
 

@@ -75,9 +75,11 @@ void engine_stop(struct engine *e);
 
 const struct functab *engine_functab(const struct engine *e);
 const struct cumulative *engine_cumulative(const struct engine *e);
-const struct calltree *engine_calltree(const struct engine *e);
-/* The last window's call tree alone (NULL when no call tree is kept). */
-const struct calltree *engine_window_calltree(const struct engine *e);
+/* The call tree since attach (NULL when none is kept), with the last window merged in. */
+const struct calltree *engine_calltree(struct engine *e);
+/* The last window's call tree alone (NULL when no call tree is kept), built when first asked
+ * for after each window. */
+const struct calltree *engine_window_calltree(struct engine *e);
 /* Forgets the cumulative counters and call tree ("since attach" becomes "since now"). */
 void engine_reset_cumulative(struct engine *e);
 size_t engine_windows_done(const struct engine *e);

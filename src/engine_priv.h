@@ -11,12 +11,14 @@
 #include "engine.h"
 #include "heapprof.h"
 #include "memseries.h"
+#include "profile.h"
 #include "session.h"
 
 struct loop_timer;
 struct transport;
 struct snapshot_file;
-struct parsework;
+struct inbox;
+struct inbox_msg;
 
 struct engine_mem {
 	struct memseries *series;
@@ -54,6 +56,7 @@ struct engine {
 	struct session *sess;
 	struct loop_timer *window_timer, *expiry_timer, *leave_timer;
 	struct loop_timer *profile_timer; /* a window ended: its profile must follow */
+	struct loop_timer *merge_timer;   /* merges the last profile into ct, a slice a turn */
 	bool eval_mode;
 	char title_prefix[64];
 	unsigned long long seq;       /* the window whose profile is running */
@@ -64,14 +67,18 @@ struct engine {
 	struct functab *ft;
 	struct cumulative cum;
 	struct calltree *ct;
-	struct calltree *window_ct; /* the last window alone, for saving it */
+	struct calltree *window_ct; /* the last window alone, for saving it: built on demand */
+	bool window_ct_stale;       /* from last_profile, when it is asked for */
+	struct profile last_profile;
+	double last_trim_us;
 	struct window_stats ws;
 	size_t windows_done, windows_late;
 	unsigned invalid_in_row;      /* profiles refused one after the other */
 	int fail_status;
 	char *fail_why;
 	struct engine_mem mem;
-	struct parsework *pw;         /* reads large profiles off the main thread */
+	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
+	struct inbox_msg *cur;        /* the message being dispatched */
 };
 
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg)
+int export_snapshot(struct engine *e, const char *dir, int pid, char **msg)
 {
 	const struct calltree *all = engine_calltree(e), *win = engine_window_calltree(e);
 	char stamp[32], *base, *p_all, *p_win, *p_fold, *cause = NULL;

@@ -8,6 +8,6 @@ struct engine;
  * ...-window.cpuprofile (the last window), ...-all.folded and, when allocations are sampled,
  * ...-alloc.heapprofile (the latest allocation profile). Returns 0 with *msg naming the
  * files, or -1 with *msg saying what failed. The caller frees *msg. */
-int export_snapshot(const struct engine *e, const char *dir, int pid, char **msg);
+int export_snapshot(struct engine *e, const char *dir, int pid, char **msg);
 
 #endif

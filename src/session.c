@@ -94,28 +94,34 @@ static struct pending session_take(struct session *s, size_t i)
 int session_feed(struct session *s, const char *data, size_t len)
 {
 	struct protocol_msg m;
-	size_t i;
 
 	if (json_envelope_parse(data, len, &m) < 0)
 		return -1;
-	if (m.has_id) {
+	return session_dispatch(s, &m);
+}
+
+int session_dispatch(struct session *s, const struct protocol_msg *m)
+{
+	size_t i;
+
+	if (m->has_id) {
 		for (i = 0; i < s->n_pending; i++) {
-			if (s->pending[i].id == m.id) {
+			if (s->pending[i].id == m->id) {
 				struct pending p = session_take(s, i);
-				p.cb(p.ud, SESSION_REPLY, &m);
+				p.cb(p.ud, SESSION_REPLY, m);
 				return 0;
 			}
 		}
 		/* A reply to nothing we asked (late after a timeout, duplicated, or forged). */
 		s->unmatched++;
-		if (m.id < 1 || m.id >= s->next_id)
+		if (m->id < 1 || m->id >= s->next_id)
 			s->forged++;
 		return 0;
 	}
-	if (m.method.n == 0)
+	if (m->method.n == 0)
 		return -1;
 	if (s->on_event)
-		s->on_event(s->event_ud, &m);
+		s->on_event(s->event_ud, m);
 	return 0;
 }
 

@@ -33,6 +33,9 @@ long long session_call(struct session *s, const char *method, const char *params
 /* Feeds one whole message from the transport. Returns 0, or -1 if it is not a protocol
  * message (not JSON, or neither a reply nor an event); the caller decides what that costs. */
 int session_feed(struct session *s, const char *data, size_t len);
+/* The same for a message whose envelope is already read (json_envelope_parse()); the
+ * callbacks get m itself. */
+int session_dispatch(struct session *s, const struct protocol_msg *m);
 
 /* Fails every call whose deadline is past. Returns the earliest deadline still pending, or 0. */
 double session_expire(struct session *s, double now_s);

@@ -809,6 +809,35 @@ static void test_fixture(void)
 	text = timeline_of(merged);
 	ok(strcmp(single, text) == 0, "merged timeline equals the single window's");
 	{
+		/* The same windows merged in slices (as the engine does, a slice a turn of the
+		 * loop): the same export; in between, a whole tree that exports consistently. */
+		struct calltree *t3 = calltree_create(1000000);
+		char *stepped, *partial;
+		int steps = 0;
+
+		calltree_merge_begin(t3, &a, -INFINITY);
+		ok(calltree_merging(t3), "a merge is under way after begin");
+		calltree_merge_step(t3, 1);
+		calltree_merge_step(t3, 2);
+		partial = write_to_string(t3, ft, false);
+		cerr = export_check(partial, &ei);
+		ok(cerr == NULL, "a tree between slices exports consistently (%s)", cerr ? cerr : "ok");
+		cJSON_Delete(ei.root);
+		free(partial);
+		calltree_merge_begin(t3, &b, ts_k1); /* finishes a's merge first */
+		while (!calltree_merge_step(t3, 37))
+			steps++;
+		ok(steps > 3 && !calltree_merging(t3), "b merged in %d slices of 37", steps + 1);
+		stepped = write_to_string(t3, ft, false);
+		ok(strcmp(stepped, merged) == 0, "merging in slices gives the same export as at once");
+		free(stepped);
+		calltree_merge_begin(t3, &a, -INFINITY);
+		calltree_merge_step(t3, 5);
+		calltree_reset(t3);
+		ok(!calltree_merging(t3) && calltree_sample_count(t3) == 0, "a reset drops a merge under way");
+		calltree_free(t3);
+	}
+	{
 		const char *node = getenv("NODE");
 		char dir[] = "/tmp/ntop-calltree-XXXXXX";
 		if (node && *node && srcdir && *srcdir && mkdtemp(dir)) {
