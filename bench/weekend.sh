@@ -19,6 +19,8 @@
 #   WEEKEND_INTERVAL_US  the sampling interval (-i, default 1000). ntop-js keeps the session's
 #                     samples in order for the export (12 bytes each, up to 500,000, then
 #                     dropped): a minute-long run measures that growth unless it samples less.
+#   WEEKEND_WARMUP_S  seconds of warm-up before RSS must be flat (default: a quarter of the
+#                     run, half of a run of 20 minutes or more)
 #   WEEKEND_KEEP=1    keep the working directory (its path is printed)
 # Under AddressSanitizer its quarantine (256 MB of freed memory by default) would read as
 # growth: it is capped at 4 MB unless ASAN_OPTIONS sets it.
@@ -122,9 +124,10 @@ cmp -s "$work/fds.first" "$work/fds.last" ||
 	diag "descriptors at start:" "$(cat "$work/fds.first")" "at the end:" "$(cat "$work/fds.last")"
 
 # Everything else is checked in one pass over the outputs.
-TAP_N=$n "$NODE" - "$work" "$duration" "$sample_s" <<'EOF'
+TAP_N=$n "$NODE" - "$work" "$duration" "$sample_s" "${WEEKEND_WARMUP_S:-}" <<'EOF'
 const fs = require('fs');
-const [work, duration, sampleS] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const [work, duration, sampleS, warmArg] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]),
+	process.argv[5]];
 let n = Number(process.env.TAP_N), failed = 0;
 const ok = (cond, what, why) => {
 	n++;
@@ -138,7 +141,7 @@ const s = fs.readFileSync(`${work}/samples`, 'utf8').trim().split('\n').map(l =>
 	.map(([t, rss, fds, cpu]) => ({ t, rss, fds, cpu }));
 // ntop-js keeps the session's samples in order (12 bytes each) until there are 500,000 of
 // them, about 10 minutes at 1 ms, then drops them: a long run's first half is its warm-up.
-const warm = duration >= 1200 ? Math.max(300, duration / 2) : duration / 4;
+const warm = warmArg ? Number(warmArg) : duration >= 1200 ? Math.max(300, duration / 2) : duration / 4;
 const after = s.filter(x => x.t >= warm);
 const third = Math.max(1, Math.floor(after.length / 3));
 const first = after.slice(0, third), last = after.slice(-third);
