@@ -68,17 +68,22 @@ static bool mem_running(const struct engine *e)
 
 /* ---- readings ---- */
 
+/* Dates the pending reading now, with the RSS of now (from /proc: free for the target). */
+static void mem_stamp(struct engine *e)
+{
+	e->mem.pending.t_s = util_now_wall_s();
+	if (e->target.pid && procfs_rss_read(e->target.pid, &e->mem.pending.v[MEM_RSS]) < 0)
+		e->mem.pending.v[MEM_RSS] = NAN;
+}
+
 static void mem_deliver(struct engine *e)
 {
 	const struct mem_sample *last = memseries_last(e->mem.series);
 
 	/* A reply that came after a newer RSS-only reading (the target was slow) would be dropped
 	 * by the series and logged out of order: its heap figures are from now, so is the reading. */
-	if (last && e->mem.pending.t_s < last->t_s) {
-		e->mem.pending.t_s = util_now_wall_s();
-		if (e->target.pid && procfs_rss_read(e->target.pid, &e->mem.pending.v[MEM_RSS]) < 0)
-			e->mem.pending.v[MEM_RSS] = NAN;
-	}
+	if (last && e->mem.pending.t_s < last->t_s)
+		mem_stamp(e);
 	memseries_add(e->mem.series, &e->mem.pending);
 	if (e->h->on_memory)
 		e->h->on_memory(e->ud, &e->mem.pending);
@@ -88,11 +93,9 @@ static void mem_begin_sample(struct engine *e)
 {
 	int i;
 
-	e->mem.pending.t_s = util_now_wall_s();
 	for (i = 0; i < MEM_METRIC_COUNT; i++)
 		e->mem.pending.v[i] = NAN;
-	if (e->target.pid && procfs_rss_read(e->target.pid, &e->mem.pending.v[MEM_RSS]) < 0)
-		e->mem.pending.v[MEM_RSS] = NAN;
+	mem_stamp(e);
 }
 
 static void mem_store_space(struct engine *e, const char *name, double used, double size)
