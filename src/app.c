@@ -92,6 +92,7 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 {
 	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title };
 	struct report_window rw;
+	struct engine_jit_info jit;
 
 	rw.time_s = wall_time_s;
 	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
@@ -100,6 +101,8 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	rw.mem = memseries_last(engine_memseries(a->engine));
 	rw.growth = a->have_growth ? &a->growth : NULL;
 	rw.alloc = engine_alloc_take_fresh(a->engine) ? engine_alloc_latest(a->engine) : NULL;
+	engine_jit_info(a->engine, &jit);
+	rw.jit = &jit;
 	strbuf_reset(&a->out);
 	if (a->opt.json || a->log)
 		report_json_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
@@ -484,6 +487,7 @@ static int app_run(struct app *a)
 	cfg.delay_s = a->settings.delay_s;
 	cfg.interval_us = a->settings.interval_us;
 	cfg.no_eval = a->opt.no_eval;
+	cfg.leave_jit = a->opt.leave_jit;
 	cfg.timeout_s = a->opt.timeout_s;
 	cfg.iterations = a->opt.iterations;
 	cfg.max_message_bytes = APP_MAX_MESSAGE_BYTES;

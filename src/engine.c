@@ -358,9 +358,13 @@ static void engine_on_window_timer(void *ud)
 	}
 	e->end_pending = true;
 	if (e->eval_mode) {
+		const char *renew = engine_jit_renewal(e);
+		char lease[160] = "";
+		if (renew)
+			snprintf(lease, sizeof lease, "%s%.0f", renew, engine_jit_lease_s(e) * 1e3);
 		snprintf(expr, sizeof expr, "(function(c){c.profile('%s%llu');c.profileEnd('%s%llu')})"
-			"(" INSPECTOR_MODULE ".console)", e->title_prefix, e->seq + 1, e->title_prefix,
-			e->seq);
+			"(" INSPECTOR_MODULE ".console)%s", e->title_prefix, e->seq + 1, e->title_prefix,
+			e->seq, lease);
 		e->seq++;
 		engine_evaluate(e, expr, engine_on_rotated);
 	} else {
@@ -382,6 +386,12 @@ static void engine_on_first_started(void *ud, enum session_outcome o, const stru
 		return;
 	if (e->state != ST_SETUP)
 		return;
+	/* The profiler runs now: code optimized from here on keeps its inlined frames. */
+	engine_jit_start(e);
+}
+
+void engine_running(struct engine *e)
+{
 	e->state = ST_RUNNING;
 	e->next_window_s = util_now_mono_s();
 	engine_arm_window(e);
@@ -612,13 +622,35 @@ static void engine_disable_profiler(struct engine *e)
 		engine_arm_expiry(e);
 }
 
+static void engine_on_jit_restored(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_CLOSED)
+		return;
+	if (o != SESSION_REPLY || m->error.n) {
+		char *msg = xstrdup("the target's V8 flags could not be put back: its inlining may stay "
+			"off until it restarts.");
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
+	engine_disable_profiler(e);
+}
+
+/* The JIT's flags go back before the profiler stops, then the profiler is disabled. */
+static void engine_leave_profiler(struct engine *e)
+{
+	if (!engine_jit_restore(e, engine_on_jit_restored))
+		engine_disable_profiler(e);
+}
+
 static void engine_on_heap_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
 	if (o == SESSION_CLOSED)
 		return;
-	engine_disable_profiler(e);
+	engine_leave_profiler(e);
 }
 
 void engine_stop(struct engine *e)
@@ -645,7 +677,7 @@ void engine_stop(struct engine *e)
 		engine_arm_expiry(e);
 		return;
 	}
-	engine_disable_profiler(e);
+	engine_leave_profiler(e);
 }
 
 /* ---- life cycle ---- */
@@ -719,6 +751,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	free(e->fail_why);
 	e->fail_why = NULL;
 	e->eval_mode = !e->cfg.no_eval;
+	engine_jit_reset(e);
 	return engine_start(e, cause);
 }
 

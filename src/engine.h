@@ -29,6 +29,7 @@ struct engine_config {
 	double delay_s;
 	long interval_us;
 	bool no_eval;
+	bool leave_jit;           /* change nothing in the target's JIT (jitplan.h) */
 	double timeout_s;
 	long iterations;          /* 0: until engine_stop() */
 	size_t max_message_bytes;
@@ -43,6 +44,15 @@ struct engine_heap_space {
 	char name[48];
 	double used_bytes, size_bytes;
 	double first_used_bytes;     /* at the first reading of this space */
+};
+
+/* What the session did to the target's JIT so that inlined functions keep their own rows. */
+struct engine_jit_info {
+	bool exact;           /* inlined functions have their own rows (else: may be in callers) */
+	const char *caveat;   /* when not exact: why ("--leave-jit", "--no-eval", ...) */
+	const char *flags;    /* V8 flags set for the session ("" for none) */
+	bool deopt;           /* all code was deoptimized once at attach */
+	double pause_ms;      /* how long that took, as seen from ntop-js */
 };
 
 struct engine_handlers {
@@ -103,5 +113,7 @@ const char *engine_alloc_raw(const struct engine *e, size_t *len);
 int engine_heap_snapshot(struct engine *e, const char *path, char **cause);
 bool engine_snapshot_running(const struct engine *e);
 size_t engine_windows_late(const struct engine *e);
+/* What was done to the target's JIT (valid once the first window is under way). */
+void engine_jit_info(const struct engine *e, struct engine_jit_info *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include "attach.h"
 #include "engine.h"
 #include "heapprof.h"
+#include "jitplan.h"
 #include "memseries.h"
 #include "profile.h"
 #include "session.h"
@@ -79,6 +80,10 @@ struct engine {
 	struct engine_mem mem;
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
+	struct jit_plan jit;          /* what the JIT step does to the target (engine_jit.c) */
+	bool jit_flags_set;           /* its flags were set: put them back at detach */
+	double jit_deopt_sent_s;
+	double jit_pause_ms;          /* how long the deoptimization took, reply to reply */
 };
 
 
@@ -89,6 +94,22 @@ void engine_call(struct engine *e, const char *method, const char *params, sessi
 void engine_call_timeout(struct engine *e, const char *method, const char *params,
 	double timeout_s, session_reply_fn cb);
 void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
+
+/* The set-up is over: windows and memory readings start. */
+void engine_running(struct engine *e);
+
+/* engine_jit.c */
+/* Carries out the JIT plan once the first profile runs, then calls engine_running(). */
+void engine_jit_start(struct engine *e);
+/* At detach: puts back the flags the plan set, calling next with the reply. Returns false
+ * (and does not call next) when there is nothing to put back. */
+bool engine_jit_restore(struct engine *e, session_reply_fn next);
+/* The lease on the flags, in seconds, and the code that renews it, to which the window
+ * rotation appends the lease in milliseconds; NULL when no flags were set. */
+double engine_jit_lease_s(const struct engine *e);
+const char *engine_jit_renewal(const struct engine *e);
+/* Forgets the plan before a re-attach (--follow). */
+void engine_jit_reset(struct engine *e);
 
 /* engine_mem.c */
 void engine_mem_init(struct engine *e);

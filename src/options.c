@@ -37,6 +37,10 @@ static const char usage_text[] =
 	"      --no-eval          never run code in the target: profile with Profiler.start/stop\n"
 	"                         per window instead (stalls large apps at every window, and\n"
 	"                         cannot close an inspector that ntop-js opened)\n"
+	"      --leave-jit        change nothing in the target's JIT: on Node 18-24 a warm\n"
+	"                         process may then charge inlined functions to their callers\n"
+	"                         (by default ntop-js switches off the inlining that hides them\n"
+	"                         for the session and deoptimizes once at attach; ntop-js(1))\n"
 	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
 	"\n"
 	"Memory:\n"
@@ -91,7 +95,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW };
+	OPT_FOLLOW, OPT_LEAVE_JIT };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -101,6 +105,7 @@ static const struct option long_opts[] = {
 	{ "delay", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
+	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -240,6 +245,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_NO_EVAL:
 			o->no_eval = true;
+			break;
+		case OPT_LEAVE_JIT:
+			o->leave_jit = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_double(optarg, &d) < 0)

@@ -28,6 +28,7 @@ struct options {
 	const char *folded;   /* folded stacks written on exit */
 	size_t top_n;
 	bool no_eval;
+	bool leave_jit;       /* --leave-jit */
 	double timeout_s;
 	bool help, version;
 	/* The live view. Unset settings stay as the settings file has them. */

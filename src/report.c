@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "engine.h"
 #include "heapprof.h"
 #include "memseries.h"
 
@@ -129,6 +130,43 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 	}
 }
 
+/* ,"inlining":{...}: whether inlined functions have their own rows, and what it took. */
+static void report_json_jit(struct strbuf *out, const struct engine_jit_info *j)
+{
+	if (!j)
+		return;
+	strbuf_printf(out, ",\"inlining\":{\"exact\":%s,\"why_not\":", j->exact ? "true" : "false");
+	json_str_or_null(out, j->exact ? NULL : j->caveat);
+	strbuf_puts(out, ",\"v8_flags\":");
+	strbuf_json_string(out, j->flags ? j->flags : "", j->flags ? strlen(j->flags) : 0);
+	strbuf_printf(out, ",\"deoptimized\":%s,\"deopt_ms\":", j->deopt ? "true" : "false");
+	if (j->deopt)
+		json_fixed(out, j->pause_ms, 1);
+	else
+		strbuf_puts(out, "null");
+	strbuf_putc(out, '}');
+}
+
+/* One line on what was done for inlined functions; the rows marked "+" may include them. */
+static void report_text_jit(struct strbuf *out, const struct engine_jit_info *j)
+{
+	if (!j)
+		return;
+	if (!j->exact) {
+		strbuf_printf(out, "Inlining: V8 left as it was (%s): SELF of rows marked + may include "
+			"functions V8 inlined into them\n", j->caveat ? j->caveat : "?");
+		return;
+	}
+	if (!j->deopt && !(j->flags && j->flags[0]))
+		return; /* nothing was needed: nothing to say */
+	strbuf_puts(out, "Inlining: inlined functions have their own rows");
+	if (j->flags && j->flags[0])
+		strbuf_printf(out, "; V8 runs with %s while ntop-js is attached", j->flags);
+	if (j->deopt)
+		strbuf_printf(out, "; all code was deoptimized once at attach (%.0f ms)", j->pause_ms);
+	strbuf_putc(out, '\n');
+}
+
 void report_json_window(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
@@ -160,7 +198,9 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 	json_fixed(out, pct_of(w->program_us, sampled), 2);
 	strbuf_puts(out, ",\"idle_pct\":");
 	json_fixed(out, pct_of(w->idle_us, sampled), 2);
-	strbuf_puts(out, "},\"top\":[");
+	strbuf_putc(out, '}');
+	report_json_jit(out, rw->jit);
+	strbuf_puts(out, ",\"top\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct func_stat *fs = &w->funcs[i];
 		const struct func_info *fi = functab_get(ft, fs->func);
@@ -178,6 +218,8 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 		json_position(out, fi->line);
 		strbuf_puts(out, ",\"column\":");
 		json_position(out, fi->column);
+		if (rw->jit && !rw->jit->exact && fi->kind == FUNC_JS)
+			strbuf_puts(out, ",\"self_may_include_inlined\":true");
 		strbuf_puts(out, ",\"self_pct\":");
 		json_fixed(out, pct_of(fs->self_us, sampled), 2);
 		strbuf_puts(out, ",\"total_pct\":");
@@ -307,6 +349,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			strbuf_puts(out, ", growth unknown yet");
 		strbuf_putc(out, '\n');
 	}
+	report_text_jit(out, rw->jit);
 	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");
 	strbuf_printf(out, "%6s %6s %11s %11s  %-*s  %s\n", "SELF%", "TOTAL%", "SELF(ms)",
 		"TOTAL(ms)", REPORT_FUNC_COLS, "FUNCTION", "LOCATION");
@@ -324,7 +367,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			c ? cumulative_self_us(c, fs->func) / 1000.0 : fs->self_us / 1000.0,
 			c ? cumulative_total_us(c, fs->func) / 1000.0 : fs->total_us / 1000.0);
 		text_column(out, fi->name[0] ? fi->name : "(anonymous)", REPORT_FUNC_COLS, false, true);
-		strbuf_puts(out, "  ");
+		strbuf_puts(out, rw->jit && !rw->jit->exact && fi->kind == FUNC_JS ? " +" : "  ");
 		text_location(&loc, fi);
 		text_column(out, loc.data, REPORT_LOC_COLS, true, false);
 		strbuf_putc(out, '\n');

@@ -13,6 +13,7 @@ struct functab;
 struct mem_sample;
 struct mem_growth;
 struct alloc_table;
+struct engine_jit_info;
 
 struct report_target {
 	int pid;                  /* 0 if unknown (attached with --port to a foreign process) */
@@ -30,6 +31,8 @@ struct report_window {
 	const struct mem_sample *mem;
 	const struct mem_growth *growth;
 	const struct alloc_table *alloc;
+	/* What was done to the target's JIT (NULL: not known yet). */
+	const struct engine_jit_info *jit;
 };
 
 void report_json_window(struct strbuf *out, const struct report_target *t,

@@ -147,7 +147,7 @@ int main(void)
 {
 	struct result r = { 0 };
 	char *cause = NULL, *json, *ev, *bad_ev, *reply, *notjson, *other, *owned;
-	size_t len;
+	size_t len = 0;
 	struct functab *ft_inline = functab_create(), *ft = functab_create();
 	struct profile p;
 	struct inbox *ib;

@@ -1,0 +1,192 @@
+/* engine_jit.c: the engine's JIT step (jitplan.h). Once the first profile runs, it learns the
+ * target's V8 version and flags in one evaluation, switches off the inlining that would lose
+ * frames, and deoptimizes all code (precise coverage started and stopped at once), so that
+ * hot code is optimized again under the running profiler, with its inlined frames. At detach
+ * it puts the flags back. */
+#include "config.h"
+
+#include "engine_priv.h"
+#include "jsonpull.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
+/* Where the target keeps the lease on the flags (below). */
+#define JIT_LEASE_KEY "globalThis[Symbol.for('ntop-js.jit')]"
+/* The lease lasts this long past the last window rotation, at least (and three windows). */
+#define JIT_LEASE_MIN_S 60.0
+
+/* What the plan depends on, read in one evaluation. */
+static const char jit_probe_expr[] =
+	"(function(p){var o=p.env||{};return {v8:p.versions.v8,"
+	"flags:(p.execArgv||[]).join(' ')+' '+(o.NODE_OPTIONS||''),cov:!!o.NODE_V8_COVERAGE}})(process)";
+
+/* The V8 version a Node major version ships with, for plans made without evaluating code. */
+static const char *jit_v8_of_node(const char *node_version)
+{
+	int major = atoi(node_version[0] == 'v' ? node_version + 1 : node_version);
+
+	if (major >= 25)
+		return "14.0";
+	if (major >= 24)
+		return "13.0";
+	if (major >= 22)
+		return "12.0";
+	if (major >= 20)
+		return "11.0";
+	if (major >= 18)
+		return "10.0";
+	return major > 0 ? "9.0" : "";
+}
+
+static void jit_done(struct engine *e)
+{
+	if (e->state == ST_SETUP)
+		engine_running(e);
+}
+
+static void jit_on_coverage_stopped(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (!engine_reply_ok(e, o, m, "Profiler.stopPreciseCoverage"))
+		return;
+	e->jit_pause_ms = (util_now_mono_s() - e->jit_deopt_sent_s) * 1e3;
+	jit_done(e);
+}
+
+static void jit_on_coverage_started(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (!engine_reply_ok(e, o, m, "Profiler.startPreciseCoverage"))
+		return;
+	/* Back to best-effort coverage at once: the switch itself deoptimized everything. */
+	engine_call(e, "Profiler.stopPreciseCoverage", NULL, jit_on_coverage_stopped);
+}
+
+static void jit_deopt(struct engine *e)
+{
+	if (!e->jit.deopt) {
+		jit_done(e);
+		return;
+	}
+	e->jit_deopt_sent_s = util_now_mono_s();
+	engine_call(e, "Profiler.startPreciseCoverage", "{\"callCount\":false,\"detailed\":false}",
+		jit_on_coverage_started);
+}
+
+static void jit_on_flags_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (!engine_reply_ok(e, o, m, "v8.setFlagsFromString"))
+		return;
+	e->jit_flags_set = true;
+	jit_deopt(e);
+}
+
+/* Copies the string member key of obj into out (sanitized, cut to outsz). */
+static void jit_member(struct json_span obj, const char *key, char *out, size_t outsz)
+{
+	struct json_span v;
+	char *text = NULL;
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (json_object_get(obj, key, &v) == 1 && json_string_decode(v, &text, &len) == 0) {
+		util_sanitize(text, len, out, outsz);
+		free(text);
+	}
+}
+
+static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	struct json_span res, val, cov;
+	char v8[64], flags[1024];
+	char expr[600];
+
+	if (!engine_reply_ok(e, o, m, "the V8 version check"))
+		return;
+	if (json_object_get(m->result, "result", &res) != 1 ||
+	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {
+		jit_plan_leave("", "the target did not say its V8 version", &e->jit);
+		jit_done(e);
+		return;
+	}
+	jit_member(val, "v8", v8, sizeof v8);
+	jit_member(val, "flags", flags, sizeof flags);
+	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
+		JSON_T_TRUE, &e->jit);
+	if (!e->jit.set[0]) {
+		jit_deopt(e);
+		return;
+	}
+	/* The flags come from jitplan's own table, never from the target. If ntop-js goes away
+	 * without putting them back (killed, the connection lost), a lease in the target does it:
+	 * every window renews it, and an unref'd timer there restores the flags once it lapses. */
+	snprintf(expr, sizeof expr, "(function(v,g,k){v.setFlagsFromString('%s');"
+		"var s=g[k]={until:Date.now()+%.0f};s.t=setInterval(function(){if(Date.now()>s.until)"
+		"{clearInterval(s.t);v.setFlagsFromString('%s');delete g[k]}},5000);"
+		"if(s.t.unref)s.t.unref()})(" V8_MODULE ",globalThis,Symbol.for('ntop-js.jit'))",
+		e->jit.set, engine_jit_lease_s(e) * 1e3, e->jit.restore);
+	engine_evaluate(e, expr, jit_on_flags_set);
+}
+
+double engine_jit_lease_s(const struct engine *e)
+{
+	double s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
+
+	return s > JIT_LEASE_MIN_S ? s : JIT_LEASE_MIN_S;
+}
+
+const char *engine_jit_renewal(const struct engine *e)
+{
+	return e->jit_flags_set ? ";var s=" JIT_LEASE_KEY ";if(s)s.until=Date.now()+" : NULL;
+}
+
+void engine_jit_start(struct engine *e)
+{
+	if (!e->eval_mode || e->cfg.leave_jit) {
+		jit_plan_leave(jit_v8_of_node(e->target.node_version),
+			e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
+		jit_done(e);
+		return;
+	}
+	engine_evaluate(e, jit_probe_expr, jit_on_probe);
+}
+
+bool engine_jit_restore(struct engine *e, session_reply_fn next)
+{
+	char expr[400];
+
+	if (!e->jit_flags_set || !e->jit.restore[0] || !e->sess)
+		return false;
+	e->jit_flags_set = false;
+	snprintf(expr, sizeof expr, "(function(v,g,k){var s=g[k];if(s){clearInterval(s.t);"
+		"delete g[k]}v.setFlagsFromString('%s')})(" V8_MODULE ",globalThis,"
+		"Symbol.for('ntop-js.jit'))", e->jit.restore);
+	engine_evaluate(e, expr, next);
+	return e->state != ST_DONE;
+}
+
+void engine_jit_reset(struct engine *e)
+{
+	memset(&e->jit, 0, sizeof e->jit);
+	e->jit_flags_set = false;
+	e->jit_pause_ms = 0;
+}
+
+void engine_jit_info(const struct engine *e, struct engine_jit_info *out)
+{
+	out->exact = e->jit.exact;
+	out->caveat = e->jit.caveat;
+	out->flags = e->jit.set;
+	out->deopt = e->jit.deopt && e->jit_pause_ms > 0;
+	out->pause_ms = e->jit_pause_ms;
+}

@@ -1,0 +1,128 @@
+/* jitplan.c: see jitplan.h. */
+#include "config.h"
+
+#include "jitplan.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int jit_v8_major(const char *v8_version)
+{
+	char *end;
+	long major;
+
+	if (!v8_version || !isdigit((unsigned char)v8_version[0]))
+		return -1;
+	major = strtol(v8_version, &end, 10);
+	if (*end != '.' || major < 1 || major > 999)
+		return -1;
+	return (int)major;
+}
+
+/* Compares a flag's name with want, taking - and _ as the same character; n is the length of
+ * the name in flags. */
+static bool jit_name_is(const char *name, size_t n, const char *want)
+{
+	size_t i;
+
+	if (strlen(want) != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = name[i] == '_' ? '-' : name[i];
+		if (c != want[i])
+			return false;
+	}
+	return true;
+}
+
+bool jit_flag_off(const char *flags, const char *name)
+{
+	const char *s = flags;
+	bool off = false;
+
+	while (s && *s) {
+		const char *w, *eq;
+		size_t n;
+		bool neg = false;
+
+		while (*s && isspace((unsigned char)*s))
+			s++;
+		w = s;
+		while (*s && !isspace((unsigned char)*s))
+			s++;
+		if (w[0] != '-')
+			continue;
+		w += w[1] == '-' ? 2 : 1;
+		n = (size_t)(s - w);
+		eq = memchr(w, '=', n);
+		if (eq)
+			n = (size_t)(eq - w);
+		if (n > 2 && w[0] == 'n' && w[1] == 'o') {
+			bool dash = w[2] == '-' || w[2] == '_';
+			if (jit_name_is(w + 2 + dash, n - 2 - dash, name)) {
+				off = true;
+				continue;
+			}
+		}
+		if (!jit_name_is(w, n, name))
+			continue;
+		if (eq) {
+			size_t vn = (size_t)(s - eq - 1);
+			neg = (vn == 5 && strncmp(eq + 1, "false", 5) == 0) ||
+				(vn == 1 && eq[1] == '0');
+		}
+		off = neg;
+	}
+	return off;
+}
+
+/* Appends "--no-NAME" to p->set and "--NAME" to p->restore, unless the target's own flags
+ * already switch it off. */
+static void jit_plan_switch_off(struct jit_plan *p, const char *flags, const char *name)
+{
+	size_t s = strlen(p->set), r = strlen(p->restore);
+
+	if (jit_flag_off(flags, name))
+		return;
+	snprintf(p->set + s, sizeof p->set - s, "%s--no-%s", s ? " " : "", name);
+	snprintf(p->restore + r, sizeof p->restore - r, "%s--%s", r ? " " : "", name);
+}
+
+void jit_plan_leave(const char *v8_version, const char *why, struct jit_plan *p)
+{
+	int major = jit_v8_major(v8_version);
+
+	memset(p, 0, sizeof *p);
+	/* V8 14 (Node 26) kept every inlined frame in every run measured, warm or not. */
+	p->exact = major >= 14;
+	p->caveat = p->exact ? NULL : why;
+}
+
+void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,
+	struct jit_plan *p)
+{
+	int major = jit_v8_major(v8_version);
+
+	if (major < 0) {
+		jit_plan_leave(v8_version, "unknown V8 version", p);
+		return;
+	}
+	jit_plan_leave(v8_version, NULL, p);
+	if (p->exact)
+		return;
+	if (coverage_on) {
+		jit_plan_leave(v8_version, "precise coverage is on (NODE_V8_COVERAGE)", p);
+		return;
+	}
+	/* TurboFan up to V8 12 drops the frames of a callback chain it inlines even under a
+	 * running profile; V8 13's did not in any run. Maglev (V8 11 on) in V8 13 keeps no
+	 * inlined frames at all; before V8 13 it inlines little, but the flag costs nothing. */
+	if (major <= 12)
+		jit_plan_switch_off(p, target_flags, "turbo-inlining");
+	if (major >= 11)
+		jit_plan_switch_off(p, target_flags, "maglev-inlining");
+	p->deopt = true;
+	p->exact = true;
+}

@@ -1,0 +1,42 @@
+/* jitplan.h: what ntop-js does to a target's JIT so that CPU time lands on the function that
+ * spends it, decided per V8 version from measurements (doc/inlining.md).
+ *
+ * V8's profiler builds a sample's inlined frames from source positions that an optimizing
+ * compiler records only while a profiler runs. Code optimized before the attach has none,
+ * so the time of a function inlined into it is charged to its caller. And some compilers lose
+ * inlined frames even under a running profile: TurboFan up to V8 12 (Node 18-22) when it
+ * inlines a callback chain, Maglev in V8 13 (Node 24) always. The plan therefore switches
+ * off the inlining that loses frames, for the session only, and deoptimizes all code once
+ * the profiler runs, so that hot code is optimized again with its frames. At detach the
+ * flags are put back; the code keeps whatever it was compiled with until V8 recompiles it. */
+#ifndef NTOP_JITPLAN_H
+#define NTOP_JITPLAN_H
+
+#include <stdbool.h>
+
+struct jit_plan {
+	char set[128];       /* flags for v8.setFlagsFromString at attach; "" for none */
+	char restore[128];   /* the flags that put them back at detach; "" for none */
+	bool deopt;          /* deoptimize all code once the profiler runs */
+	bool exact;          /* inlined callees keep their own rows once the plan is carried out */
+	const char *caveat;  /* when !exact: why, in a few words; else NULL */
+};
+
+/* Makes the plan for a target whose process.versions.v8 is v8_version. target_flags holds
+ * the target's command-line and NODE_OPTIONS flags: an inlining the operator switched off
+ * there is left off, neither set nor restored. coverage_on says that precise coverage is
+ * collected (NODE_V8_COVERAGE): the deoptimization would end it, so it is not done. */
+void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,
+	struct jit_plan *p);
+
+/* The plan when nothing may be changed (--leave-jit, --no-eval) for that version. */
+void jit_plan_leave(const char *v8_version, const char *why, struct jit_plan *p);
+
+/* The V8 major version in v8_version ("12.4.254.21-node.57"), or -1. */
+int jit_v8_major(const char *v8_version);
+
+/* True if flags (a command line) switches the V8 flag name (e.g. "turbo-inlining") off:
+ * its last mention is --no-name or --noname (with - or _ alike), or --name=false. */
+bool jit_flag_off(const char *flags, const char *name);
+
+#endif
