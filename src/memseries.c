@@ -33,7 +33,17 @@
  *      GROWING when the fitted rise over the span (slope x span) exceeds
  *      max(1 MiB, 2 % of the mean floor) + step and R^2 >= 0.5; SHRINKING when the fall
  *      exceeds the same amount with R^2 >= 0.5; STABLE otherwise.
- * RSS gets the same fit on its own floors (rate only; the verdict is the heap's). */
+ * RSS gets the same fit on its own floors (rate only; the verdict is the heap's).
+ *
+ * Post-GC rule. Troughs can be garbage that V8 has not collected yet (it puts major
+ * collections off). When the target's GC profiler reports (gcseries.c), the heap used after
+ * each major collection is the live heap, and takes precedence: with at least 5 of them in
+ * the span, the first and last at least half the span apart, the rate is their least-squares
+ * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
+ * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
+ * otherwise. With fewer, the trough rule runs, but its GROWING stands only if there were at
+ * least 2 majors, each higher than the one before, none below the troughs' line by more than
+ * max(limit, a quarter of the rise): otherwise UNKNOWN. doc/growth-rule.txt says it in prose. */
 
 #include <math.h>
 #include <stdint.h>
