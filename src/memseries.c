@@ -38,7 +38,7 @@
  * Post-GC rule. Troughs can be garbage that V8 has not collected yet (it puts major
  * collections off). When the target's GC profiler reports (gcseries.c), the heap used after
  * each major collection is the live heap, and takes precedence: with at least 5 of them in
- * the span, the first and last at least half the span apart, the rate is their least-squares
+ * a span of at least 60 s, the first and last at least half the span apart, the rate is their least-squares
  * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
  * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
  * otherwise. With fewer, the trough rule runs, but its GROWING stands only if there were at
@@ -75,6 +75,9 @@
 #define GROWTH_MIN_MAJORS 5
 #define GROWTH_MAJORS_SPREAD 0.5
 #define GROWTH_MIN_T 4.0
+/* ...over a span of at least a minute: the first seconds after a program starts can raise
+ * its live heap (compiled code, caches) and a few collections do not tell that from a leak */
+#define GROWTH_POST_GC_MIN_SPAN_S 60.0
 /* Too few majors: the troughs stand for the live heap only if no major collection left the
  * heap more than this share of the troughs' rise (or the rise limit) below their line. */
 #define GROWTH_TROUGH_GC_TOLERANCE 0.25
@@ -565,12 +568,12 @@ static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
 	const struct fit *heap, double rise, double limit)
 {
 	double tol = fmax(limit, GROWTH_TROUGH_GC_TOLERANCE * fabs(rise));
-	double pt[GROWTH_MIN_MAJORS], pu[GROWTH_MIN_MAJORS];
+	double pt[64], pu[64];
 	size_t n;
 
-	if (g->n < 2 || g->n >= GROWTH_MIN_MAJORS)
+	if (g->n < 2)
 		return false;
-	n = gcseries_points(gc, g->start_s, g->end_s, pt, pu, GROWTH_MIN_MAJORS);
+	n = gcseries_points(gc, g->start_s, g->end_s, pt, pu, 64);
 	if (n < 2)
 		return false;
 	for (size_t i = 0; i < n; i++) {
@@ -623,7 +626,7 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	covered = gcseries_fit(s->gc, start_s, end_s, &g);
 	if (covered)
 		out->major_gcs = (long)g.n;
-	if (covered && g.end_s - g.start_s >= GROWTH_MIN_SPAN_S && g.n >= GROWTH_MIN_MAJORS &&
+	if (covered && g.end_s - g.start_s >= GROWTH_POST_GC_MIN_SPAN_S && g.n >= GROWTH_MIN_MAJORS &&
 	    isfinite(g.slope_per_s) && isfinite(g.slope_se) &&
 	    g.last_s - g.first_s >= GROWTH_MAJORS_SPREAD * (g.end_s - g.start_s)) {
 		post_gc_verdict(&g, out);

@@ -508,12 +508,12 @@ static void test_post_gc(void)
 	ok(g.major_gcs == -1 && g.significant, "no count of collections; the rate is significant");
 
 	for (int i = 0; i < 20; i++) {
-		g = pg_growth(&waves, 60 + 12 * i);
+		g = pg_growth(&waves, 72 + 12 * i);
 		if (g.verdict == MEM_GROWING || g.basis != MEM_BASIS_POST_GC)
 			break;
 	}
 	is_str(mem_verdict_name(g.verdict), "stable",
-		"waves with a major GC every 5 s: stable over spans of 60 to 288 s");
+		"waves with a major GC every 5 s: stable over spans of 71 to 299 s");
 	is_str(mem_growth_basis_name(g.basis), "post-gc", "read from the major collections");
 	ok(!g.significant, "and the rate beside it is not significant");
 	ok(g.major_gcs >= 50, "every major collection counted (%ld)", g.major_gcs);
