@@ -668,6 +668,7 @@ void engine_stop(struct engine *e)
 	}
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
+	engine_mem_leave(e);
 	loop_timer_cancel(e->window_timer);
 	loop_timer_arm(e->leave_timer, e->cfg.timeout_s);
 	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that

@@ -26,12 +26,42 @@
 #define ALLOC_BASELINE_DELAY_S 30.0
 #define SNAPSHOT_TIMEOUT_S 900.0
 
-/* Reads process.memoryUsage() and the heap spaces in one evaluation, as a JSON string. */
-static const char mem_detail_expr[] =
+/* Reads process.memoryUsage() and the heap spaces in one evaluation, as a JSON string, and
+ * collects the target's GC profiler (see below): g is null without v8.GCProfiler (before
+ * Node 18.15), {d:-1} when it was just installed, else {d: ms covered, u: [heap used after
+ * each major collection]}. The profiler lives in an object on a Symbol.for key of globalThis,
+ * under this session's nonce (two ntop-js on one target keep one each), and a watchdog timer
+ * (unref'd: it never keeps the target alive) removes it if ntop-js stops collecting it, as
+ * after a kill -9: a GC profiler keeps every record until it is stopped. */
+#define GC_KEY "Symbol.for('ntop-js.gc-profilers')"
+#define GC_WATCHDOG_MS "60000"
+/* At most this many sizes per reading (a few per second would already be extreme). */
+#define GC_MAX_MAJORS 512
+#define GC_MAX_MAJORS_JS "512"
+static const char mem_detail_head[] =
 	"(function(){var v=process.getBuiltinModule?process.getBuiltinModule('v8'):require('v8');"
-	"var m=process.memoryUsage();return JSON.stringify({e:m.external,a:m.arrayBuffers,"
+	"var m=process.memoryUsage(),g=null;"
+	"if(typeof v.GCProfiler==='function')try{var K=" GC_KEY ",all=globalThis[K],id='";
+static const char mem_detail_tail[] =
+	"';if(!all||typeof all!=='object'){all=Object.create(null);"
+	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
+	"var o=all[id],r=null;if(o){clearTimeout(o.t);try{r=o.p.stop()}catch(x){}}"
+	"var h={p:new v.GCProfiler()};h.p.start();all[id]=h;"
+	"h.t=setTimeout(function(){if(all[id]!==h)return;try{h.p.stop()}catch(x){}delete all[id];"
+	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];}," GC_WATCHDOG_MS ");"
+	"if(h.t&&h.t.unref)h.t.unref();g={d:-1,u:[]};"
+	"if(r&&r.statistics){g.d=r.endTime-r.startTime;for(var i=0;i<r.statistics.length&&"
+	"g.u.length<" GC_MAX_MAJORS_JS ";i++){var s=r.statistics[i];if(s.gcType==='MarkSweepCompact')"
+	"g.u.push(s.afterGC.heapStatistics.usedHeapSize)}}}catch(x){g=null}"
+	"return JSON.stringify({e:m.external,a:m.arrayBuffers,g:g,"
 	"s:v.getHeapSpaceStatistics().map(function(x){return [x.space_name,x.space_used_size,"
 	"x.space_size]})})})()";
+/* Stops and removes this session's profiler, and the key when no other session has one. */
+static const char mem_leave_head[] =
+	"(function(){var K=" GC_KEY ",all=globalThis[K],id='";
+static const char mem_leave_tail[] =
+	"',h=all&&all[id];if(h){clearTimeout(h.t);try{h.p.stop()}catch(x){}delete all[id];}"
+	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 static void mem_on_tick(void *ud);
 static void mem_on_alloc_timer(void *ud);
@@ -45,6 +75,8 @@ void engine_mem_init(struct engine *e)
 	alloc_table_init(&e->mem.latest);
 	alloc_table_init(&e->mem.by_growth);
 	e->mem.alloc_on = e->cfg.alloc; /* started with the session (engine_mem_start) */
+	/* the nonce is letters, digits and '-': safe inside the quotes */
+	e->mem.detail_expr = xasprintf("%s%s%s", mem_detail_head, e->title_prefix, mem_detail_tail);
 }
 
 void engine_mem_free(struct engine *e)
@@ -59,6 +91,7 @@ void engine_mem_free(struct engine *e)
 		snapshot_file_abort(e->mem.snap);
 	free(e->mem.snap_path);
 	free(e->mem.alloc_raw);
+	free(e->mem.detail_expr);
 }
 
 static bool mem_running(const struct engine *e)
@@ -116,6 +149,33 @@ static void mem_store_space(struct engine *e, const char *name, double used, dou
 	e->mem.spaces[i].size_bytes = size;
 }
 
+/* The GC profiler's part of the detail reading: {d, u} (see mem_detail_head). Anything else
+ * is ignored; a target whose profiler went away (its watchdog fired) starts coverage again. */
+static void mem_parse_gc(struct engine *e, const cJSON *g)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(g, "d"),
+		*u = cJSON_GetObjectItemCaseSensitive(g, "u"), *it;
+	double used[GC_MAX_MAJORS], now = util_now_wall_s();
+	size_t n = 0;
+
+	if (!cJSON_IsObject(g) || !cJSON_IsNumber(d) || !cJSON_IsArray(u) || !isfinite(d->valuedouble))
+		return;
+	if (d->valuedouble == -1) {
+		memseries_post_gc_restart(e->mem.series, now);
+		return;
+	}
+	/* a batch covers the seconds since the last reading: a day is already absurd */
+	if (d->valuedouble < 0 || d->valuedouble > 86400e3)
+		return;
+	cJSON_ArrayForEach(it, u) {
+		if (n == GC_MAX_MAJORS)
+			break;
+		/* memseries drops sizes that are not finite and in range */
+		used[n++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+	}
+	memseries_add_post_gc(e->mem.series, now, d->valuedouble / 1000.0, used, n);
+}
+
 /* The detail reading's value: a JSON string holding {e, a, s:[[name, used, size]...]}. */
 static void mem_parse_detail(struct engine *e, struct json_span value)
 {
@@ -135,6 +195,7 @@ static void mem_parse_detail(struct engine *e, struct json_span value)
 	it = cJSON_GetObjectItemCaseSensitive(root, "a");
 	if (cJSON_IsNumber(it) && it->valuedouble >= 0)
 		e->mem.pending.v[MEM_ARRAY_BUFFERS] = it->valuedouble;
+	mem_parse_gc(e, cJSON_GetObjectItemCaseSensitive(root, "g"));
 	spaces = cJSON_GetObjectItemCaseSensitive(root, "s");
 	cJSON_ArrayForEach(it, spaces) {
 		cJSON *n = cJSON_GetArrayItem(it, 0), *u = cJSON_GetArrayItem(it, 1),
@@ -185,7 +246,8 @@ static void mem_on_heap_usage(void *ud, enum session_outcome o, const struct pro
 		e->mem.pending.v[MEM_HEAP_TOTAL] = total;
 	if (e->eval_mode && util_now_mono_s() >= e->mem.next_detail_s && mem_running(e)) {
 		e->mem.next_detail_s = util_now_mono_s() + e->cfg.mem_detail_interval_s;
-		engine_evaluate(e, mem_detail_expr, mem_on_detail);
+		e->mem.gc_installed = true; /* perhaps: engine_mem_leave removes it if so */
+		engine_evaluate(e, e->mem.detail_expr, mem_on_detail);
 		return;
 	}
 	e->mem.heap_pending = false;
@@ -425,6 +487,22 @@ void engine_mem_start(struct engine *e)
 	}
 }
 
+static void mem_on_leave(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+}
+
+void engine_mem_leave(struct engine *e)
+{
+	char *expr;
+
+	if (!e->mem.gc_installed || !e->eval_mode || !e->sess)
+		return;
+	e->mem.gc_installed = false;
+	expr = xasprintf("%s%s%s", mem_leave_head, e->title_prefix, mem_leave_tail);
+	engine_evaluate(e, expr, mem_on_leave);
+	free(expr);
+}
+
 void engine_mem_stop(struct engine *e)
 {
 	loop_timer_cancel(e->mem.tick_timer);
@@ -492,6 +570,7 @@ void engine_mem_reset_session(struct engine *e)
 	e->mem.heap_pending = false;
 	e->mem.heap_enabled = false;
 	e->mem.alloc_pending = false;
+	e->mem.gc_installed = false;
 	/* A new process has new allocation sites: its first profile is the new baseline. */
 	e->mem.have_baseline = false;
 }

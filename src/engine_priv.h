@@ -42,6 +42,8 @@ struct engine_mem {
 	struct snapshot_file *snap;
 	char *snap_path;
 	double snap_started_s;
+	char *detail_expr;            /* the detail evaluation, with this session's nonce */
+	bool gc_installed;            /* a detail evaluation (which installs a GC profiler) was sent */
 };
 
 enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
@@ -118,6 +120,9 @@ void engine_mem_free(struct engine *e);
 void engine_mem_start(struct engine *e);
 /* The session is ending: stop the timers. */
 void engine_mem_stop(struct engine *e);
+/* ntop-js is leaving politely: removes what the detail evaluation installed in the target (its
+ * GC profiler). Call before the last requests of the session, while it still answers. */
+void engine_mem_leave(struct engine *e);
 /* Forgets the per-connection state before a re-attach (--follow). */
 void engine_mem_reset_session(struct engine *e);
 /* Events of the HeapProfiler domain. Returns true if the event was one. */

@@ -8,7 +8,8 @@
  * tier that is named for it). Every reading goes into all three; a bucket keeps, per metric,
  * the minimum, maximum, mean and last value (as float: 24 bits of mantissa is 8 bytes of
  * resolution at 100 MB) and how many readings it holds. The rings are allocated once, at
- * their full size, so memseries_bytes() never changes: about 2.1 MB for a year.
+ * their full size, so memseries_bytes() never changes: about 2.2 MB for a year,
+ * plus 0.7 MB for the post-GC sizes (gcseries.c).
  *
  * Growth rule. Heap used follows the GC sawtooth: it climbs while the program allocates and
  * drops at each collection. The tops say how busy the program is; the troughs (what survives
@@ -32,12 +33,23 @@
  *      GROWING when the fitted rise over the span (slope x span) exceeds
  *      max(1 MiB, 2 % of the mean floor) + step and R^2 >= 0.5; SHRINKING when the fall
  *      exceeds the same amount with R^2 >= 0.5; STABLE otherwise.
- * RSS gets the same fit on its own floors (rate only; the verdict is the heap's). */
+ * RSS gets the same fit on its own floors (rate only; the verdict is the heap's).
+ *
+ * Post-GC rule. Troughs can be garbage that V8 has not collected yet (it puts major
+ * collections off). When the target's GC profiler reports (gcseries.c), the heap used after
+ * each major collection is the live heap, and takes precedence: with at least 5 of them in
+ * a span of at least 60 s, the first and last at least half the span apart, the rate is their least-squares
+ * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
+ * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
+ * otherwise. With fewer, the trough rule runs, but its GROWING stands only if there were at
+ * least 2 majors, each higher than the one before, none below the troughs' line by more than
+ * max(limit, a quarter of the rise): otherwise UNKNOWN. doc/growth-rule.txt says it in prose. */
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "gcseries.h"
 #include "util.h"
 
 #define M MEM_METRIC_COUNT
@@ -58,6 +70,17 @@
 #define GROWTH_MIN_RISE_BYTES (1024.0 * 1024.0)
 #define GROWTH_MIN_RISE_FRACTION 0.02
 #define GROWTH_MIN_R2 0.5
+/* Post-GC rule: at least this many major collections, spread over half the span, and a slope
+ * at least this many standard errors from 0. */
+#define GROWTH_MIN_MAJORS 5
+#define GROWTH_MAJORS_SPREAD 0.5
+#define GROWTH_MIN_T 4.0
+/* ...over a span of at least a minute: the first seconds after a program starts can raise
+ * its live heap (compiled code, caches) and a few collections do not tell that from a leak */
+#define GROWTH_POST_GC_MIN_SPAN_S 60.0
+/* Too few majors: the troughs stand for the live heap only if no major collection left the
+ * heap more than this share of the troughs' rise (or the rise limit) below their line. */
+#define GROWTH_TROUGH_GC_TOLERANCE 0.25
 
 struct slot {
 	uint32_t idx;                /* bucket number: floor(t / width); valid only if it matches */
@@ -95,6 +118,7 @@ struct memseries {
 	double first_s;             /* first reading ever */
 	double seg_first_s;         /* first reading since the last gap; NAN if none yet */
 	double gap_s;               /* the last gap; NAN if none */
+	struct gcseries *gc;        /* heap used after major collections, when the target says */
 };
 
 struct memseries *memseries_create(void)
@@ -113,6 +137,7 @@ struct memseries *memseries_create(void)
 	s->first_s = NAN;
 	s->seg_first_s = NAN;
 	s->gap_s = NAN;
+	s->gc = gcseries_create();
 	return s;
 }
 
@@ -122,12 +147,13 @@ void memseries_free(struct memseries *s)
 		return;
 	for (int i = 0; i < TIER_COUNT; i++)
 		free(s->tier[i].slots);
+	gcseries_free(s->gc);
 	free(s);
 }
 
 size_t memseries_bytes(const struct memseries *s)
 {
-	size_t n = sizeof *s;
+	size_t n = sizeof *s + gcseries_bytes(s->gc);
 
 	for (int i = 0; i < TIER_COUNT; i++)
 		n += (size_t)s->tier[i].cap * sizeof(struct slot);
@@ -252,9 +278,21 @@ void memseries_mark_gap(struct memseries *s, double t_s)
 	s->clock_s = t_s;
 	s->gap_s = t_s;
 	s->seg_first_s = NAN;
+	gcseries_mark_gap(s->gc, t_s);
 	/* values carried forward belonged to the process before the gap */
 	for (int k = 0; k < M; k++)
 		s->last.v[k] = NAN;
+}
+
+void memseries_add_post_gc(struct memseries *s, double end_s, double dur_s, const double *used,
+	size_t n)
+{
+	gcseries_add(s->gc, end_s, dur_s, used, n);
+}
+
+void memseries_post_gc_restart(struct memseries *s, double t_s)
+{
+	gcseries_restart(s->gc, t_s);
 }
 
 const struct mem_sample *memseries_last(const struct memseries *s)
@@ -372,6 +410,7 @@ struct fit {
 	size_t n;
 	double slope_per_s;
 	double r2;
+	double mean_x;
 	double mean_y;
 };
 
@@ -384,6 +423,7 @@ static void fit_line(const double *x, const double *y, size_t n, struct fit *f)
 	f->n = n;
 	f->slope_per_s = NAN;
 	f->r2 = NAN;
+	f->mean_x = NAN;
 	f->mean_y = NAN;
 	if (n == 0)
 		return;
@@ -393,6 +433,7 @@ static void fit_line(const double *x, const double *y, size_t n, struct fit *f)
 	}
 	mx /= (double)n;
 	my /= (double)n;
+	f->mean_x = mx;
 	f->mean_y = my;
 	for (size_t i = 0; i < n; i++) {
 		double dx = x[i] - mx, dy = y[i] - my;
@@ -502,6 +543,48 @@ static double reading_step(const struct memseries *s, double start_s, double end
 	return med;
 }
 
+/* Enough major collections: the rate and verdict are theirs. */
+static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
+{
+	double span = g->end_s - g->start_s, rise = g->slope_per_s * span,
+		limit = fmax(GROWTH_MIN_RISE_BYTES, GROWTH_MIN_RISE_FRACTION * g->mean);
+	bool sig = fabs(g->slope_per_s) >= GROWTH_MIN_T * g->slope_se;
+
+	out->basis = MEM_BASIS_POST_GC;
+	out->window_s = span;
+	out->heap_bytes_per_hour = g->slope_per_s * 3600.0;
+	if (rise > limit && sig)
+		out->verdict = MEM_GROWING;
+	else if (rise < -limit && sig)
+		out->verdict = MEM_SHRINKING;
+	else
+		out->verdict = MEM_STABLE;
+}
+
+/* Too few major collections for their own line. The troughs may be garbage V8 put off
+ * collecting; they stand for the live heap only if every major collection in the span left
+ * the heap close to the troughs' line, and the sizes after them rise one to the next. */
+static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
+	const struct fit *heap, double rise, double limit)
+{
+	double tol = fmax(limit, GROWTH_TROUGH_GC_TOLERANCE * fabs(rise));
+	double pt[64], pu[64];
+	size_t n;
+
+	if (g->n < 2)
+		return false;
+	n = gcseries_points(gc, g->start_s, g->end_s, pt, pu, 64);
+	if (n < 2)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		double line = heap->mean_y + heap->slope_per_s * (pt[i] - heap->mean_x);
+
+		if (line - pu[i] > tol || (i > 0 && !(pu[i] > pu[i - 1])))
+			return false;
+	}
+	return true;
+}
+
 void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	struct mem_growth *out)
 {
@@ -509,12 +592,17 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	double start_s, end_s, span_s, rise, limit;
 	int64_t a, b;
 	struct fit heap, rss;
+	struct gc_fit g;
+	bool covered;
 
 	out->heap_bytes_per_hour = NAN;
 	out->rss_bytes_per_hour = NAN;
 	out->window_s = 0;
 	out->verdict = MEM_UNKNOWN;
 	out->n_floors = 0;
+	out->basis = MEM_BASIS_TROUGHS;
+	out->major_gcs = -1;
+	out->significant = false;
 	if (!(window_s > 0) || !isfinite(window_s))
 		window_s = GROWTH_DEFAULT_WINDOW_S;
 	if (!s->have_last || isnan(s->seg_first_s) || !isfinite(now_s))
@@ -534,6 +622,18 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	out->n_floors = heap.n;
 	if (fit_usable(&rss, span_s))
 		out->rss_bytes_per_hour = rss.slope_per_s * 3600.0;
+
+	covered = gcseries_fit(s->gc, start_s, end_s, &g);
+	if (covered)
+		out->major_gcs = (long)g.n;
+	if (covered && g.end_s - g.start_s >= GROWTH_POST_GC_MIN_SPAN_S && g.n >= GROWTH_MIN_MAJORS &&
+	    isfinite(g.slope_per_s) && isfinite(g.slope_se) &&
+	    g.last_s - g.first_s >= GROWTH_MAJORS_SPREAD * (g.end_s - g.start_s)) {
+		post_gc_verdict(&g, out);
+		out->significant = out->verdict == MEM_GROWING || out->verdict == MEM_SHRINKING;
+		return;
+	}
+
 	if (!fit_usable(&heap, span_s))
 		return;
 	out->heap_bytes_per_hour = heap.slope_per_s * 3600.0;
@@ -547,6 +647,14 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 		out->verdict = MEM_SHRINKING;
 	else
 		out->verdict = MEM_STABLE;
+	if (covered) {
+		/* The profiler reported over the span, but too few major collections for their own
+		 * line: a rise of the troughs is believed only if the collections confirm it. */
+		out->basis = MEM_BASIS_TROUGHS_GC;
+		if (out->verdict == MEM_GROWING && !troughs_confirmed(s->gc, &g, &heap, rise, limit))
+			out->verdict = MEM_UNKNOWN;
+	}
+	out->significant = out->verdict == MEM_GROWING || out->verdict == MEM_SHRINKING;
 }
 
 const char *mem_verdict_name(enum mem_verdict v)
@@ -562,4 +670,17 @@ const char *mem_verdict_name(enum mem_verdict v)
 		break;
 	}
 	return "unknown";
+}
+
+const char *mem_growth_basis_name(enum mem_growth_basis b)
+{
+	switch (b) {
+	case MEM_BASIS_POST_GC:
+		return "post-gc";
+	case MEM_BASIS_TROUGHS_GC:
+		return "troughs+gc";
+	case MEM_BASIS_TROUGHS:
+		break;
+	}
+	return "troughs";
 }

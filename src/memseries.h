@@ -33,12 +33,22 @@ struct mem_bucket {
 
 enum mem_verdict { MEM_UNKNOWN, MEM_STABLE, MEM_GROWING, MEM_SHRINKING };
 
+/* What the heap rate and verdict were read from. */
+enum mem_growth_basis {
+	MEM_BASIS_TROUGHS,     /* the troughs of heap used (no GC profiler in the target) */
+	MEM_BASIS_POST_GC,     /* heap used after the major collections in the span */
+	MEM_BASIS_TROUGHS_GC   /* too few major collections: the troughs, checked against them */
+};
+
 struct mem_growth {
 	double heap_bytes_per_hour;  /* from the post-GC floor of heap used */
 	double rss_bytes_per_hour;   /* from the floor of RSS */
 	double window_s;             /* the span actually used (shorter than asked right after attach) */
 	enum mem_verdict verdict;    /* on the heap floor */
 	size_t n_floors;             /* how many troughs the fit used */
+	enum mem_growth_basis basis;
+	long major_gcs;              /* major collections seen in the span; -1: not known */
+	bool significant;            /* the heap rate is told apart from 0 (growing or shrinking) */
 };
 
 struct memseries;
@@ -61,8 +71,16 @@ size_t memseries_query(const struct memseries *s, double from_s, double to_s, si
  * shorter). The rule is documented in memseries.c and ntop-js(1). */
 void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	struct mem_growth *out);
+/* A batch of major collections reported at end_s for the dur_s seconds before it: heap used
+ * after each (see gcseries.h). n may be 0: the profiler ran and V8 did no major collection. */
+void memseries_add_post_gc(struct memseries *s, double end_s, double dur_s, const double *used,
+	size_t n);
+/* The GC profiler was (re)installed at t_s: what it reports covers the time from then. */
+void memseries_post_gc_restart(struct memseries *s, double t_s);
 /* Bytes of memory the series holds: constant once every tier is full. */
 size_t memseries_bytes(const struct memseries *s);
 const char *mem_verdict_name(enum mem_verdict v);
+/* "troughs", "post-gc" or "troughs+gc" */
+const char *mem_growth_basis_name(enum mem_growth_basis b);
 
 #endif

@@ -64,6 +64,7 @@ struct model {
 	double growth_window_s;        /* --growth-window */
 	double growth_heap_bytes_per_hour, growth_rss_bytes_per_hour, growth_span_s;
 	int growth_verdict;            /* enum mem_verdict */
+	bool growth_significant;       /* the heap rate is told apart from 0 */
 	struct model_heap_space {
 		char name[48];             /* "old_space", "large_object_space"... */
 		double used_bytes, size_bytes;

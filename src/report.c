@@ -74,6 +74,27 @@ static void json_bytes(struct strbuf *sb, double v)
 		json_fixed(sb, v, 0);
 }
 
+/* ", heap RATE over SPAN: VERDICT (BASIS)": a rate that is not significant reads ~0. */
+static void report_text_growth(struct strbuf *out, const struct mem_growth *g)
+{
+	if (g->verdict == MEM_UNKNOWN) {
+		strbuf_puts(out, ", growth unknown yet");
+		if (g->basis != MEM_BASIS_TROUGHS && g->major_gcs >= 0)
+			strbuf_printf(out, " (%ld major GCs in %.0f s)", g->major_gcs, g->window_s);
+		return;
+	}
+	if (g->significant)
+		strbuf_printf(out, ", heap %+.2f MB/h", g->heap_bytes_per_hour / 1048576.0);
+	else
+		strbuf_printf(out, ", heap ~0 MB/h (fit %+.2f, not significant)",
+			g->heap_bytes_per_hour / 1048576.0);
+	strbuf_printf(out, " over %.0f s: %s", g->window_s, mem_verdict_name(g->verdict));
+	if (g->basis == MEM_BASIS_POST_GC)
+		strbuf_printf(out, " (after %ld major GCs)", g->major_gcs);
+	else if (g->basis == MEM_BASIS_TROUGHS_GC)
+		strbuf_printf(out, " (troughs; %ld major GCs)", g->major_gcs);
+}
+
 /* The memory fields: mem, growth, and alloc in windows where a profile was fetched. */
 static void report_json_memory(struct strbuf *out, const struct report_window *rw,
 	const struct functab *ft)
@@ -103,6 +124,15 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 		strbuf_puts(out, ",\"verdict\":");
 		strbuf_json_string(out, mem_verdict_name(rw->growth->verdict),
 			strlen(mem_verdict_name(rw->growth->verdict)));
+		strbuf_printf(out, ",\"significant\":%s,\"basis\":",
+			rw->growth->significant ? "true" : "false");
+		strbuf_json_string(out, mem_growth_basis_name(rw->growth->basis),
+			strlen(mem_growth_basis_name(rw->growth->basis)));
+		strbuf_puts(out, ",\"major_gcs\":");
+		if (rw->growth->major_gcs >= 0)
+			strbuf_printf(out, "%ld", rw->growth->major_gcs);
+		else
+			strbuf_puts(out, "null");
 		strbuf_putc(out, '}');
 	}
 	if (rw->alloc) {
@@ -341,12 +371,8 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		const double *v = rw->mem->v;
 		strbuf_printf(out, "MEM: rss %.1f MB, heap %.1f/%.1f MB used/total", v[MEM_RSS] / 1048576.0,
 			v[MEM_HEAP_USED] / 1048576.0, v[MEM_HEAP_TOTAL] / 1048576.0);
-		if (rw->growth && rw->growth->verdict != MEM_UNKNOWN)
-			strbuf_printf(out, ", heap %+.2f MB/h over %.0f s: %s",
-				rw->growth->heap_bytes_per_hour / 1048576.0, rw->growth->window_s,
-				mem_verdict_name(rw->growth->verdict));
-		else if (rw->growth)
-			strbuf_puts(out, ", growth unknown yet");
+		if (rw->growth)
+			report_text_growth(out, rw->growth);
 		strbuf_putc(out, '\n');
 	}
 	report_text_jit(out, rw->jit);

@@ -197,6 +197,7 @@ void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth
 	t->model.growth_rss_bytes_per_hour = growth->rss_bytes_per_hour;
 	t->model.growth_span_s = growth->window_s;
 	t->model.growth_verdict = (int)growth->verdict;
+	t->model.growth_significant = growth->significant;
 	t->model.no_eval = no_eval;
 	sp = engine_heap_spaces(t->engine, &n);
 	if (n > sizeof t->model.spaces / sizeof t->model.spaces[0])

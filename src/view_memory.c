@@ -43,6 +43,15 @@ static enum grid_attr verdict_attr(int verdict)
 		verdict == MEM_SHRINKING ? GA_NORMAL : GA_DIM;
 }
 
+/* A heap rate as shown beside its verdict: "~0" when it is not significant. */
+static void view_fmt_heap_rate(double bytes_per_hour, bool significant, char *out, size_t outsz)
+{
+	if (isfinite(bytes_per_hour) && !significant)
+		snprintf(out, outsz, "~0");
+	else
+		view_fmt_bytes_signed(bytes_per_hour, out, outsz);
+}
+
 /* --- the header's memory line --- */
 
 void view_memory_line(const struct view *v, const struct model *m, struct grid *g, int y,
@@ -63,8 +72,10 @@ void view_memory_line(const struct view *v, const struct model *m, struct grid *
 	view_fmt_bytes(last->v[MEM_HEAP_TOTAL], c, sizeof(c));
 	snprintf(buf, sizeof(buf), " rss %s  heap %s/%s  ", a, b, c);
 	x = put_at(g, x, y, GA_NORMAL, buf);
-	if (m->growth_span_s > 0 && isfinite(m->growth_heap_bytes_per_hour)) {
-		view_fmt_bytes_signed(m->growth_heap_bytes_per_hour, a, sizeof(a));
+	/* the rate beside the verdict agrees with it: one that is not significant reads ~0 */
+	if (m->growth_span_s > 0 && isfinite(m->growth_heap_bytes_per_hour) &&
+	    m->growth_verdict != MEM_UNKNOWN) {
+		view_fmt_heap_rate(m->growth_heap_bytes_per_hour, m->growth_significant, a, sizeof(a));
 		view_fmt_span(m->growth_span_s, b, sizeof(b));
 		snprintf(buf, sizeof(buf), "%s/h over %s ", a, b);
 		x = put_at(g, x, y, GA_NORMAL, buf);
@@ -220,7 +231,9 @@ static void draw_growth(const struct model *m, struct grid *g, int x, int y, int
 		put_col(g, x, ry, right, GA_NORMAL, buf, 6, false);
 		if (!(gr.window_s > 0))
 			gr.heap_bytes_per_hour = gr.rss_bytes_per_hour = NAN;
-		view_fmt_bytes_signed(gr.heap_bytes_per_hour, buf, sizeof(buf));
+		if (gr.verdict == MEM_UNKNOWN)
+			gr.heap_bytes_per_hour = NAN;
+		view_fmt_heap_rate(gr.heap_bytes_per_hour, gr.significant, buf, sizeof(buf));
 		put_col(g, x + 7, ry, right, GA_NORMAL, buf, 8, true);
 		view_fmt_bytes_signed(gr.rss_bytes_per_hour, buf, sizeof(buf));
 		put_col(g, x + 16, ry, right, GA_NORMAL, buf, 8, true);

