@@ -100,6 +100,7 @@ static void fixture_init(struct fixture *fx)
 	memseries_growth(fx->mem, 300, NOW, &gr);
 	fx->m.growth_heap_bytes_per_hour = gr.heap_bytes_per_hour;
 	fx->m.growth_rss_bytes_per_hour = gr.rss_bytes_per_hour;
+	fx->m.growth_significant = gr.significant;
 	fx->m.growth_span_s = gr.window_s;
 	fx->m.growth_verdict = gr.verdict;
 	for (size_t i = 0; i < sizeof(space) / sizeof(space[0]); i++) {
