@@ -44,6 +44,9 @@ struct model {
 	double last_window_ms;
 	size_t last_samples;
 	bool connected;
+	/* Inlined functions may be charged to their callers (the JIT was left as it was). */
+	bool inlined_in_callers;
+	char inlining_caveat[48];      /* why not: "--leave-jit", "--no-eval", ... */
 	/* Status line: one message, shown until replaced (wall time it was set). */
 	char status[256];
 	bool status_is_error;

@@ -393,7 +393,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			c ? cumulative_self_us(c, fs->func) / 1000.0 : fs->self_us / 1000.0,
 			c ? cumulative_total_us(c, fs->func) / 1000.0 : fs->total_us / 1000.0);
 		text_column(out, fi->name[0] ? fi->name : "(anonymous)", REPORT_FUNC_COLS, false, true);
-		strbuf_puts(out, rw->jit && !rw->jit->exact && fi->kind == FUNC_JS ? " +" : "  ");
+		strbuf_puts(out, rw->jit && !rw->jit->exact && fi->kind == FUNC_JS ? "+ " : "  ");
 		text_location(&loc, fi);
 		text_column(out, loc.data, REPORT_LOC_COLS, true, false);
 		strbuf_putc(out, '\n');

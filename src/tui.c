@@ -155,12 +155,18 @@ void tui_free(struct tui *t)
 
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms)
 {
+	struct engine_jit_info jit;
+
 	model_on_window(&t->model, w, window_ms);
 	if (t->model.windows == 1 && !t->model.status_is_error && t->first_status)
 		t->model.status[0] = '\0'; /* "the first window arrives in..." has arrived */
 	t->first_status = false;
 	t->model.windows = engine_windows_done(t->engine);
 	t->model.windows_late = engine_windows_late(t->engine);
+	engine_jit_info(t->engine, &jit);
+	t->model.inlined_in_callers = !jit.exact;
+	snprintf(t->model.inlining_caveat, sizeof t->model.inlining_caveat, "%s",
+		jit.caveat ? jit.caveat : "");
 	tui_draw(t);
 }
 

@@ -125,6 +125,23 @@ static size_t detail_hot_lines(const struct model *m, uint32_t func, struct line
 	return n;
 }
 
+/* What a JS function's self time may hold besides its own code. */
+static void detail_self_note(const struct model *m, struct grid *g, int y)
+{
+	char buf[160];
+
+	if (m->inlined_in_callers) {
+		snprintf(buf, sizeof(buf), "Self time may include functions V8 inlined into this one "
+			"(%s) and regular expressions it runs.",
+			m->inlining_caveat[0] ? m->inlining_caveat : "V8 left as it was");
+		grid_put(g, 0, y, GA_WARN, buf, 0);
+	} else {
+		/* V8 names a compiled regular expression only if it compiled it under a profile. */
+		grid_put(g, 0, y, GA_DIM, "Self time includes regular expressions this function runs "
+			"that V8 compiled before the attach.", 0);
+	}
+}
+
 static void detail_shares(const struct view *v, const struct model *m, struct grid *g, int y)
 {
 	struct model_row *rows = NULL, *r = NULL;
@@ -202,6 +219,8 @@ void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
 				grid_put(g, 0, y, GA_DIM, "No deoptimisation reported by V8.", 0);
 			}
 		}
+		if (fi && fi->kind == FUNC_JS && ++y < bottom)
+			detail_self_note(m, g, y);
 		y += 2; /* a blank line before the sections */
 	}
 

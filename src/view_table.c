@@ -327,6 +327,11 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);
 		x = put_at(g, x, y, GA_WARN, buf);
 	}
+	if (m->windows && m->inlined_in_callers) {
+		snprintf(buf, sizeof(buf), "SELF MAY INCLUDE INLINED CALLEES (%s)  ",
+			m->inlining_caveat[0] ? m->inlining_caveat : "V8 left as it was");
+		x = put_at(g, x, y, GA_WARN, buf);
+	}
 	if (m->interval_us > 0 && m->interval_us % 1000 == 0)
 		snprintf(itv, sizeof(itv), "%ldms", m->interval_us / 1000);
 	else

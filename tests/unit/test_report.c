@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "engine.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -265,6 +266,48 @@ static void test_text(struct fixture *fx)
 	strbuf_free(&sb);
 }
 
+/* What was done to the JIT, in both reports; rows that may hold inlined callees marked. */
+static void test_inlining(struct fixture *fx)
+{
+	struct engine_jit_info fixed = { true, NULL, "--no-maglev-inlining", true, 4.3 };
+	struct engine_jit_info left = { false, "--leave-jit", "", false, 0 };
+	struct engine_jit_info nothing = { true, NULL, "", false, 0 };
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	fx->rw.jit = &fixed;
+	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, ",\"inlining\":{\"exact\":true,\"why_not\":null,\"v8_flags\":"
+		"\"--no-maglev-inlining\",\"deoptimized\":true,\"deopt_ms\":4.3}") != NULL,
+		"JSON: inlined functions exact, the flags and the deoptimization");
+	ok(!strstr(sb.data, "self_may_include_inlined"), "JSON: no row marked when exact");
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "Inlining: inlined functions have their own rows; V8 runs with "
+		"--no-maglev-inlining while ntop-js is attached; all code was deoptimized once at "
+		"attach (4 ms)\n") != NULL, "text: what was done, in one line");
+
+	strbuf_reset(&sb);
+	fx->rw.jit = &left;
+	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "\"exact\":false,\"why_not\":\"--leave-jit\"") != NULL,
+		"JSON: not exact, and why");
+	ok(strstr(sb.data, "{\"function\":\"fib\",\"url\":\"/srv/app.js\",\"line\":5,\"column\":11,"
+		"\"self_may_include_inlined\":true") != NULL, "JSON: a JS row says it may hold inlined callees");
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "Inlining: V8 left as it was (--leave-jit): SELF of rows marked + may "
+		"include functions V8 inlined into them\n") != NULL, "text: the caveat");
+	ok(strstr(sb.data, "+ /srv/app.js:5:11\n") != NULL, "text: the marked row");
+
+	strbuf_reset(&sb);
+	fx->rw.jit = &nothing;
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "Inlining:") == NULL, "text: nothing said when nothing was needed");
+	fx->rw.jit = NULL;
+	strbuf_free(&sb);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -272,6 +315,7 @@ int main(void)
 	fixture_init(&fx);
 	test_json(&fx);
 	test_text(&fx);
+	test_inlining(&fx);
 	fixture_free(&fx);
 	return done_testing();
 }

@@ -357,6 +357,16 @@ static void test_table(struct fixture *fx)
 	is_int(view_key(v, &fx->m, VK_ESC), VA_REDRAW, "Esc cancels a prompt");
 	is_int(view_key(v, &fx->m, 'q'), VA_QUIT, "after which q quits again");
 
+	/* With the JIT left as it was, the header says what self time may hold. */
+	fx->m.inlined_in_callers = true;
+	snprintf(fx->m.inlining_caveat, sizeof(fx->m.inlining_caveat), "--leave-jit");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 1), "SELF MAY INCLUDE INLINED CALLEES (--leave-jit)") != NULL,
+		"header: inlined callees may be in their callers' self time");
+	x = find_cell(&g, 1, "SELF MAY");
+	is_int(attr_at(&g, x, 1), GA_WARN, "as a warning");
+	fx->m.inlined_in_callers = false;
+
 	view_free(v);
 	grid_free(&g);
 }
