@@ -673,7 +673,7 @@ static void folded_frame(struct strbuf *sb, const struct calltree *t, uint32_t i
 		strbuf_puts(sb, i == 0 ? "(root)" : "(unknown)");
 		return;
 	}
-	folded_append(sb, fi->name[0] ? fi->name : "(anonymous)");
+	folded_append(sb, functab_display_name(fi));
 	if (fi->url[0]) {
 		strbuf_puts(sb, " (");
 		folded_append(sb, util_display_url(fi->url));

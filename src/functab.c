@@ -266,6 +266,15 @@ const struct func_info *functab_get(const struct functab *ft, uint32_t func)
 	return &ft->funcs[func];
 }
 
+const char *functab_display_name(const struct func_info *fi)
+{
+	if (fi->name[0])
+		return fi->name;
+	if (fi->kind != FUNC_JS || fi->url[0])
+		return "(anonymous)";
+	return fi->line < 0 ? "(native code)" : "(evaluated code)";
+}
+
 size_t functab_count(const struct functab *ft)
 {
 	return ft->n_funcs;

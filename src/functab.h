@@ -36,6 +36,10 @@ uint32_t functab_intern(struct functab *ft, const char *name, size_t name_len,
 	const char *url, size_t url_len, int32_t line, int32_t column);
 void functab_set_deopt(struct functab *ft, uint32_t func, const char *reason, size_t len);
 const struct func_info *functab_get(const struct functab *ft, uint32_t func);
+/* The name to show: the function's own, or for one without a name what it is: "(native
+ * code)" (no script, no position: a C++ function or builtin V8 does not name), "(evaluated
+ * code)" (a position but no script: eval, new Function, Runtime.evaluate), "(anonymous)". */
+const char *functab_display_name(const struct func_info *fi);
 size_t functab_count(const struct functab *ft);
 
 #endif

@@ -141,7 +141,7 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 		for (i = 0; i < n; i++) {
 			const struct alloc_site *s = &rw->alloc->sites[i];
 			const struct func_info *fi = functab_get(ft, s->func);
-			const char *name = fi && fi->name[0] ? fi->name : "(anonymous)";
+			const char *name = fi ? functab_display_name(fi) : "(anonymous)";
 			const char *url = fi ? util_display_url(fi->url) : "";
 
 			strbuf_puts(out, i ? ",{\"function\":" : "{\"function\":");
@@ -234,7 +234,7 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 	for (size_t i = 0; i < n; i++) {
 		const struct func_stat *fs = &w->funcs[i];
 		const struct func_info *fi = functab_get(ft, fs->func);
-		const char *name = fi && fi->name[0] ? fi->name : "(anonymous)";
+		const char *name = fi ? functab_display_name(fi) : "(anonymous)";
 		const char *url = fi ? util_display_url(fi->url) : "";
 
 		if (!fi)
@@ -392,7 +392,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			pct_of(fs->total_us, sampled),
 			c ? cumulative_self_us(c, fs->func) / 1000.0 : fs->self_us / 1000.0,
 			c ? cumulative_total_us(c, fs->func) / 1000.0 : fs->total_us / 1000.0);
-		text_column(out, fi->name[0] ? fi->name : "(anonymous)", REPORT_FUNC_COLS, false, true);
+		text_column(out, functab_display_name(fi), REPORT_FUNC_COLS, false, true);
 		strbuf_puts(out, rw->jit && !rw->jit->exact && fi->kind == FUNC_JS ? "+ " : "  ");
 		text_location(&loc, fi);
 		text_column(out, loc.data, REPORT_LOC_COLS, true, false);

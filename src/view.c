@@ -102,7 +102,7 @@ const char *view_func_name(const struct model *m, uint32_t func)
 
 	if (!fi || !fi->name)
 		return "(unknown)";
-	return fi->name[0] ? fi->name : "(anonymous)";
+	return functab_display_name(fi);
 }
 
 void view_func_location(const struct model *m, uint32_t func, bool with_column, char *out,

@@ -50,7 +50,7 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 		"window; a recursive function counts once per sample, so it never exceeds 100%%");
 	ENTRY("SELF(tot)", "time in the function's own code since attach or the last reset");
 	ENTRY("TOTAL(tot)", "time in the function and its callees since attach or the last reset");
-	ENTRY("FUNCTION", "the function's name; (anonymous) when it has none");
+	ENTRY("FUNCTION", "the function's name; without one, (native code), (evaluated code) or (anonymous)");
 	ENTRY("LOCATION", "file:line, counting lines from 1; long paths lose their start");
 	ENTRY("CPU line", "the sampled time split into JS (JavaScript), GC (garbage collector), "
 		"program (native and VM work outside JS) and idle (the event loop waiting)");

@@ -65,5 +65,20 @@ int main(void)
 
 	functab_free(ft);
 	functab_free(NULL);
+	{
+		struct functab *d = functab_create();
+		uint32_t nat = functab_intern(d, "", 0, "", 0, -1, -1);
+		uint32_t ev = functab_intern(d, "", 0, "", 0, 0, 9);
+		uint32_t an = functab_intern(d, "", 0, "file:///a.js", 12, 3, 4);
+		uint32_t named = functab_intern(d, "fib", 3, "", 0, -1, -1);
+		is_str(functab_display_name(functab_get(d, nat)), "(native code)",
+			"no name, no script, no position: native code");
+		is_str(functab_display_name(functab_get(d, ev)), "(evaluated code)",
+			"no name, no script, a position: evaluated code");
+		is_str(functab_display_name(functab_get(d, an)), "(anonymous)",
+			"no name in a script: anonymous");
+		is_str(functab_display_name(functab_get(d, named)), "fib", "a name is shown as it is");
+		functab_free(d);
+	}
 	return done_testing();
 }
