@@ -638,8 +638,10 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 		code = attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)pid);
 		goto out;
 	}
-	/* Node 24 names its main thread, and so the process, "MainThread": messages say node. */
-	if (strcmp(st.name, "MainThread") == 0 && procfs_looks_like_node(pid, &st))
+	/* Node 24 names its main thread, and so the process, "MainThread", and Node 26
+	 * "node-MainThread": messages say node. */
+	if ((strcmp(st.name, "MainThread") == 0 || strcmp(st.name, "node-MainThread") == 0) &&
+	    procfs_looks_like_node(pid, &st))
 		snprintf(st.name, sizeof st.name, "node");
 	if (st.state == 'Z' || st.state == 'X') {
 		code = attach_fail(cause, EXIT_NO_PROCESS, "PID %d has exited (a zombie waiting for "
