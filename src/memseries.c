@@ -81,6 +81,8 @@
 /* Too few majors: the troughs stand for the live heap only if no major collection left the
  * heap more than this share of the troughs' rise (or the rise limit) below their line. */
 #define GROWTH_TROUGH_GC_TOLERANCE 0.25
+/* Major collections that must confirm climbing troughs. */
+#define GROWTH_TROUGH_MIN_MAJORS 3
 
 struct slot {
 	uint32_t idx;                /* bucket number: floor(t / width); valid only if it matches */
@@ -562,16 +564,17 @@ static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
 }
 
 /* Too few major collections for their own line. The troughs may be garbage V8 put off
- * collecting; they stand for the live heap only if every major collection in the span left
+ * collecting; they stand for the live heap only over a span as long as the post-GC rule's
+ * (a program's heap grows while it warms up), if at least three major collections in it left
  * the heap close to the troughs' line, and the sizes after them rise one to the next. */
 static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
-	const struct fit *heap, double rise, double limit)
+	const struct fit *heap, double rise, double limit, double span_s)
 {
 	double tol = fmax(limit, GROWTH_TROUGH_GC_TOLERANCE * fabs(rise));
 	double pt[64], pu[64];
 	size_t n;
 
-	if (g->n < 2)
+	if (g->n < GROWTH_TROUGH_MIN_MAJORS || span_s < GROWTH_POST_GC_MIN_SPAN_S)
 		return false;
 	n = gcseries_points(gc, g->start_s, g->end_s, pt, pu, 64);
 	if (n < 2)
@@ -651,7 +654,8 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 		/* The profiler reported over the span, but too few major collections for their own
 		 * line: a rise of the troughs is believed only if the collections confirm it. */
 		out->basis = MEM_BASIS_TROUGHS_GC;
-		if (out->verdict == MEM_GROWING && !troughs_confirmed(s->gc, &g, &heap, rise, limit))
+		if (out->verdict == MEM_GROWING &&
+		    !troughs_confirmed(s->gc, &g, &heap, rise, limit, span_s))
 			out->verdict = MEM_UNKNOWN;
 	}
 	out->significant = out->verdict == MEM_GROWING || out->verdict == MEM_SHRINKING;

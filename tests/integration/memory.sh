@@ -5,24 +5,25 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 
-# ~1 MB/s retained (3.6 GB/h), accelerated so that a minute is enough.
+# ~1 MB/s retained (3.6 GB/h), accelerated so that a minute is enough (the growth rule wants
+# a span of a minute before it believes a rise).
 start_node leak --inspect-port=0 "$TARGETS/leak.js" 1000000
 start_node saw --inspect-port=0 "$TARGETS/sawtooth.js"
 wait_ready leak
 wait_ready saw
 truth=$(awk '{print $3}' "$WORK/leak.out")
 
-"$NTOP_JS" --pid "$leak_PID" -b --json -n 45 -d 1 --mem-interval 0.5 --growth-window 40 \
+"$NTOP_JS" --pid "$leak_PID" -b --json -n 70 -d 1 --mem-interval 0.5 --growth-window 60 \
 	--alloc --alloc-interval 12 -t 5 >"$WORK/leak.jsonl" 2>"$WORK/ntop-leak.err" &
 ntop1=$!
-"$NTOP_JS" --pid "$saw_PID" -b --json -n 45 -d 1 --mem-interval 0.5 --growth-window 40 \
+"$NTOP_JS" --pid "$saw_PID" -b --json -n 70 -d 1 --mem-interval 0.5 --growth-window 60 \
 	-t 5 >"$WORK/saw.jsonl" 2>"$WORK/ntop-saw.err" &
 ntop2=$!
 pids_to_kill="$pids_to_kill $ntop1 $ntop2"
 wait $ntop1
-ok $? "ntop-js ran 45 windows on the leaking target"
+ok $? "ntop-js ran 70 windows on the leaking target"
 wait $ntop2
-ok $? "ntop-js ran 45 windows on the stable target"
+ok $? "ntop-js ran 70 windows on the stable target"
 diag "$(cat "$WORK/ntop-leak.err" "$WORK/ntop-saw.err")"
 
 check "every window has mem with the required fields" jsonl_check "$WORK/leak.jsonl" '

@@ -536,6 +536,15 @@ static void test_post_gc(void)
 	is_str(mem_growth_basis_name(g.basis), "troughs+gc", "from the troughs, checked");
 	is_num(g.heap_bytes_per_hour, 360 * MB, 0.1 * 360 * MB, "its rate within 10 %%");
 
+	/* A program warming up: its heap grows for real for 40 s, with a major GC every 12 s,
+	 * each higher than the one before. Too short a span to call it growing. */
+	{
+		struct pg warming = { leak_heap, leak_after, 12 };
+		g = pg_growth(&warming, 40);
+		is_str(mem_verdict_name(g.verdict), "unknown",
+			"three rising majors in 40 s: unknown, not growing (a warm-up looks the same)");
+	}
+
 	g = pg_growth(&idle, 300);
 	is_str(mem_verdict_name(g.verdict), "stable", "no major GC at all and flat troughs: stable");
 	is_int(g.major_gcs, 0, "zero majors, known");
