@@ -115,7 +115,8 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		return;
 	if (json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {
-		jit_plan_leave("", "the target did not say its V8 version", &e->jit);
+		jit_plan_leave(jit_v8_of_node(e->target.node_version),
+			"the target did not say its V8 version", &e->jit);
 		jit_done(e);
 		return;
 	}

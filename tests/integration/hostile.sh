@@ -249,7 +249,7 @@ check "escapes: --json keeps the names, escaped" jsonl_check "$WORK/escapes/out"
 		l[0].top.some(f => f.function.startsWith("\u009b31m")) || JSON.stringify(l[0].top)'
 check "error-escape: the refusal is shown, cleaned" grep -q '?\[2J??31m refused' \
 	"$WORK/error-escape/err"
-check "long-names: the long name is cut" grep -q '^ .* nnnnnnnn*\.\.\. ' "$WORK/long-names/out"
+check "long-names: the long name is cut" grep -q '^ .* nnnnnnnn*\.\.\.[ +] ' "$WORK/long-names/out"
 long=$(awk 'length > 300' "$WORK/long-names/out" | wc -l)
 ok $([ "$long" -eq 0 ]; echo $?) "long-names: no report line is longer than 300 bytes"
 flood=$(sed -n 's/^flood-sent //p' "$WORK/event-flood/imp.out")
