@@ -358,10 +358,8 @@ static void engine_on_window_timer(void *ud)
 	}
 	e->end_pending = true;
 	if (e->eval_mode) {
-		const char *renew = engine_jit_renewal(e);
-		char lease[160] = "";
-		if (renew)
-			snprintf(lease, sizeof lease, "%s%.0f", renew, engine_jit_lease_s(e) * 1e3);
+		char lease[160];
+		engine_jit_renewal(e, lease, sizeof lease);
 		snprintf(expr, sizeof expr, "(function(c){c.profile('%s%llu');c.profileEnd('%s%llu')})"
 			"(" INSPECTOR_MODULE ".console)%s", e->title_prefix, e->seq + 1, e->title_prefix,
 			e->seq, lease);

@@ -71,6 +71,8 @@ static void jit_on_coverage_started(void *ud, enum session_outcome o, const stru
 
 static void jit_deopt(struct engine *e)
 {
+	if (e->state != ST_SETUP)
+		return; /* leaving already: nothing more to change */
 	if (!e->jit.deopt) {
 		jit_done(e);
 		return;
@@ -86,7 +88,6 @@ static void jit_on_flags_set(void *ud, enum session_outcome o, const struct prot
 
 	if (!engine_reply_ok(e, o, m, "v8.setFlagsFromString"))
 		return;
-	e->jit_flags_set = true;
 	jit_deopt(e);
 }
 
@@ -111,7 +112,7 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	char v8[64], flags[1024];
 	char expr[600];
 
-	if (!engine_reply_ok(e, o, m, "the V8 version check"))
+	if (!engine_reply_ok(e, o, m, "the V8 version check") || e->state != ST_SETUP)
 		return;
 	if (json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {
@@ -136,6 +137,9 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		"{clearInterval(s.t);v.setFlagsFromString('%s');delete g[k]}},5000);"
 		"if(s.t.unref)s.t.unref()})(" V8_MODULE ",globalThis,Symbol.for('ntop-js.jit'))",
 		e->jit.set, engine_jit_lease_s(e) * 1e3, e->jit.restore);
+	/* Marked at once: a leave that starts before the reply must still put them back (the
+	 * inspector runs the two evaluations in order). */
+	e->jit_flags_set = true;
 	engine_evaluate(e, expr, jit_on_flags_set);
 }
 
@@ -146,9 +150,13 @@ double engine_jit_lease_s(const struct engine *e)
 	return s > JIT_LEASE_MIN_S ? s : JIT_LEASE_MIN_S;
 }
 
-const char *engine_jit_renewal(const struct engine *e)
+void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 {
-	return e->jit_flags_set ? ";var s=" JIT_LEASE_KEY ";if(s)s.until=Date.now()+" : NULL;
+	out[0] = '\0';
+	/* In a function: a var at the top level of an evaluation would be a global of the app. */
+	if (e->jit_flags_set)
+		snprintf(out, outsz, ";(function(s){if(s)s.until=Date.now()+%.0f})(" JIT_LEASE_KEY ")",
+			engine_jit_lease_s(e) * 1e3);
 }
 
 void engine_jit_start(struct engine *e)

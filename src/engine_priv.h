@@ -83,7 +83,7 @@ struct engine {
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
 	struct jit_plan jit;          /* what the JIT step does to the target (engine_jit.c) */
-	bool jit_flags_set;           /* its flags were set: put them back at detach */
+	bool jit_flags_set;           /* its flags were sent: put them back at detach */
 	double jit_deopt_sent_s;
 	double jit_pause_ms;          /* how long the deoptimization took, reply to reply */
 };
@@ -106,10 +106,10 @@ void engine_jit_start(struct engine *e);
 /* At detach: puts back the flags the plan set, calling next with the reply. Returns false
  * (and does not call next) when there is nothing to put back. */
 bool engine_jit_restore(struct engine *e, session_reply_fn next);
-/* The lease on the flags, in seconds, and the code that renews it, to which the window
- * rotation appends the lease in milliseconds; NULL when no flags were set. */
+/* The lease on the flags, in seconds, and the code that renews it, for the window rotation
+ * to append to its evaluation ("" when no flags were set). */
 double engine_jit_lease_s(const struct engine *e);
-const char *engine_jit_renewal(const struct engine *e);
+void engine_jit_renewal(const struct engine *e, char *out, size_t outsz);
 /* Forgets the plan before a re-attach (--follow). */
 void engine_jit_reset(struct engine *e);
 

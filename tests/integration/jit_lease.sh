@@ -2,7 +2,8 @@
 # The V8 flags ntop-js sets for a session come back even when it cannot put them back itself:
 # killed with SIGKILL, it leaves a lease in the target that its windows renewed, and once the
 # lease lapses (a minute at these settings) a timer in the target puts the flags back and
-# removes itself. A polite exit puts them back at once (warm_accuracy.sh checks that).
+# removes itself; while ntop-js runs, its windows keep renewing the lease. A polite exit puts
+# them back at once (warm_accuracy.sh checks that).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 
@@ -18,6 +19,10 @@ check "the session set its flags and its lease" wait_for 20 has_line "lease on"
 set_line=$(grep -m 1 '^flags' "$WORK/target.out")
 diag "set: $set_line"
 check "the windows go on" wait_for 10 eval '[ "$(wc -l <"$WORK/out.jsonl")" -ge 2 ]'
+# Past the lease's minute: the windows renew it, so the flags stay set.
+sleep 70
+check "a session longer than the lease keeps its flags (the windows renew it)" \
+	eval '[ "$(flag_lines)" -eq 1 ] && has_line "lease on" && ! has_line "lease off"'
 { kill -KILL $ntop; wait $ntop; } 2>/dev/null
 t0=$(date +%s)
 sleep 5

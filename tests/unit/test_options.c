@@ -36,7 +36,11 @@ int main(void)
 	is_num(o.delay_s, 1.0, 0, "default delay 1 s");
 	is_int(o.interval_us, 1000, "default interval 1000 us");
 	is_num(o.timeout_s, 10.0, 0, "default timeout 10 s");
-	ok(!o.batch && !o.json && !o.no_eval, "flags off by default");
+	ok(!o.batch && !o.json && !o.no_eval && !o.leave_jit, "flags off by default");
+	options_free(&o);
+
+	is_int(parse(&o, &msg, "--pid", "7", "--leave-jit", NULL), 0, "--leave-jit parses");
+	ok(o.leave_jit && !o.no_eval, "and leaves the JIT alone, nothing else");
 	options_free(&o);
 
 	is_int(parse(&o, &msg, "-p", "5", "-i", "1"), 0, "tiny interval accepted");
@@ -93,5 +97,6 @@ int main(void)
 	is_int(parse(&o, &msg, "--help", NULL, NULL, NULL), 0, "--help parses");
 	ok(o.help, "help flag set");
 	ok(strstr(options_usage(), "--no-eval") != NULL, "usage lists --no-eval");
+	ok(strstr(options_usage(), "--leave-jit") != NULL, "usage lists --leave-jit");
 	return done_testing();
 }
