@@ -49,11 +49,31 @@ static void jit_done(struct engine *e)
 		engine_running(e);
 }
 
+/* A step's reply: true to go on. A step the target refuses (an error, an exception) is not
+ * worth ending the session for: the windows start, and say that inlined callees may be in
+ * their callers. No reply in time still ends it, as for any call. */
+static bool jit_step_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
+	const char *what)
+{
+	struct json_span exc;
+
+	if (o == SESSION_REPLY && (m->error.n || (m->result.n &&
+	    json_object_get(m->result, "exceptionDetails", &exc) == 1))) {
+		/* The flags already sent stay in the plan, to be put back at detach. */
+		e->jit.exact = false;
+		e->jit.deopt = false;
+		e->jit.caveat = what;
+		jit_done(e);
+		return false;
+	}
+	return engine_reply_ok(e, o, m, what);
+}
+
 static void jit_on_coverage_stopped(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
-	if (!engine_reply_ok(e, o, m, "Profiler.stopPreciseCoverage"))
+	if (!jit_step_ok(e, o, m, "the target refused to stop precise coverage"))
 		return;
 	e->jit_pause_ms = (util_now_mono_s() - e->jit_deopt_sent_s) * 1e3;
 	jit_done(e);
@@ -63,7 +83,7 @@ static void jit_on_coverage_started(void *ud, enum session_outcome o, const stru
 {
 	struct engine *e = ud;
 
-	if (!engine_reply_ok(e, o, m, "Profiler.startPreciseCoverage"))
+	if (!jit_step_ok(e, o, m, "the target refused precise coverage"))
 		return;
 	/* Back to best-effort coverage at once: the switch itself deoptimized everything. */
 	engine_call(e, "Profiler.stopPreciseCoverage", NULL, jit_on_coverage_stopped);
@@ -86,7 +106,7 @@ static void jit_on_flags_set(void *ud, enum session_outcome o, const struct prot
 {
 	struct engine *e = ud;
 
-	if (!engine_reply_ok(e, o, m, "v8.setFlagsFromString"))
+	if (!jit_step_ok(e, o, m, "the target refused v8.setFlagsFromString"))
 		return;
 	jit_deopt(e);
 }
@@ -112,7 +132,8 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	char v8[64], flags[1024];
 	char expr[600];
 
-	if (!engine_reply_ok(e, o, m, "the V8 version check") || e->state != ST_SETUP)
+	if (!jit_step_ok(e, o, m, "the target refused the V8 version check") ||
+	    e->state != ST_SETUP)
 		return;
 	if (json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {

@@ -28,6 +28,7 @@ struct bucket {
 	uint32_t n;
 	float tmin, tmax;  /* first and last collection, from the bucket's start */
 	double st, stt, sy, syy, sty;
+	double ymin;       /* the smallest heap left by a collection in the bucket */
 };
 
 struct tier {
@@ -126,6 +127,8 @@ static void tier_put(struct gcseries *g, struct tier *t, double t_s, double y)
 		b->tmin = (float)dt;
 	if (b->n == 0 || dt > b->tmax)
 		b->tmax = (float)dt;
+	if (b->n == 0 || y < b->ymin)
+		b->ymin = y;
 	if (b->n < UINT32_MAX)
 		b->n++;
 	b->st += dt;
@@ -208,9 +211,11 @@ bool gcseries_fit(const struct gcseries *g, double start_s, double end_s, struct
 	int64_t a, b, lo, hi;
 	double sn = 0, st = 0, stt = 0, sy = 0, syy = 0, sty = 0, sxx, sxy, syy_c, ss;
 
+	double mid_s, min1 = INFINITY, min2 = INFINITY;
+
 	f->n = 0;
 	f->start_s = f->end_s = f->first_s = f->last_s = NAN;
-	f->mean = f->slope_per_s = f->slope_se = NAN;
+	f->mean = f->slope_per_s = f->slope_se = f->floor_rise = NAN;
 	if (isnan(g->since_s) || isnan(g->last_s) || !isfinite(start_s) || !isfinite(end_s) ||
 	    g->last_s < end_s - GCSERIES_SILENT_S)
 		return false;
@@ -226,6 +231,7 @@ bool gcseries_fit(const struct gcseries *g, double start_s, double end_s, struct
 		a = lo;
 	if (b > hi)
 		b = hi;
+	mid_s = (f->start_s + f->end_s) / 2;
 	/* t is measured from the start of bucket a: the sums stay small */
 	for (int64_t idx = a; idx <= b; idx++) {
 		const struct bucket *k = tier_get(g, t, idx);
@@ -234,6 +240,10 @@ bool gcseries_fit(const struct gcseries *g, double start_s, double end_s, struct
 		if (!k)
 			continue;
 		n = (double)k->n;
+		if ((double)idx * t->width_s + k->st / n < mid_s)
+			min1 = fmin(min1, k->ymin);
+		else
+			min2 = fmin(min2, k->ymin);
 		if (isnan(f->first_s))
 			f->first_s = (double)idx * t->width_s + k->tmin;
 		f->last_s = (double)idx * t->width_s + k->tmax;
@@ -245,6 +255,8 @@ bool gcseries_fit(const struct gcseries *g, double start_s, double end_s, struct
 		sty += k->sty + off * k->sy;
 	}
 	f->n = (size_t)sn;
+	if (isfinite(min1) && isfinite(min2))
+		f->floor_rise = min2 - min1;
 	if (sn < 1)
 		return true;
 	f->mean = sy / sn;

@@ -20,6 +20,9 @@ struct gc_fit {
 	double mean;          /* mean heap used after them, bytes */
 	double slope_per_s;   /* least-squares slope, bytes per second; NAN when n < 3 */
 	double slope_se;      /* its standard error; NAN when n < 3 */
+	/* The smallest heap left in the second half of the span less the smallest in the first
+	 * (NAN when a half has none): what a leak raises and a program's own waves do not. */
+	double floor_rise;
 };
 
 struct gcseries *gcseries_create(void);

@@ -550,7 +550,12 @@ static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
 {
 	double span = g->end_s - g->start_s, rise = g->slope_per_s * span,
 		limit = fmax(GROWTH_MIN_RISE_BYTES, GROWTH_MIN_RISE_FRACTION * g->mean);
-	bool sig = fabs(g->slope_per_s) >= GROWTH_MIN_T * g->slope_se;
+	/* Significant, and seen in the smallest heaps too: a program whose live heap swings
+	 * (a batch built up, then dropped) leaves collections high or low by chance, and a run
+	 * of high ones late in the span tilts the line without raising the floor. */
+	bool sig = fabs(g->slope_per_s) >= GROWTH_MIN_T * g->slope_se &&
+		isfinite(g->floor_rise) && fabs(g->floor_rise) > limit &&
+		(g->floor_rise > 0) == (g->slope_per_s > 0);
 
 	out->basis = MEM_BASIS_POST_GC;
 	out->window_s = span;

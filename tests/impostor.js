@@ -252,6 +252,18 @@ class Conn {
 			this.sock.end();
 			return;
 		}
+		// ntop-js's JIT step: the version check, then the flags (jit-* scenarios answer as a
+		// Node 20 would; jit-evil with a version and flags full of escapes).
+		if (/versions\.v8/.test(expr) && scenario.startsWith('jit-')) {
+			const value = scenario === 'jit-evil' ?
+				{ v8: ESCAPES[0] + '11.3', flags: PWN_TITLE.repeat(500), cov: 'yes' } :
+				{ v8: '11.3.244.8-node.38', flags: '--inspect-port=0', cov: false };
+			this.reply(msg.id, { result: { type: 'object', value } });
+			return;
+		}
+		const flags = expr.match(/setFlagsFromString\('([^']*)'\)/);
+		if (flags)
+			log('flags ' + flags[1]);
 		if (/getHeapSpaceStatistics/.test(expr)) {
 			const name = scenario === 'escapes' ? ESCAPES[0] + 'space' : 'old_space';
 			if (scenario === 'bad-memory') {
@@ -375,6 +387,12 @@ class Conn {
 			return this.reply(id, { profile: this.profileFor(this.windowsEnded) });
 		case 'Runtime.evaluate':
 			return this.evaluate(msg);
+		case 'Profiler.startPreciseCoverage':
+		case 'Profiler.stopPreciseCoverage':
+			if (scenario === 'jit-v8-11' || (scenario === 'jit-refused' &&
+			    msg.method === 'Profiler.stopPreciseCoverage'))
+				return this.reply(id, {});
+			return this.error(id, `'${msg.method}' wasn't found`);
 		case 'Runtime.getHeapUsage':
 			if (scenario === 'bad-memory')
 				return this.reply(id, { usedSize: 'lots', totalSize: -1, extra: [PWN_TITLE] });

@@ -480,6 +480,13 @@ static double leak_after(double t)
 	return 30 * MB + (1 * MB) * t / 10 + 0.3 * MB * rng_uniform();
 }
 
+/* A live heap that swings: most collections come mid-batch and leave more and more, but one
+ * in four comes right after a batch was dropped and leaves the same 6 MB. */
+static double swing_after(double t)
+{
+	return fmod(t, 20) < 5 ? 6 * MB : 6 * MB + 0.5 * MB * t;
+}
+
 static double flat_heap(double t)
 {
 	return 40 * MB + 5 * MB * fmod(t, 7) / 7;
@@ -535,6 +542,15 @@ static void test_post_gc(void)
 		"a leak with a major GC every 80 s, each on the troughs' line and higher: growing");
 	is_str(mem_growth_basis_name(g.basis), "troughs+gc", "from the troughs, checked");
 	is_num(g.heap_bytes_per_hour, 360 * MB, 0.1 * 360 * MB, "its rate within 10 %%");
+
+	{
+		struct pg swing = { waves_heap, swing_after, 5 };
+		g = pg_growth(&swing, 300);
+		is_str(mem_verdict_name(g.verdict), "stable",
+			"majors that climb while the smallest stays at 6 MB: stable, not growing");
+		is_str(mem_growth_basis_name(g.basis), "post-gc", "read from the major collections");
+		ok(g.heap_bytes_per_hour > 0 && !g.significant, "a rising line, not significant");
+	}
 
 	/* A program warming up: its heap grows for real for 40 s, with a major GC every 12 s,
 	 * each higher than the one before. Too short a span to call it growing. */
