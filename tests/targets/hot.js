@@ -1,9 +1,9 @@
 // A target with two known hot functions: hotMain burns 6 ms and hotSide 2 ms per cycle, both
 // called from tick; the rest of each cycle is idle. Prints "ready".
 'use strict';
-// A fixed call tree for the tests: no inlining (TurboFan; Maglev from V8 11) and no Maglev OSR
-// (V8 12+: Node 24 charges OSR code compiled before the profile started to the caller).
-require('v8').setFlagsFromString('--no-turbo-inlining --no-maglev-inlining --no-maglev-osr'.split(' ').slice(0, parseInt(process.versions.v8) - 9).join(' '));
+// A fixed call tree for the UI tests: no inlining (TurboFan; Maglev from V8 11) and no Maglev
+// OSR (V8 12+); warm.js runs the same functions with V8's default flags (HOT_DEFAULT_FLAGS).
+if (!process.env.HOT_DEFAULT_FLAGS) require('v8').setFlagsFromString('--no-turbo-inlining --no-maglev-inlining --no-maglev-osr'.split(' ').slice(0, parseInt(process.versions.v8) - 9).join(' '));
 function hotMain() {
 	const end = performance.now() + 6;
 	let x = 0;
