@@ -39,7 +39,8 @@
 #define GC_MAX_MAJORS 512
 #define GC_MAX_MAJORS_JS "512"
 static const char mem_detail_head[] =
-	"(function(){var v=process.getBuiltinModule?process.getBuiltinModule('v8'):require('v8');"
+	"(function ntopJsMemory(){"
+	"var v=process.getBuiltinModule?process.getBuiltinModule('v8'):require('v8');"
 	"var m=process.memoryUsage(),g=null;"
 	"if(typeof v.GCProfiler==='function')try{var K=" GC_KEY ",all=globalThis[K],id='";
 static const char mem_detail_tail[] =

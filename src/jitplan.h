@@ -4,8 +4,9 @@
  * V8's profiler builds a sample's inlined frames from source positions that an optimizing
  * compiler records only while a profiler runs. Code optimized before the attach has none,
  * so the time of a function inlined into it is charged to its caller. And some compilers lose
- * inlined frames even under a running profile: TurboFan up to V8 12 (Node 18-22) when it
- * inlines a callback chain, Maglev in V8 13 (Node 24) always. The plan therefore switches
+ * inlined frames even under a running profile: TurboFan up to V8 13 (Node 18-24) for some
+ * code (a timer's callback chain, an express route's helpers), Maglev in V8 13 (Node 24)
+ * always. The plan therefore switches
  * off the inlining that loses frames, for the session only, and deoptimizes all code once
  * the profiler runs, so that hot code is optimized again with its frames. At detach the
  * flags are put back; the code keeps whatever it was compiled with until V8 recompiles it. */

@@ -29,8 +29,8 @@ int main(void)
 	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "Node 22: both inlinings off");
 
 	jit_plan_make("13.6.233.17-node.53", "", false, &p);
-	is_str(p.set, "--no-maglev-inlining", "Node 24: only Maglev's inlining off");
-	is_str(p.restore, "--maglev-inlining", "Node 24: back on at detach");
+	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "Node 24: both inlinings off");
+	is_str(p.restore, "--turbo-inlining --maglev-inlining", "Node 24: both back at detach");
 	ok(p.deopt && p.exact, "Node 24: deoptimized, then exact");
 
 	jit_plan_make("14.6.202.34-node.34", "", false, &p);
