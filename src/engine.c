@@ -403,8 +403,8 @@ static void engine_start_first_window(struct engine *e)
 	char expr[512];
 
 	if (e->eval_mode) {
-		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profile('%s%llu')})(" INSPECTOR_MODULE
-			".console)", e->title_prefix, e->seq);
+		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profile('%s%llu')})("
+			INSPECTOR_MODULE ".console)", e->title_prefix, e->seq);
 		engine_evaluate(e, expr, engine_on_first_started);
 	} else {
 		engine_call(e, "Profiler.start", NULL, engine_on_first_started);
@@ -629,8 +629,8 @@ static void engine_on_jit_restored(void *ud, enum session_outcome o, const struc
 	if (o == SESSION_CLOSED)
 		return;
 	if (o != SESSION_REPLY || m->error.n) {
-		char *msg = xstrdup("the target's V8 flags could not be put back: its inlining may stay "
-			"off until it restarts.");
+		char *msg = xasprintf("the target's V8 flags could not be put back now: the target "
+			"puts them back itself within %.0f s.", engine_jit_lease_s(e));
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}
