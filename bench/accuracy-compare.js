@@ -17,7 +17,8 @@
 //                   self_ms, and the busy time the sum of window_ms x (js_pct + gc_pct +
 //                   program_pct) / 100
 //   --ntop-profile  ntop-js -o output
-// Prints a table of the reference's top N functions (default 8) and a line
+// Prints a table of the reference's top N functions (default 8), then, marked +, those of
+// ntop-js's top N that are not among them (where misplaced time went), and a line
 // "top-K share error: max X points" for K = --worst (default 5); --json-out appends a JSON
 // summary line.
 const fs = require('fs');
@@ -112,6 +113,19 @@ ranked.forEach((k, i) => {
 	console.log(`| ${row.join(' | ')} |`);
 });
 if (!nt) process.exit(0);
+// Where the time went instead: ntop-js's own top functions that are not in the list.
+if (nt) {
+	const shown = new Set(ranked);
+	const theirs = [...nt.self.entries()].sort((x, y) => y[1] - x[1]).slice(0, TOP).map(([k]) => k);
+	for (const k of theirs.filter((x) => !shown.has(x))) {
+		const r = pct(ref, k), n = pct(nt, k);
+		const row = ['+', k.replace(/^(.*) (?:file:\/\/)?\/.*\/([^/]+:\d+)$/, '$1 $2'), f1(r)];
+		if (refd) row.push(f1(pct(refd, k)));
+		row.push(f1(n), f1(n - r));
+		if (ntp) row.push(f1(pct(ntp, k)), f1(pct(ntp, k) - r));
+		console.log(`| ${row.join(' | ')} |`);
+	}
+}
 const maxOf = (v) => Math.max(...v.slice(0, WORST));
 const summary = { label: a.label, ntop_max_err: +maxOf(errs.ntop).toFixed(1),
 	profile_max_err: ntp ? +maxOf(errs.prof).toFixed(1) : null,
