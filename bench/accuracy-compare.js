@@ -35,6 +35,7 @@ const TOP = Number(a.top), WORST = Number(a.worst);
 // ntop-js shows file:// URLs as paths, and no line (null) where V8 has none (-1 + 1 = 0).
 const key = (name, url, line) =>
 	`${name || '(anonymous)'} ${(url || '').replace(/^file:\/\//, '')}:${line == null || line < 1 ? '' : line}`;
+const NAMED = new Set(['(native code)', '(evaluated code)']);
 const SPECIAL = new Set(['(garbage collector)', '(program)', '(idle)', '(root)']);
 
 // Self time per key of a .cpuprofile, only samples inside [T0, T1].
@@ -74,7 +75,10 @@ function ntopShares(file) {
 		self.set('(program)', (self.get('(program)') || 0) + w.window_ms * c.program_pct / 100);
 		for (const f of w.top) {
 			if (SPECIAL.has(f.function)) continue;
-			const k = key(f.function, f.url, f.line);
+			// Newer ntop-js names V8's nameless native and evaluated frames; the profiles
+			// leave the name empty.
+			const name = NAMED.has(f.function) && !f.url ? '' : f.function;
+			const k = key(name, f.url, f.line);
 			self.set(k, (self.get(k) || 0) + f.self_ms);
 		}
 	}

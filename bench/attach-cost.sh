@@ -4,7 +4,7 @@
 #
 # Usage: bench/attach-cost.sh [-t TARGETS] [-w WARM] [-b BASE] [-a SECS] [-N NODE_MAJOR]
 #                             [-x 'NTOP_JS_ARGS'] [NTOP_JS_BINARY_OR_BUILD_DIR]
-#   -t TARGETS  any of "many express big" (default all three)
+#   -t TARGETS  any of "many express big tsc" (default all four)
 #   -w WARM     seconds of warm-up under load before the baseline (default 15)
 #   -b BASE     seconds of baseline, no profiler (default 10)
 #   -a SECS     seconds with ntop-js attached (default 30)
@@ -21,6 +21,9 @@
 #            connections, the whole run); ops = requests answered
 #   big      many-functions.js --functions 100000 --heap-mb 2000 --busy 50, with
 #            --max-old-space-size=4096: a large application (about 2.5 GB of RAM)
+#   tsc      bench/targets/tsc-loop.js: the TypeScript compiler checking 300 generated files
+#            in a loop (about one check a second, so its per-second numbers are coarse: a
+#            line covers the checks that ended in it); ops = checks
 # Each target prints a line per second: ops, its CPU time and the worst event-loop stall of
 # that second. Reported per target, against the baseline seconds just before the attach:
 #   attach stall   the worst stall of the first 3 s after ntop-js started, next to the
@@ -35,7 +38,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
 
-targets="many express big"
+targets="many express big tsc"
 warm=15
 base=10
 secs=30
@@ -58,7 +61,7 @@ bench_check_tools "$NODE"
 tnode=$NODE
 [ -z "$major" ] || tnode=$(bench_node_bin "$major")
 read -ra extra_args <<<"$extra"
-case " $targets " in *" express "*)
+case " $targets " in *" express "* | *" tsc "*)
 	deps=$(bench_npm_deps)
 	export NODE_PATH="$deps/node_modules" ;;
 esac
@@ -93,6 +96,8 @@ for t in $targets; do
 	big) "$tnode" --max-old-space-size=4096 --inspect-port=127.0.0.1:0 \
 		"$BENCH_TARGETS/many-functions.js" --functions 100000 --heap-mb 2000 --busy 50 --out "$out" \
 		2>"$bench_tmp/$t.err" & ;;
+	tsc) "$tnode" --inspect-port=127.0.0.1:0 "$BENCH_TARGETS/tsc-loop.js" --dir "$bench_tmp/tsproj" \
+		--files 300 --out "$out" 2>"$bench_tmp/$t.err" & ;;
 	*) bench_die "unknown target $t" ;;
 	esac
 	tpid=$!
