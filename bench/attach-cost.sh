@@ -161,7 +161,8 @@ for t in $targets; do
 		console.log(`${name}: stall ms: baseline median ${med(bs).toFixed(1)}, p95 ${p95(bs).toFixed(1)}, max ${Math.max(...bs).toFixed(1)};` +
 			` attach (first 3 s) ${attach.toFixed(1)}; detach (3 s after) ${detach.toFixed(1)}; attached, seconds 4+: median` +
 			` ${med(after.slice(3).map(stall)).toFixed(1)}, max ${Math.max(...after.slice(3).map(stall)).toFixed(1)}`);
-		require("fs").appendFileSync(process.argv[6], [name, med(baseL.map(rate)).toFixed(0), p95(bs).toFixed(1), attach.toFixed(1),
+		const br = med(baseL.map(rate));
+		require("fs").appendFileSync(process.argv[6], [name, br.toFixed(br < 100 ? 2 : 0), p95(bs).toFixed(1), attach.toFixed(1),
 			detach.toFixed(1), w.first.toFixed(0), w.steady.toFixed(1), w.settled, c.first.toFixed(0), c.steady.toFixed(1), c.settled].join(" ") + "\n");
 	' "$out" "$t" "$((l0 + warm))" "$attach_at" "$detach_at" "$results"
 	echo
