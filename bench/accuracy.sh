@@ -178,6 +178,7 @@ done
 
 say ""
 say "summary (top-5 share error, percentage points of busy time, against the no-inlining reference):"
+# shellcheck disable=SC2016 # JavaScript, not shell
 "$NODE" -e '
 	for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)) {
 		const s = JSON.parse(l);

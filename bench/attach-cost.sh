@@ -67,6 +67,7 @@ case " $targets " in *" express "* | *" tsc "*)
 esac
 
 echo "== attach cost: stall at attach and slowdown after it"
+# shellcheck disable=SC2016 # the quotes are printed, $extra expands
 echo "reproduce: NTOP_JS=$ntop bench/attach-cost.sh -t '$targets' -w $warm -b $base -a $secs${major:+ -N $major}${extra:+ -x '$extra'}"
 echo "targets run on $("$tnode" --version); ntop-js: $("$ntop" --version | head -n 1)"
 bench_machine

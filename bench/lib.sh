@@ -152,11 +152,11 @@ bench_node_bin() {
 # bench_noinline_flags NODE_BINARY: the flags, among --no-turbo-inlining and
 # --no-maglev-inlining, that this binary accepts (Node 18 has no Maglev).
 bench_noinline_flags() {
-	local f out=()
+	local f found=()
 	for f in --no-turbo-inlining --no-maglev-inlining; do
-		"$1" "$f" -e 0 >/dev/null 2>&1 && out+=("$f")
+		"$1" "$f" -e 0 >/dev/null 2>&1 && found+=("$f")
 	done
-	echo "${out[*]}"
+	echo "${found[*]}"
 }
 
 # bench_npm_deps: install the npm packages pinned by bench/npm/package-lock.json (express,
