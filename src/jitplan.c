@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The newest V8 major version measured (Node 26); newer ones are left alone, and said so. */
+#define JIT_V8_MEASURED 14
+
 int jit_v8_major(const char *v8_version)
 {
 	char *end;
@@ -92,12 +95,11 @@ static void jit_plan_switch_off(struct jit_plan *p, const char *flags, const cha
 
 void jit_plan_leave(const char *v8_version, const char *why, struct jit_plan *p)
 {
-	int major = jit_v8_major(v8_version);
-
+	(void)v8_version;
 	memset(p, 0, sizeof *p);
-	/* V8 14 (Node 26) kept every inlined frame in every run measured, warm or not. */
-	p->exact = major >= 14;
-	p->caveat = p->exact ? NULL : why;
+	/* Every version measured (V8 10 to 14, Node 18 to 26) loses inlined frames somewhere. */
+	p->exact = false;
+	p->caveat = why;
 }
 
 void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,
@@ -109,19 +111,20 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 		jit_plan_leave(v8_version, "unknown V8 version", p);
 		return;
 	}
-	jit_plan_leave(v8_version, NULL, p);
-	if (p->exact)
+	if (major > JIT_V8_MEASURED) {
+		jit_plan_leave(v8_version, "V8 newer than ntop-js knows", p);
 		return;
+	}
+	jit_plan_leave(v8_version, NULL, p);
 	if (coverage_on) {
 		jit_plan_leave(v8_version, "precise coverage is on (NODE_V8_COVERAGE)", p);
 		return;
 	}
-	/* TurboFan up to V8 13 drops the frames of some code it inlines even under a running
-	 * profile (a timer's callback chain; an express route's helpers on V8 13 too). Maglev
-	 * (V8 11 on) in V8 13 keeps no inlined frames at all; before V8 13 it inlines little,
-	 * but the flag costs nothing. */
-	if (major <= 13)
-		jit_plan_switch_off(p, target_flags, "turbo-inlining");
+	/* TurboFan drops the frames of some code it inlines even under a running profile (a
+	 * timer's callback chain up to V8 13; an express route's helpers on every version to
+	 * V8 14). Maglev (V8 11 on) in V8 13 keeps no inlined frames at all (fixed in V8 15);
+	 * before V8 13 it inlines little, but the flag costs nothing. */
+	jit_plan_switch_off(p, target_flags, "turbo-inlining");
 	if (major >= 11)
 		jit_plan_switch_off(p, target_flags, "maglev-inlining");
 	p->deopt = true;

@@ -17,8 +17,7 @@ versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 expected_flags() { # expected_flags VERSION: what jitplan sets on that line
 	case $1 in
 	18*) echo "--no-turbo-inlining" ;;
-	20* | 22* | 24*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
-	*) echo "" ;;
+	*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
 	esac
 }
 restore_flags() { # restore_flags SET-FLAGS

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Right answers on a real program: an express 5 server (bench/targets/express-app.js) under
+# autocannon, warmed 10 s with V8's default flags, then attached by PID, on every Node version
+# of the matrix. The reference (bench/accuracy.sh, doc/benchmarks.md section 8: a from-start
+# profile with inlining off) puts 4-8 % of the busy time in mix32 and 4-13 % in hashBuffer,
+# the /hash route's helpers, and 0.1 % in express's handleRequest. When V8's inlined frames
+# are lost, the helpers read 0.0 % and their time lands on the route's handler and on
+# handleRequest (4-12 %). express, autocannon and typescript are pinned by bench/npm and
+# installed once into ~/.cache/ntop-js/npm.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
+warm=${NTOP_WARM_S:-10}
+
+if ! deps=$(bash -c ". '$top_srcdir/bench/lib.sh' && bench_npm_deps" 2>"$WORK/npm.log"); then
+	if [ "$required" -eq 1 ]; then
+		ok 1 "the pinned npm packages installed: $(tail -n 3 "$WORK/npm.log")"
+		done_testing
+		exit
+	fi
+	skip_all "the pinned npm packages could not be installed"
+fi
+export NODE_PATH=$deps/node_modules
+
+# shares FILE: self time of each function, windows 2.., as % of the busy time (no idle)
+shares_js='
+	const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map(JSON.parse);
+	const s = {}; let busy = 0;
+	for (const w of l.slice(1)) {
+		busy += w.window_ms * (100 - w.cpu.idle_pct) / 100;
+		for (const f of w.top) { const k = f.function + " " + f.url.replace(/.*\//, "") + ":" + f.line; s[k] = (s[k] || 0) + f.self_ms; }
+	}
+	const pct = re => Object.entries(s).filter(([k]) => re.test(k)).reduce((a, [, v]) => a + v, 0) * 100 / busy;'
+
+for v in $versions; do
+	matrix_node "$v" || continue
+	t="node $("$nb" --version):"
+	tag=${v//[^0-9A-Za-z]/_}
+	NODE=$nb start_node "app$tag" --inspect-port=0 "$top_srcdir/bench/targets/express-app.js"
+	wait_for 10 grep -q '"event":"ready"' "$WORK/app$tag.out"
+	port=$(sed -n 's/.*"event":"ready","port":\([0-9]*\).*/\1/p' "$WORK/app$tag.out" | head -n 1)
+	NODE=$nb start_node "load$tag" "$top_srcdir/bench/targets/load.js" "http://127.0.0.1:$port" 4 \
+		$((warm + 15))
+	sleep "$warm"
+	pv=app${tag}_PID
+	"$NTOP_JS" --pid "${!pv}" -b --json -n 6 -d 1 -t 40 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
+	ok $? "$t ntop-js attached to the warm express server and ran 6 windows"
+	"$NODE" -e "$shares_js"'
+		console.log("# mix32 " + pct(/^mix32 /).toFixed(1) + " %, hashBuffer " + pct(/^hashBuffer /).toFixed(1) +
+			" %, handleRequest " + pct(/^handleRequest layer.js/).toFixed(1) + " %, the /hash handler " +
+			pct(/^\(anonymous\) express-app.js:10[67]$/).toFixed(1) + " %");' "$WORK/$tag.jsonl"
+	check "$t mix32 and hashBuffer, inlined into the /hash route, each have 1.5 % or more" \
+		"$NODE" -e "$shares_js"'
+		const r = [pct(/^mix32 /), pct(/^hashBuffer /)]; if (!(r[0] >= 1.5 && r[1] >= 1.5)) { console.error(r); process.exit(1); }' \
+		"$WORK/$tag.jsonl"
+	check "$t express's handleRequest keeps under 2 % as self time (the reference: 0.1 %)" \
+		"$NODE" -e "$shares_js"'
+		const r = pct(/^handleRequest layer.js/); if (!(r < 2)) { console.error(r); process.exit(1); }' \
+		"$WORK/$tag.jsonl"
+	kill "${!pv}" 2>/dev/null
+	lv=load${tag}_PID
+	kill "${!lv}" 2>/dev/null
+	wait "${!pv}" "${!lv}" 2>/dev/null
+done
+done_testing
