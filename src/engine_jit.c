@@ -130,7 +130,7 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	struct engine *e = ud;
 	struct json_span res, val, cov;
 	char v8[64], flags[1024];
-	char expr[600];
+	char expr[1024];
 
 	if (!jit_step_ok(e, o, m, "the target refused the V8 version check") ||
 	    e->state != ST_SETUP)
@@ -150,14 +150,19 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		jit_deopt(e);
 		return;
 	}
-	/* The flags come from jitplan's own table, never from the target. If ntop-js goes away
-	 * without putting them back (killed, the connection lost), a lease in the target does it:
-	 * every window renews it, and an unref'd timer there restores the flags once it lapses. */
-	snprintf(expr, sizeof expr, "(function(v,g,k){v.setFlagsFromString('%s');"
-		"var s=g[k]={until:Date.now()+%.0f};s.t=setInterval(function(){if(Date.now()>s.until)"
-		"{clearInterval(s.t);v.setFlagsFromString('%s');delete g[k]}},5000);"
-		"if(s.t.unref)s.t.unref()})(" V8_MODULE ",globalThis,Symbol.for('ntop-js.jit'))",
-		e->jit.set, engine_jit_lease_s(e) * 1e3, e->jit.restore);
+	/* The flags come from jitplan's own table, never from the target. V8 cannot be asked for
+	 * a flag's value, but cachedDataVersionTag() hashes the flags: a flag whose switching
+	 * changes it was on, and only those are put back (the app may have switched one off at
+	 * run time). The target keeps that list in a lease: if ntop-js goes away without putting
+	 * them back (killed, the connection lost), an unref'd timer there does it once the lease,
+	 * renewed by every window, lapses. */
+	snprintf(expr, sizeof expr, "(function(v,g,k){var t=v.cachedDataVersionTag,l='%s'.split(' '),"
+		"r=[];for(var i=0;i<l.length;i++){var a=t();v.setFlagsFromString('--no-'+l[i].slice(2));"
+		"if(t()!==a)r.push(l[i])}var s=g[k]={until:Date.now()+%.0f,r:r.join(' ')};"
+		"s.t=setInterval(function(){if(Date.now()>s.until){clearInterval(s.t);"
+		"if(s.r)v.setFlagsFromString(s.r);delete g[k]}},5000);if(s.t.unref)s.t.unref();"
+		"return s.r})(" V8_MODULE ",globalThis,Symbol.for('ntop-js.jit'))",
+		e->jit.restore, engine_jit_lease_s(e) * 1e3);
 	/* Marked at once: a leave that starts before the reply must still put them back (the
 	 * inspector runs the two evaluations in order). */
 	e->jit_flags_set = true;
@@ -195,12 +200,13 @@ bool engine_jit_restore(struct engine *e, session_reply_fn next)
 {
 	char expr[400];
 
-	if (!e->jit_flags_set || !e->jit.restore[0] || !e->sess)
+	if (!e->jit_flags_set || !e->sess)
 		return false;
 	e->jit_flags_set = false;
+	/* What goes back is what the target noted it switched off (above). */
 	snprintf(expr, sizeof expr, "(function(v,g,k){var s=g[k];if(s){clearInterval(s.t);"
-		"delete g[k]}v.setFlagsFromString('%s')})(" V8_MODULE ",globalThis,"
-		"Symbol.for('ntop-js.jit'))", e->jit.restore);
+		"delete g[k];if(s.r)v.setFlagsFromString(s.r)}})(" V8_MODULE ",globalThis,"
+		"Symbol.for('ntop-js.jit'))");
 	engine_evaluate(e, expr, next);
 	return e->state != ST_DONE;
 }

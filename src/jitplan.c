@@ -122,10 +122,11 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 	}
 	/* TurboFan drops the frames of some code it inlines even under a running profile (a
 	 * timer's callback chain up to V8 13; an express route's helpers on every version to
-	 * V8 14). Maglev (V8 11 on) in V8 13 keeps no inlined frames at all (fixed in V8 15);
-	 * before V8 13 it inlines little, but the flag costs nothing. */
+	 * V8 14). Maglev in V8 13 keeps no inlined frames at all (fixed in V8 15); it runs by
+	 * default from V8 12 (Node 22), and V8 11 does not even count its flags in the hash
+	 * that tells whether a flag was on (engine_jit.c). */
 	jit_plan_switch_off(p, target_flags, "turbo-inlining");
-	if (major >= 11)
+	if (major >= 12)
 		jit_plan_switch_off(p, target_flags, "maglev-inlining");
 	p->deopt = true;
 	p->exact = true;

@@ -17,7 +17,7 @@
 
 struct jit_plan {
 	char set[128];       /* flags for v8.setFlagsFromString at attach; "" for none */
-	char restore[128];   /* the flags that put them back at detach; "" for none */
+	char restore[128];   /* the flags that put them back, of those that were on ("" none) */
 	bool deopt;          /* deoptimize all code once the profiler runs */
 	bool exact;          /* inlined callees keep their own rows once the plan is carried out */
 	const char *caveat;  /* when !exact: why, in a few words; else NULL */

@@ -261,9 +261,15 @@ class Conn {
 			this.reply(msg.id, { result: { type: 'object', value } });
 			return;
 		}
-		const flags = expr.match(/setFlagsFromString\('([^']*)'\)/);
-		if (flags)
-			log('flags ' + flags[1]);
+		// Switching the inlining flags off: the flags to try; every one is said to have been on.
+		const off = expr.match(/l='([^']*)'\.split/);
+		if (off) {
+			log('switch-off ' + off[1]);
+			this.reply(msg.id, { result: { type: 'string', value: off[1] } });
+			return;
+		}
+		if (/var s=g\[k\];if\(s\)\{clearInterval/.test(expr))
+			log('put-back');
 		if (/getHeapSpaceStatistics/.test(expr)) {
 			const name = scenario === 'escapes' ? ESCAPES[0] + 'space' : 'old_space';
 			if (scenario === 'bad-memory') {

@@ -233,22 +233,22 @@ check_all "$CASES"
 check_all "$HEAVY"
 
 # Case by case, what the table cannot say.
-check "jit-v8-11: the inlining flags of V8 11 for the session, the deopt, then the flags back" \
-	diff <(printf 'flags %s\ncall %s\ncall %s\nflags %s\n' '--no-turbo-inlining --no-maglev-inlining' \
-		Profiler.startPreciseCoverage Profiler.stopPreciseCoverage '--turbo-inlining --maglev-inlining') \
-	<(grep -E '^flags |^call Profiler\.(start|stop)PreciseCoverage' "$WORK/jit-v8-11/imp.out")
+check "jit-v8-11: the inlining flag of V8 11 for the session, the deopt, then the flag back" \
+	diff <(printf 'switch-off %s\ncall %s\ncall %s\nput-back\n' '--turbo-inlining' \
+		Profiler.startPreciseCoverage Profiler.stopPreciseCoverage) \
+	<(grep -E '^switch-off |^put-back|^call Profiler\.(start|stop)PreciseCoverage' "$WORK/jit-v8-11/imp.out")
 check "jit-v8-11: the windows say so" jsonl_check "$WORK/jit-v8-11/out" \
 	'l => l.every(w => w.inlining.exact && w.inlining.deoptimized &&
-		w.inlining.v8_flags === "--no-turbo-inlining --no-maglev-inlining") || l[0].inlining'
+		w.inlining.v8_flags === "--no-turbo-inlining") || l[0].inlining'
 check "jit-refused: a refused deoptimization does not end the session, and is said" \
 	jsonl_check "$WORK/jit-refused/out" 'l => l.every(w => !w.inlining.exact &&
 		w.inlining.why_not === "the target refused precise coverage" &&
 		w.top.every(f => f.function.startsWith("(") || f.self_may_include_inlined)) || l[0].inlining'
-check "jit-refused: the flags set before it are put back" grep -qx 'flags --turbo-inlining --maglev-inlining' \
+check "jit-refused: the flags set before it are put back" grep -qx 'put-back' \
 	"$WORK/jit-refused/imp.out"
 check "jit-evil: a version that is not one changes nothing" jsonl_check "$WORK/jit-evil/out" \
 	'l => l.every(w => !w.inlining.exact && w.inlining.why_not === "unknown V8 version") || l[0].inlining'
-ok $(! grep -q '^flags' "$WORK/jit-evil/imp.out"; echo $?) "jit-evil: and sets no flag"
+ok $(! grep -q '^switch-off' "$WORK/jit-evil/imp.out"; echo $?) "jit-evil: and sets no flag"
 port=$(cat "$WORK/list-foreign-host/port")
 check "list-foreign-host: the websocket went to the address ntop-js was given, not the listed one" \
 	grep -qx "upgrade /0f2c9b43-7d0e-4f8e-9d51-5d7e4c1a2b3c-foreign host=127.0.0.1:$port" \

@@ -16,20 +16,31 @@ wait_ready target
 ntop=$!
 pids_to_kill="$pids_to_kill $ntop"
 check "the session set its flags and its lease" wait_for 20 has_line "lease on"
-set_line=$(grep -m 1 '^flags' "$WORK/target.out")
-diag "set: $set_line"
+n_set=$(flag_lines)
+want="flags $(grep '^flags' "$WORK/target.out" | sed 's/^flags --no-/--/' | tr '\n' ' ' | sed 's/ $//')"
+diag "set: $(grep '^flags' "$WORK/target.out" | tr '\n' ' ')"
 check "the windows go on" wait_for 10 eval '[ "$(wc -l <"$WORK/out.jsonl")" -ge 2 ]'
 # Past the lease's minute: the windows renew it, so the flags stay set.
 sleep 70
 check "a session longer than the lease keeps its flags (the windows renew it)" \
-	eval '[ "$(flag_lines)" -eq 1 ] && has_line "lease on" && ! has_line "lease off"'
+	eval '[ "$(flag_lines)" -eq "$n_set" ] && has_line "lease on" && ! has_line "lease off"'
 { kill -KILL $ntop; wait $ntop; } 2>/dev/null
 t0=$(date +%s)
 sleep 5
-check "the flags stay set while the lease runs" eval '[ "$(flag_lines)" -eq 1 ]'
+check "the flags stay set while the lease runs" eval '[ "$(flag_lines)" -eq "$n_set" ]'
 check "once the lease lapses, the target puts the flags back itself" wait_for 80 has_line "lease off"
 diag "after $(( $(date +%s) - t0 )) s: $(grep '^flags' "$WORK/target.out" | tail -n 1)"
-want=$(echo "$set_line" | sed 's/--no-/--/g')
-check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq 2 ]'
+check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq $((n_set + 1)) ]'
 check "the target is still running" alive "$target_PID"
+
+# A program that switched TurboFan's inlining off itself keeps it off: V8's flags end as it
+# left them, after a polite exit and after a lapsed lease alike.
+start_node own --inspect-port=0 "$TARGETS/own-flags.js"
+wait_ready own
+"$NTOP_JS" --pid "$own_PID" -b --json -n 3 -d 0.5 >/dev/null 2>"$WORK/own.err"
+ok $? "a session on a program that set its own flags"
+sleep 0.5
+check "its flags are as it left them after ntop-js left" \
+	eval '! grep -q "^flags" "$WORK/own.out" || [ "$(grep "^flags" "$WORK/own.out" | tail -n 1)" = "flags same" ]'
+diag "own-flags.js: $(grep '^flags' "$WORK/own.out" | tr '\n' ' ')"
 done_testing

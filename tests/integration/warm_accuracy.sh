@@ -16,12 +16,16 @@ versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 
 expected_flags() { # expected_flags VERSION: what jitplan sets on that line
 	case $1 in
-	18*) echo "--no-turbo-inlining" ;;
+	18* | 20*) echo "--no-turbo-inlining" ;;
 	*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
 	esac
 }
-restore_flags() { # restore_flags SET-FLAGS
-	echo "$1" | sed 's/--no-/--/g'
+# flag_calls SET-FLAGS: the target's setFlagsFromString calls: one per flag switched off, then
+# one that puts them all back.
+flag_calls() {
+	local f
+	for f in $1; do echo "flags $f"; done
+	echo "flags $(echo "$1" | sed 's/--no-/--/g')"
 }
 
 # lease_was FILE WANT: the target's flags and lease lines, joined by spaces, are WANT.
@@ -67,9 +71,15 @@ check_version() { # check_version TAG VERSION
 	diag "$v: $(shares "$WORK/$tag.jsonl")"
 	check "$t hotMain is the top function in every window after the first" jsonl_check "$WORK/$tag.jsonl" '
 		l => l.length === 8 && l.slice(1).every(w => w.top[0].function === "hotMain") || l.map(w => w.top[0].function + " " + w.top[0].self_pct)'
-	check "$t hotMain:hotSide self time is about 3:1 in every window after the first" jsonl_check "$WORK/$tag.jsonl" '
-		l => { const r = l.slice(1).map(w => { const f = n => (w.top.find(t => t.function === n) || { self_ms: 0 }).self_ms;
-			return f("hotMain") / f("hotSide"); }); return r.every(x => x > 2 && x < 4.5) || r; }'
+	# (2.2-2.6 measured: samples at the switch from one to the other, and a loaded machine's
+	# preemptions inside the 2 ms of hotSide, lean towards it; lost frames give 0 or infinity)
+	check "$t hotMain:hotSide self time is about 3:1 over the windows after the first (1.8 to 4.5)" \
+		jsonl_check "$WORK/$tag.jsonl" '
+		l => { let m = 0, s = 0; for (const w of l.slice(1)) { const f = n => (w.top.find(t => t.function === n) || { self_ms: 0 }).self_ms;
+			m += f("hotMain"); s += f("hotSide"); } return (m / s > 1.8 && m / s < 4.5) || [m, s]; }'
+	check "$t and neither is missing from any window after the first" jsonl_check "$WORK/$tag.jsonl" '
+		l => l.slice(1).every(w => ["hotMain", "hotSide"].every(n => (w.top.find(t => t.function === n) || { self_pct: 0 }).self_pct >= 5)) ||
+			l.map(w => w.top.slice(0, 3).map(t => t.function + " " + t.self_pct).join(", "))'
 	check "$t the timer chain keeps no more than 5 % of the busy time as self time" jsonl_check "$WORK/$tag.jsonl" '
 		l => { let chain = 0, busy = 0; for (const w of l.slice(1)) for (const f of w.top) {
 			if (["tick", "listOnTimeout", "processTimers"].includes(f.function)) chain += f.self_ms;
@@ -84,8 +94,7 @@ check_version() { # check_version TAG VERSION
 	check "$t the folded stacks have hotMain under tick" grep -q 'tick ([^)]*);hotMain (' "$WORK/$tag.folded"
 	if [ -n "$want" ]; then
 		check "$t the flags were set for the session, then put back" \
-			diff <(printf 'flags %s\nflags %s\n' "$want" "$(restore_flags "$want")") \
-			<(grep '^flags' "$WORK/t$tag.out")
+			diff <(flag_calls "$want") <(grep '^flags' "$WORK/t$tag.out")
 		check "$t the lease was on the target's globalThis, and is gone" wait_for 3 \
 			lease_was "$WORK/t$tag.out" "lease on lease off"
 	else

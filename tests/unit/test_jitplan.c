@@ -21,8 +21,8 @@ int main(void)
 	ok(p.deopt && p.exact, "Node 18: deoptimized, then exact");
 
 	jit_plan_make("11.3.244.8-node.38", "", false, &p);
-	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "Node 20: both inlinings off");
-	is_str(p.restore, "--turbo-inlining --maglev-inlining", "Node 20: both back at detach");
+	is_str(p.set, "--no-turbo-inlining", "Node 20: TurboFan's inlining off (Maglev is off)");
+	is_str(p.restore, "--turbo-inlining", "Node 20: back at detach");
 	ok(p.deopt, "Node 20: deoptimized");
 
 	jit_plan_make("12.4.254.21-node.57", "--max-old-space-size=4096", false, &p);
@@ -44,7 +44,7 @@ int main(void)
 	is_str(p.set, "--no-maglev-inlining", "an inlining the operator switched off is not set");
 	is_str(p.restore, "--maglev-inlining", "nor switched on at detach");
 
-	jit_plan_make("11.3.244.8-node.38", "--inspect-port=0 --noturbo_inlining --no_maglev-inlining",
+	jit_plan_make("12.4.254.21-node.57", "--inspect-port=0 --noturbo_inlining --no_maglev-inlining",
 		false, &p);
 	ok(!p.set[0] && !p.restore[0] && p.deopt, "every spelling of the flag is understood");
 
