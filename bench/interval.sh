@@ -81,7 +81,8 @@ phases="$bench_tmp/phases.txt" # lines: ROUND INTERVAL on|off FIRST_LINE LAST_LI
 k=0
 for ((r = 0; r < rounds; r++)); do
 	for iv in "${ivs[@]}"; do
-		if ((k % 2)); then order="on off"; else order="off on"; fi
+		# Alternate within a round and, for the same interval, from one round to the next.
+		if (((k + r) % 2)); then order="on off"; else order="off on"; fi
 		k=$((k + 1))
 		for ph in $order; do
 			start=$(bench_count_lines "$out" '"t":')
