@@ -37,7 +37,6 @@
 #define INSPECTOR_MODULE \
 	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
 
-
 static void engine_finish(struct engine *e)
 {
 	int status = e->fail_status;
@@ -360,8 +359,7 @@ static void engine_on_window_timer(void *ud)
 	if (e->eval_mode) {
 		char lease[160];
 		engine_jit_renewal(e, lease, sizeof lease);
-		/* Named, so that its cost in the target (V8 serializes the ended profile on the
-		 * target's main thread, inside this call) has a row of its own: ntopJsWindow. */
+		/* Named: its cost (V8 serializing the ended profile) gets a row of its own. */
 		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profile('%s%llu');"
 			"c.profileEnd('%s%llu')})(" INSPECTOR_MODULE ".console)%s", e->title_prefix,
 			e->seq + 1, e->title_prefix, e->seq, lease);
@@ -612,7 +610,7 @@ static void engine_on_disabled(void *ud, enum session_outcome o, const struct pr
 	transport_close(e->tp);
 }
 
-static void engine_disable_profiler(struct engine *e)
+void engine_disable_profiler(struct engine *e)
 {
 	/* Disabling the profiler ends every profile this session started. */
 	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, util_now_mono_s(),
@@ -622,35 +620,13 @@ static void engine_disable_profiler(struct engine *e)
 		engine_arm_expiry(e);
 }
 
-static void engine_on_jit_restored(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-
-	if (o == SESSION_CLOSED)
-		return;
-	if (o != SESSION_REPLY || m->error.n) {
-		char *msg = xasprintf("the target's V8 flags could not be put back now: the target "
-			"puts them back itself within %.0f s.", engine_jit_lease_s(e));
-		e->h->on_notice(e->ud, msg);
-		free(msg);
-	}
-	engine_disable_profiler(e);
-}
-
-/* The JIT's flags go back before the profiler stops, then the profiler is disabled. */
-static void engine_leave_profiler(struct engine *e)
-{
-	if (!engine_jit_restore(e, engine_on_jit_restored))
-		engine_disable_profiler(e);
-}
-
 static void engine_on_heap_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
 	if (o == SESSION_CLOSED)
 		return;
-	engine_leave_profiler(e);
+	engine_jit_leave(e);
 }
 
 void engine_stop(struct engine *e)
@@ -678,7 +654,7 @@ void engine_stop(struct engine *e)
 		engine_arm_expiry(e);
 		return;
 	}
-	engine_leave_profiler(e);
+	engine_jit_leave(e);
 }
 
 /* ---- life cycle ---- */

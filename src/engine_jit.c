@@ -196,7 +196,7 @@ void engine_jit_start(struct engine *e)
 	engine_evaluate(e, jit_probe_expr, jit_on_probe);
 }
 
-bool engine_jit_restore(struct engine *e, session_reply_fn next)
+static bool engine_jit_restore(struct engine *e, session_reply_fn next)
 {
 	char expr[400];
 
@@ -209,6 +209,27 @@ bool engine_jit_restore(struct engine *e, session_reply_fn next)
 		"Symbol.for('ntop-js.jit'))");
 	engine_evaluate(e, expr, next);
 	return e->state != ST_DONE;
+}
+
+static void jit_on_restored(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_CLOSED)
+		return;
+	if (o != SESSION_REPLY || m->error.n) {
+		char *msg = xasprintf("the target's V8 flags could not be put back now: the target "
+			"puts them back itself within %.0f s.", engine_jit_lease_s(e));
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
+	engine_disable_profiler(e);
+}
+
+void engine_jit_leave(struct engine *e)
+{
+	if (!engine_jit_restore(e, jit_on_restored))
+		engine_disable_profiler(e);
 }
 
 void engine_jit_reset(struct engine *e)

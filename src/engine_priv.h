@@ -99,13 +99,14 @@ void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
 
 /* The set-up is over: windows and memory readings start. */
 void engine_running(struct engine *e);
+/* Leaving: Profiler.disable, then the inspector closed if ntop-js opened it. */
+void engine_disable_profiler(struct engine *e);
 
 /* engine_jit.c */
 /* Carries out the JIT plan once the first profile runs, then calls engine_running(). */
 void engine_jit_start(struct engine *e);
-/* At detach: puts back the flags the plan set, calling next with the reply. Returns false
- * (and does not call next) when there is nothing to put back. */
-bool engine_jit_restore(struct engine *e, session_reply_fn next);
+/* At detach: puts back the flags the plan switched off, then disables the profiler. */
+void engine_jit_leave(struct engine *e);
 /* The lease on the flags, in seconds, and the code that renews it, for the window rotation
  * to append to its evaluation ("" when no flags were set). */
 double engine_jit_lease_s(const struct engine *e);
