@@ -25,24 +25,6 @@ static const char jit_probe_expr[] =
 	"(function(p){var o=p.env||{};return {v8:p.versions.v8,"
 	"flags:(p.execArgv||[]).join(' ')+' '+(o.NODE_OPTIONS||''),cov:!!o.NODE_V8_COVERAGE}})(process)";
 
-/* The V8 version a Node major version ships with, for plans made without evaluating code. */
-static const char *jit_v8_of_node(const char *node_version)
-{
-	int major = atoi(node_version[0] == 'v' ? node_version + 1 : node_version);
-
-	if (major >= 25)
-		return "14.0";
-	if (major >= 24)
-		return "13.0";
-	if (major >= 22)
-		return "12.0";
-	if (major >= 20)
-		return "11.0";
-	if (major >= 18)
-		return "10.0";
-	return major > 0 ? "9.0" : "";
-}
-
 static void jit_done(struct engine *e)
 {
 	if (e->state == ST_SETUP)
@@ -137,8 +119,7 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		return;
 	if (json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {
-		jit_plan_leave(jit_v8_of_node(e->target.node_version),
-			"the target did not say its V8 version", &e->jit);
+		jit_plan_leave("the target did not say its V8 version", &e->jit);
 		jit_done(e);
 		return;
 	}
@@ -188,8 +169,7 @@ void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 void engine_jit_start(struct engine *e)
 {
 	if (!e->eval_mode || e->cfg.leave_jit) {
-		jit_plan_leave(jit_v8_of_node(e->target.node_version),
-			e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
+		jit_plan_leave(e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
 		jit_done(e);
 		return;
 	}

@@ -93,9 +93,8 @@ static void jit_plan_switch_off(struct jit_plan *p, const char *flags, const cha
 	snprintf(p->restore + r, sizeof p->restore - r, "%s--%s", r ? " " : "", name);
 }
 
-void jit_plan_leave(const char *v8_version, const char *why, struct jit_plan *p)
+void jit_plan_leave(const char *why, struct jit_plan *p)
 {
-	(void)v8_version;
 	memset(p, 0, sizeof *p);
 	/* Every version measured (V8 10 to 14, Node 18 to 26) loses inlined frames somewhere. */
 	p->exact = false;
@@ -108,16 +107,16 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 	int major = jit_v8_major(v8_version);
 
 	if (major < 0) {
-		jit_plan_leave(v8_version, "unknown V8 version", p);
+		jit_plan_leave("unknown V8 version", p);
 		return;
 	}
 	if (major > JIT_V8_MEASURED) {
-		jit_plan_leave(v8_version, "V8 newer than ntop-js knows", p);
+		jit_plan_leave("V8 newer than ntop-js knows", p);
 		return;
 	}
-	jit_plan_leave(v8_version, NULL, p);
+	jit_plan_leave(NULL, p);
 	if (coverage_on) {
-		jit_plan_leave(v8_version, "precise coverage is on (NODE_V8_COVERAGE)", p);
+		jit_plan_leave("precise coverage is on (NODE_V8_COVERAGE)", p);
 		return;
 	}
 	/* TurboFan drops the frames of some code it inlines even under a running profile (a

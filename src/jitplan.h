@@ -30,8 +30,9 @@ struct jit_plan {
 void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,
 	struct jit_plan *p);
 
-/* The plan when nothing may be changed (--leave-jit, --no-eval) for that version. */
-void jit_plan_leave(const char *v8_version, const char *why, struct jit_plan *p);
+/* The plan when nothing may be changed (--leave-jit, --no-eval, a refused step): not exact,
+ * for the reason why. */
+void jit_plan_leave(const char *why, struct jit_plan *p);
 
 /* The V8 major version in v8_version ("12.4.254.21-node.57"), or -1. */
 int jit_v8_major(const char *v8_version);

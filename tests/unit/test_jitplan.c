@@ -63,11 +63,11 @@ int main(void)
 	jit_plan_make("nonsense", "", false, &p);
 	ok(!p.deopt && !p.exact && !p.set[0] && p.caveat, "an unknown version: nothing done, said");
 
-	jit_plan_leave("13.6.233.17-node.53", "--leave-jit", &p);
-	ok(!p.deopt && !p.exact && !p.set[0], "left alone on Node 24: not exact");
+	jit_plan_leave("--leave-jit", &p);
+	ok(!p.deopt && !p.exact && !p.set[0], "left alone: not exact");
 	is_str(p.caveat, "--leave-jit", "and the reason is kept");
-	jit_plan_leave("14.6.202.34-node.34", "--leave-jit", &p);
-	ok(!p.exact && p.caveat, "left alone on Node 26: not exact either");
+	jit_plan_leave("--leave-jit", &p);
+	ok(!p.exact && p.caveat, "left alone whatever the version: not exact either");
 
 	return done_testing();
 }
