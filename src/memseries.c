@@ -41,9 +41,11 @@
  * a span of at least 60 s, the first and last at least half the span apart, the rate is their least-squares
  * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
  * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
- * otherwise. With fewer, the trough rule runs, but its GROWING stands only if there were at
- * least 2 majors, each higher than the one before, none below the troughs' line by more than
- * max(limit, a quarter of the rise): otherwise UNKNOWN. doc/growth-rule.txt says it in prose. */
+ * otherwise. With fewer, the trough rule runs, but its GROWING (SHRINKING) stands only over
+ * 60 s with at least 3 majors, each higher (lower) than the one before, none below the
+ * troughs' line by more than max(limit, a quarter of the rise): otherwise UNKNOWN. The span the
+ * profiler ran counts to now, though its last batch came seconds before.
+ * doc/growth-rule.txt says it in prose. */
 
 #include <math.h>
 #include <stdint.h>
@@ -569,9 +571,10 @@ static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
 }
 
 /* Too few major collections for their own line. The troughs may be garbage V8 put off
- * collecting; they stand for the live heap only over a span as long as the post-GC rule's
- * (a program's heap grows while it warms up), if at least three major collections in it left
- * the heap close to the troughs' line, and the sizes after them rise one to the next. */
+ * collecting, and they fall when it finally does; they stand for the live heap only over a
+ * span as long as the post-GC rule's (a program's heap grows while it warms up), if at least
+ * three major collections in it left the heap not far below the troughs' line, and the sizes after
+ * them move one to the next the way the troughs do (rise for a rise, fall for a fall). */
 static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
 	const struct fit *heap, double rise, double limit, double span_s)
 {
@@ -587,7 +590,9 @@ static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
 	for (size_t i = 0; i < n; i++) {
 		double line = heap->mean_y + heap->slope_per_s * (pt[i] - heap->mean_x);
 
-		if (line - pu[i] > tol || (i > 0 && !(pu[i] > pu[i - 1])))
+		if (line - pu[i] > tol)
+			return false;
+		if (i > 0 && !(rise > 0 ? pu[i] > pu[i - 1] : pu[i] < pu[i - 1]))
 			return false;
 	}
 	return true;
@@ -634,7 +639,9 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	covered = gcseries_fit(s->gc, start_s, end_s, &g);
 	if (covered)
 		out->major_gcs = (long)g.n;
-	if (covered && g.end_s - g.start_s >= GROWTH_POST_GC_MIN_SPAN_S && g.n >= GROWTH_MIN_MAJORS &&
+	/* The profiler reports in batches, so its coverage ends at the latest batch, seconds
+	 * before now; the span it has been running for is measured to now. */
+	if (covered && end_s - g.start_s >= GROWTH_POST_GC_MIN_SPAN_S && g.n >= GROWTH_MIN_MAJORS &&
 	    isfinite(g.slope_per_s) && isfinite(g.slope_se) &&
 	    g.last_s - g.first_s >= GROWTH_MAJORS_SPREAD * (g.end_s - g.start_s)) {
 		post_gc_verdict(&g, out);
@@ -657,9 +664,9 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 		out->verdict = MEM_STABLE;
 	if (covered) {
 		/* The profiler reported over the span, but too few major collections for their own
-		 * line: a rise of the troughs is believed only if the collections confirm it. */
+		 * line: a rise or fall of the troughs is believed only if the collections confirm it. */
 		out->basis = MEM_BASIS_TROUGHS_GC;
-		if (out->verdict == MEM_GROWING &&
+		if ((out->verdict == MEM_GROWING || out->verdict == MEM_SHRINKING) &&
 		    !troughs_confirmed(s->gc, &g, &heap, rise, limit, span_s))
 			out->verdict = MEM_UNKNOWN;
 	}

@@ -498,6 +498,18 @@ static double low_after(double t)
 	return 20 * MB;
 }
 
+/* Troughs that fall for 300 s, as when V8 slowly catches up with garbage it put off... */
+static double falling_heap(double t)
+{
+	return 60 * MB - 0.1 * MB * t + 3 * MB * fmod(t, 3) / 3;
+}
+
+/* ...and majors that follow them down (a heap that really shrinks). */
+static double falling_after(double t)
+{
+	return 59 * MB - 0.1 * MB * t;
+}
+
 static void test_post_gc(void)
 {
 	struct pg waves = { waves_heap, waves_after, 5 };
@@ -559,6 +571,36 @@ static void test_post_gc(void)
 		g = pg_growth(&warming, 40);
 		is_str(mem_verdict_name(g.verdict), "unknown",
 			"three rising majors in 40 s: unknown, not growing (a warm-up looks the same)");
+	}
+
+	{
+		struct pg fall_only = { falling_heap, NULL, 0 };
+		struct pg fall_flat = { falling_heap, low_after, 100 };
+		struct pg fall_real = { falling_heap, falling_after, 80 };
+
+		g = pg_growth(&fall_only, 300);
+		is_str(mem_verdict_name(g.verdict), "shrinking",
+			"without a profiler the falling troughs read shrinking");
+		g = pg_growth(&fall_flat, 300);
+		is_str(mem_verdict_name(g.verdict), "unknown",
+			"falling troughs while 3 majors leave the same 20 MB: unknown, not shrinking");
+		is_str(mem_growth_basis_name(g.basis), "troughs+gc", "the troughs, checked");
+		g = pg_growth(&fall_real, 300);
+		is_str(mem_verdict_name(g.verdict), "shrinking",
+			"falling troughs and 3 majors on their line, each lower: shrinking");
+	}
+
+	/* The profiler's last batch comes seconds before now: a 60 s window still counts as 60 s
+	 * of coverage once it has run that long. */
+	{
+		struct memseries *s = memseries_create();
+
+		feed_pg(s, &leak, 65);
+		memseries_growth(s, 60, T0 + 65, &g);
+		is_str(mem_growth_basis_name(g.basis), "post-gc",
+			"a 60 s window, batches up to 5 s old: read from the major collections");
+		is_str(mem_verdict_name(g.verdict), "growing", "and the leak is growing");
+		memseries_free(s);
 	}
 
 	g = pg_growth(&idle, 300);
