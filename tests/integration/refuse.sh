@@ -41,6 +41,12 @@ ok $([ $? -eq 2 ]; echo $?) "an unknown option gives status 2"
 "$NTOP_JS" --help >"$WORK/help.out"
 ok $? "--help exits 0"
 check "--help lists --pid" grep -q -- --pid "$WORK/help.out"
+undocumented=
+for o in $(grep -oE -- '--[a-z][a-z-]+' "$WORK/help.out" | sort -u); do
+	grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$top_srcdir/doc/ntop-js.1" ||
+		undocumented="$undocumented $o"
+done
+ok $([ -z "$undocumented" ]; echo $?) "every option --help lists is in the man page${undocumented:+: missing$undocumented}"
 "$NTOP_JS" --version | grep -q '^ntop-js [0-9]'
 ok $? "--version prints the version"
 done_testing
