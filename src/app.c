@@ -102,7 +102,8 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	rw.growth = a->have_growth ? &a->growth : NULL;
 	rw.alloc = engine_alloc_take_fresh(a->engine) ? engine_alloc_latest(a->engine) : NULL;
 	engine_jit_info(a->engine, &jit);
-	rw.jit = &jit;
+	rw.cpu_off = !engine_cpu_on(a->engine);
+	rw.jit = rw.cpu_off ? NULL : &jit;
 	strbuf_reset(&a->out);
 	if (a->opt.json || a->log)
 		report_json_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
@@ -272,6 +273,19 @@ static void app_snapshot(void *ud)
 	free(path);
 }
 
+static void app_start_cpu(void *ud)
+{
+	struct app *a = ud;
+	char *cause = NULL;
+
+	if (engine_start_cpu(a->engine, &cause) < 0) {
+		app_say(a, true, cause);
+		free(cause);
+		return;
+	}
+	app_say(a, false, "starting the CPU profiler; the target pauses while V8 lists its code");
+}
+
 const struct tui_actions app_tui_actions = {
 	.quit = app_quit,
 	.save = app_save,
@@ -279,6 +293,7 @@ const struct tui_actions app_tui_actions = {
 	.settings_changed = app_settings_changed,
 	.alloc_toggle = app_alloc_toggle,
 	.snapshot = app_snapshot,
+	.start_cpu = app_start_cpu,
 };
 
 void app_on_signal(void *ud, int sig)
@@ -487,6 +502,7 @@ static int app_run(struct app *a)
 	cfg.delay_s = a->settings.delay_s;
 	cfg.interval_us = a->settings.interval_us;
 	cfg.no_eval = a->opt.no_eval;
+	cfg.no_cpu = a->opt.no_cpu;
 	cfg.leave_jit = a->opt.leave_jit;
 	cfg.timeout_s = a->opt.timeout_s;
 	cfg.iterations = a->opt.iterations;
@@ -512,7 +528,7 @@ static int app_run(struct app *a)
 	}
 	if (!a->opt.batch) {
 		a->tui = tui_create(a->loop, a->engine, &a->target, cfg.delay_s, cfg.interval_us,
-			&a->settings.view, &app_tui_actions, a, &cause);
+			cfg.no_cpu, &a->settings.view, &app_tui_actions, a, &cause);
 		if (!a->tui) {
 			fprintf(stderr, "ntop-js: %s\n", cause);
 			free(cause);
@@ -536,7 +552,7 @@ static int app_run(struct app *a)
 		free(cause);
 		return EXIT_UNREACHABLE;
 	}
-	if (a->opt.no_eval)
+	if (a->opt.no_eval && !a->opt.no_cpu)
 		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
 			"large app for the time it takes to list its functions again.");
 	loop_run(a->loop);

@@ -87,7 +87,7 @@ int app_replay(struct app *a)
 	cfg.delay_s = a->settings.delay_s;
 	cfg.timeout_s = a->opt.timeout_s;
 	a->engine = engine_create(a->loop, &a->replay_target, &cfg, &app_engine_handlers, a);
-	a->tui = tui_create(a->loop, a->engine, &a->replay_target, cfg.delay_s, 0,
+	a->tui = tui_create(a->loop, a->engine, &a->replay_target, cfg.delay_s, 0, false,
 		&a->settings.view, &app_tui_actions, a, &cause);
 	if (!a->tui) {
 		fprintf(stderr, "ntop-js: %s\n", cause);

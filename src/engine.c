@@ -341,6 +341,21 @@ static void engine_on_stopped(void *ud, enum session_outcome o, const struct pro
 		engine_process_profile(e, m, prof);
 }
 
+/* Without the CPU profiler (--no-cpu, or until it has started) a window is a tick with no
+ * samples: batch reports, -n and the live view keep their cadence, with memory only. */
+static void engine_empty_window(struct engine *e)
+{
+	double now = util_now_mono_s();
+
+	window_stats_free(&e->ws);
+	e->ws.end_us = (e->last_tick_s > 0 ? now - e->last_tick_s : e->cfg.delay_s) * 1e6;
+	e->last_tick_s = now;
+	e->windows_done++;
+	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
+	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
+		engine_stop(e);
+}
+
 static void engine_on_window_timer(void *ud)
 {
 	struct engine *e = ud;
@@ -348,6 +363,11 @@ static void engine_on_window_timer(void *ud)
 
 	if (e->state != ST_RUNNING)
 		return;
+	if (!e->cpu_on) {
+		engine_arm_window(e);
+		engine_empty_window(e);
+		return;
+	}
 	if (e->end_pending) {
 		/* The previous window's profile has not arrived yet: the target is slow to answer.
 		 * Let the running window grow rather than pile up requests. */
@@ -382,7 +402,7 @@ static void engine_on_first_started(void *ud, enum session_outcome o, const stru
 
 	if (!engine_reply_ok(e, o, m, e->eval_mode ? "console.profile" : "Profiler.start"))
 		return;
-	if (e->state != ST_SETUP)
+	if (e->state != ST_SETUP && !e->cpu_starting)
 		return;
 	/* The profiler runs now: code optimized from here on keeps its inlined frames. */
 	engine_jit_start(e);
@@ -390,8 +410,18 @@ static void engine_on_first_started(void *ud, enum session_outcome o, const stru
 
 void engine_running(struct engine *e)
 {
+	if (e->cpu_starting) {
+		/* Started later (--no-cpu, then engine_start_cpu): the windows already tick. A
+		 * re-attach (--follow) keeps the profiler the user asked for. */
+		e->cpu_starting = false;
+		e->cpu_on = true;
+		e->cfg.no_cpu = false;
+		return;
+	}
 	e->state = ST_RUNNING;
+	e->cpu_on = !e->cfg.no_cpu;
 	e->next_window_s = util_now_mono_s();
+	e->last_tick_s = e->next_window_s;
 	engine_arm_window(e);
 	engine_mem_start(e);
 }
@@ -414,16 +444,24 @@ static void engine_on_notify_set(void *ud, enum session_outcome o, const struct 
 	/* Worker sessions and old versions lack NodeRuntime: not worth failing for. */
 }
 
+/* Without this the target would wait for ntop-js to disconnect before it can exit. */
+static void engine_notify_exit(struct engine *e)
+{
+	if (e->notify_sent)
+		return;
+	e->notify_sent = true;
+	engine_call(e, "NodeRuntime.notifyWhenWaitingForDisconnect", "{\"enabled\":true}",
+		engine_on_notify_set);
+}
+
 static void engine_on_interval_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
 	if (!engine_reply_ok(e, o, m, "Profiler.setSamplingInterval"))
 		return;
-	/* Without this the target would wait for ntop-js to disconnect before it can exit. */
-	engine_call(e, "NodeRuntime.notifyWhenWaitingForDisconnect", "{\"enabled\":true}",
-		engine_on_notify_set);
-	if (e->state == ST_SETUP)
+	engine_notify_exit(e);
+	if (e->state == ST_SETUP || e->cpu_starting)
 		engine_start_first_window(e);
 }
 
@@ -486,7 +524,39 @@ static void engine_on_open(void *ud)
 	e->state = ST_SETUP;
 	e->sess = session_create(engine_send, e->tp);
 	session_set_event_handler(e->sess, engine_on_event, e);
+	if (e->cfg.no_cpu) {
+		/* Memory only: the profiler is never touched, so nothing pauses the target. */
+		engine_notify_exit(e);
+		if (e->state == ST_SETUP)
+			engine_running(e);
+		return;
+	}
 	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
+}
+
+int engine_start_cpu(struct engine *e, char **cause)
+{
+	if (e->state != ST_RUNNING) {
+		*cause = xstrdup("no target is connected.");
+		return -1;
+	}
+	if (e->cpu_on || e->cpu_starting) {
+		*cause = xstrdup("the CPU profiler is already running.");
+		return -1;
+	}
+	e->cpu_starting = true;
+	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
+	return 0;
+}
+
+bool engine_cpu_on(const struct engine *e)
+{
+	return e->cpu_on;
+}
+
+bool engine_cpu_starting(const struct engine *e)
+{
+	return e->cpu_starting;
 }
 
 static void engine_on_message(void *ud, const char *data, size_t len)
@@ -589,12 +659,9 @@ static void engine_on_closed_inspector(void *ud, enum session_outcome o, const s
 		transport_close(e->tp);
 }
 
-static void engine_on_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
+/* The profiler is off: close the inspector if ntop-js opened it, then the connection. */
+static void engine_close_inspector(struct engine *e)
 {
-	struct engine *e = ud;
-
-	if (o == SESSION_CLOSED)
-		return;
 	if (e->target.opened_by_us && e->eval_mode) {
 		/* Close only what ntop-js opened: closing also ends every other debugger's session. */
 		engine_evaluate(e, "(function(i){i.close()})(" INSPECTOR_MODULE ")",
@@ -610,8 +677,22 @@ static void engine_on_disabled(void *ud, enum session_outcome o, const struct pr
 	transport_close(e->tp);
 }
 
+static void engine_on_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_CLOSED)
+		return;
+	engine_close_inspector(e);
+}
+
 void engine_disable_profiler(struct engine *e)
 {
+	/* --no-cpu, and the profiler never started: it is not touched at all. */
+	if (e->cfg.no_cpu && !e->cpu_on && !e->cpu_starting && e->sess) {
+		engine_close_inspector(e);
+		return;
+	}
 	/* Disabling the profiler ends every profile this session started. */
 	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, util_now_mono_s(),
 			e->cfg.timeout_s, engine_on_disabled, e) < 0)
@@ -728,6 +809,10 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	free(e->fail_why);
 	e->fail_why = NULL;
 	e->eval_mode = !e->cfg.no_eval;
+	e->notify_sent = false;
+	e->cpu_on = false;
+	e->cpu_starting = false;
+	e->last_tick_s = 0;
 	engine_jit_reset(e);
 	return engine_start(e, cause);
 }

@@ -29,6 +29,7 @@ struct engine_config {
 	double delay_s;
 	long interval_us;
 	bool no_eval;
+	bool no_cpu;              /* never start the CPU profiler unless engine_start_cpu() */
 	bool leave_jit;           /* change nothing in the target's JIT (jitplan.h) */
 	double timeout_s;
 	long iterations;          /* 0: until engine_stop() */
@@ -79,6 +80,12 @@ int engine_start(struct engine *e, char **cause);
 /* After the session ended (on_finished), attaches to a new target while keeping everything
  * collected so far (--follow). Returns -1 with *cause if the connection cannot start. */
 int engine_restart(struct engine *e, const struct attach_result *target, char **cause);
+/* With no_cpu: starts the CPU profiler now (its attach pause included); the windows carry
+ * profiles once it runs. Returns -1 with *cause if it cannot start. */
+int engine_start_cpu(struct engine *e, char **cause);
+/* Windows carry profiles; the profiler is starting (after engine_start_cpu()). */
+bool engine_cpu_on(const struct engine *e);
+bool engine_cpu_starting(const struct engine *e);
 /* Leaves the target cleanly (stops profiling, closes an inspector ntop-js opened); on_finished
  * follows. Safe to call more than once. */
 void engine_stop(struct engine *e);

@@ -25,9 +25,16 @@ static const char jit_probe_expr[] =
 	"(function(p){var o=p.env||{};return {v8:p.versions.v8,"
 	"flags:(p.execArgv||[]).join(' ')+' '+(o.NODE_OPTIONS||''),cov:!!o.NODE_V8_COVERAGE}})(process)";
 
+/* The JIT step runs while the first profile starts: at attach, or when the CPU profiler is
+ * started later (--no-cpu). Once the engine leaves, nothing more is changed. */
+static bool jit_pending(const struct engine *e)
+{
+	return e->state == ST_SETUP || (e->state == ST_RUNNING && e->cpu_starting);
+}
+
 static void jit_done(struct engine *e)
 {
-	if (e->state == ST_SETUP)
+	if (jit_pending(e))
 		engine_running(e);
 }
 
@@ -73,7 +80,7 @@ static void jit_on_coverage_started(void *ud, enum session_outcome o, const stru
 
 static void jit_deopt(struct engine *e)
 {
-	if (e->state != ST_SETUP)
+	if (!jit_pending(e))
 		return; /* leaving already: nothing more to change */
 	if (!e->jit.deopt) {
 		jit_done(e);
@@ -114,8 +121,7 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	char v8[64], flags[1024];
 	char expr[1024];
 
-	if (!jit_step_ok(e, o, m, "the target refused the V8 version check") ||
-	    e->state != ST_SETUP)
+	if (!jit_step_ok(e, o, m, "the target refused the V8 version check") || !jit_pending(e))
 		return;
 	if (json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {

@@ -86,6 +86,10 @@ struct engine {
 	bool jit_flags_set;           /* its flags were sent: put them back at detach */
 	double jit_deopt_sent_s;
 	double jit_pause_ms;          /* how long the deoptimization took, reply to reply */
+	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
+	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
+	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
+	double last_tick_s;           /* monotonic end of the last window without a profile */
 };
 
 
@@ -97,7 +101,8 @@ void engine_call_timeout(struct engine *e, const char *method, const char *param
 	double timeout_s, session_reply_fn cb);
 void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
 
-/* The set-up is over: windows and memory readings start. */
+/* The set-up is over: windows and memory readings start (or, after engine_start_cpu(), the
+ * windows start carrying profiles). */
 void engine_running(struct engine *e);
 /* Leaving: Profiler.disable, then the inspector closed if ntop-js opened it. */
 void engine_disable_profiler(struct engine *e);

@@ -44,6 +44,9 @@ struct model {
 	double last_window_ms;
 	size_t last_samples;
 	bool connected;
+	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
+	bool cpu_off;
+	bool cpu_starting;
 	/* Inlined functions may be charged to their callers (the JIT was left as it was). */
 	bool inlined_in_callers;
 	char inlining_caveat[48];      /* why not: "--leave-jit", "--no-eval", ... */

@@ -41,6 +41,8 @@ static const char usage_text[] =
 	"                         charge inlined functions to their callers\n"
 	"                         (by default ntop-js switches off the inlining that hides them\n"
 	"                         for the session and deoptimizes once at attach; ntop-js(1))\n"
+	"      --no-cpu           no CPU profiling: memory only, with no attach pause and no\n"
+	"                         sampler cost (the live view starts the profiler on c)\n"
 	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
 	"\n"
 	"Memory:\n"
@@ -95,7 +97,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT };
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -106,6 +108,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
+	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -249,6 +252,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		case OPT_LEAVE_JIT:
 			o->leave_jit = true;
 			break;
+		case OPT_NO_CPU:
+			o->no_cpu = true;
+			break;
 		case OPT_TIMEOUT:
 			if (parse_double(optarg, &d) < 0)
 				goto bad_value;
@@ -381,6 +387,15 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	}
 	if (o->batch && !o->pid && !o->port && !o->command) {
 		*msg = xstrdup("batch mode needs a target: --pid PID, --port PORT or -- COMMAND.");
+		return EXIT_USAGE;
+	}
+	if (o->no_cpu && o->mem_interval_s == 0) {
+		*msg = xstrdup("--no-cpu with --mem-interval 0 leaves nothing to watch.");
+		return EXIT_USAGE;
+	}
+	if (o->no_cpu && o->batch && (o->output || o->folded)) {
+		*msg = xasprintf("--no-cpu collects no CPU profile: %s has nothing to write.",
+			o->output ? "-o" : "--folded");
 		return EXIT_USAGE;
 	}
 	if (o->port && !o->allow_remote && !attach_host_is_loopback(o->host)) {

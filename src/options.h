@@ -29,6 +29,7 @@ struct options {
 	size_t top_n;
 	bool no_eval;
 	bool leave_jit;       /* --leave-jit */
+	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */
 	double timeout_s;
 	bool help, version;
 	/* The live view. Unset settings stay as the settings file has them. */

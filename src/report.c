@@ -220,7 +220,14 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 	json_str_or_null(out, t ? t->node_version : NULL);
 	strbuf_puts(out, ",\"title\":");
 	json_str_or_null(out, t ? t->title : NULL);
-	strbuf_puts(out, "},\"cpu\":{\"js_pct\":");
+	strbuf_printf(out, "},\"cpu_profiling\":%s", rw->cpu_off ? "false" : "true");
+	if (rw->cpu_off) {
+		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
+		report_json_memory(out, rw, ft);
+		strbuf_puts(out, "}\n");
+		return;
+	}
+	strbuf_puts(out, ",\"cpu\":{\"js_pct\":");
 	json_fixed(out, pct_of(w->js_us, sampled), 2);
 	strbuf_puts(out, ",\"gc_pct\":");
 	json_fixed(out, pct_of(w->gc_us, sampled), 2);
@@ -337,6 +344,20 @@ static void text_location(struct strbuf *loc, const struct func_info *fi)
 		strbuf_printf(loc, ":%" PRId64, (int64_t)fi->column + 1);
 }
 
+static void report_text_mem(struct strbuf *out, const struct report_window *rw)
+{
+	const double *v;
+
+	if (!rw->mem)
+		return;
+	v = rw->mem->v;
+	strbuf_printf(out, "MEM: rss %.1f MB, heap %.1f/%.1f MB used/total", v[MEM_RSS] / 1048576.0,
+		v[MEM_HEAP_USED] / 1048576.0, v[MEM_HEAP_TOTAL] / 1048576.0);
+	if (rw->growth)
+		report_text_growth(out, rw->growth);
+	strbuf_putc(out, '\n');
+}
+
 void report_text_window(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
@@ -361,20 +382,20 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		strbuf_puts(out, "  title ");
 		text_column(out, t->title, 60, false, false);
 	}
+	if (rw->cpu_off) {
+		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",
+			isfinite(rw->window_ms) ? rw->window_ms : 0);
+		report_text_mem(out, rw);
+		strbuf_putc(out, '\n');
+		return;
+	}
 	strbuf_printf(out, "\nWindow: %.0f ms, %zu samples (interval %.0f us), %.1f ms sampled\n",
 		isfinite(rw->window_ms) ? rw->window_ms : 0, w->n_samples,
 		isfinite(rw->interval_us) ? rw->interval_us : 0, isfinite(sampled) ? sampled / 1000.0 : 0);
 	strbuf_printf(out, "CPU: %5.1f%% JS, %5.1f%% GC, %5.1f%% program, %5.1f%% idle\n",
 		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
-	if (rw->mem) {
-		const double *v = rw->mem->v;
-		strbuf_printf(out, "MEM: rss %.1f MB, heap %.1f/%.1f MB used/total", v[MEM_RSS] / 1048576.0,
-			v[MEM_HEAP_USED] / 1048576.0, v[MEM_HEAP_TOTAL] / 1048576.0);
-		if (rw->growth)
-			report_text_growth(out, rw->growth);
-		strbuf_putc(out, '\n');
-	}
+	report_text_mem(out, rw);
 	report_text_jit(out, rw->jit);
 	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");
 	strbuf_printf(out, "%6s %6s %11s %11s  %-*s  %s\n", "SELF%", "TOTAL%", "SELF(ms)",

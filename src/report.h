@@ -4,6 +4,7 @@
 #ifndef NTOP_REPORT_H
 #define NTOP_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strbuf;
@@ -33,6 +34,8 @@ struct report_window {
 	const struct alloc_table *alloc;
 	/* What was done to the target's JIT (NULL: not known yet). */
 	const struct engine_jit_info *jit;
+	/* The CPU profiler is not running (--no-cpu): the window has memory only. */
+	bool cpu_off;
 };
 
 void report_json_window(struct strbuf *out, const struct report_target *t,

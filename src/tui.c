@@ -53,6 +53,13 @@ static void tui_pull_alloc(struct tui *t)
 	t->model.snapshot_running = engine_snapshot_running(t->engine);
 }
 
+/* Whether windows carry profiles (--no-cpu until c), read from the engine. */
+static void tui_pull_cpu(struct tui *t)
+{
+	t->model.cpu_off = !engine_cpu_on(t->engine);
+	t->model.cpu_starting = engine_cpu_starting(t->engine);
+}
+
 static void tui_on_keys(void *ud)
 {
 	struct tui *t = ud;
@@ -95,6 +102,11 @@ static void tui_on_keys(void *ud)
 			t->model.snapshot_running = engine_snapshot_running(t->engine);
 			redraw = true;
 			break;
+		case VA_START_CPU:
+			t->actions->start_cpu(t->ud);
+			tui_pull_cpu(t);
+			redraw = true;
+			break;
 		}
 	}
 	if (redraw)
@@ -102,7 +114,7 @@ static void tui_on_keys(void *ud)
 }
 
 struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_result *target,
-	double delay_s, long interval_us, const struct view_settings *settings,
+	double delay_s, long interval_us, bool cpu_off, const struct view_settings *settings,
 	const struct tui_actions *actions, void *ud, char **cause)
 {
 	struct tui *t;
@@ -138,6 +150,13 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 	model_set_status(&t->model, false, util_now_wall_s(), "attached; the first window "
 		"arrives in %g s", delay_s);
 	t->first_status = true;
+	if (cpu_off) {
+		/* Memory only: its screen is what there is to see. */
+		t->model.cpu_off = true;
+		view_key(t->view, &t->model, 'm');
+		model_set_status(&t->model, false, util_now_wall_s(), "attached for memory only "
+			"(--no-cpu); c starts the CPU profiler");
+	}
 	tui_draw(t);
 	return t;
 }
@@ -164,7 +183,8 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
 	t->model.windows = engine_windows_done(t->engine);
 	t->model.windows_late = engine_windows_late(t->engine);
 	engine_jit_info(t->engine, &jit);
-	t->model.inlined_in_callers = !jit.exact;
+	tui_pull_cpu(t);
+	t->model.inlined_in_callers = !jit.exact && !t->model.cpu_off;
 	snprintf(t->model.inlining_caveat, sizeof t->model.inlining_caveat, "%s",
 		jit.caveat ? jit.caveat : "");
 	tui_draw(t);

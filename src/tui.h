@@ -19,11 +19,12 @@ struct tui_actions {
 	void (*settings_changed)(void *ud, const struct view_settings *s);
 	void (*alloc_toggle)(void *ud);
 	void (*snapshot)(void *ud);   /* the user confirmed a heap snapshot */
+	void (*start_cpu)(void *ud);  /* the user confirmed starting the CPU profiler */
 };
 
 /* Opens the terminal and starts drawing. Returns NULL with *cause on failure. */
 struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_result *target,
-	double delay_s, long interval_us, const struct view_settings *settings,
+	double delay_s, long interval_us, bool cpu_off, const struct view_settings *settings,
 	const struct tui_actions *actions, void *ud, char **cause);
 /* Restores the terminal. */
 void tui_free(struct tui *t);

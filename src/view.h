@@ -27,6 +27,7 @@ enum view_action {
 	VA_SETTINGS,/* a setting in view_settings changed: the app may persist it */
 	VA_ALLOC_TOGGLE, /* start or stop allocation sampling */
 	VA_SNAPSHOT,     /* the user confirmed a heap snapshot */
+	VA_START_CPU,    /* the user confirmed starting the CPU profiler (--no-cpu) */
 };
 
 enum view_column { COL_SELF_PCT, COL_TOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME,

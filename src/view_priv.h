@@ -21,7 +21,7 @@ struct mem_sample;
 #define VIEW_NONE UINT32_MAX
 
 enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY };
-enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT };
+enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
 
@@ -141,6 +141,9 @@ enum view_action view_memory_key(struct view *v, const struct model *m, int key)
 enum view_action view_snapshot_ask(struct view *v, const struct model *m);
 /* The confirmation's text. */
 void view_snapshot_question(const struct model *m, char *out, size_t outsz);
+/* The CPU profiler start confirmation (c, with --no-cpu). */
+enum view_action view_start_cpu_ask(struct view *v, const struct model *m);
+void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 
 /* view_help.c */
 void view_help_draw(struct view *v, const struct model *m, struct grid *g);

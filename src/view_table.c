@@ -20,6 +20,9 @@
 #define TABLE_KEYS "q quit  ? help  m memory  </> sort  R reverse  w window  p pause  " \
 	"/ search  \\ filter  i internals  M node_modules  +/- threshold  Enter detail  " \
 	"a alloc sampling  H heap snapshot  r reset  s save"
+/* --no-cpu, before the profiler is started: c comes first. */
+#define TABLE_KEYS_CPU_OFF "c start CPU profiler  m memory  q quit  ? help  " \
+	"a alloc sampling  H heap snapshot"
 
 static const double threshold_steps_pct[] = { 0, 0.1, 0.5, 1, 2, 5, 10 };
 #define N_STEPS (sizeof(threshold_steps_pct) / sizeof(threshold_steps_pct[0]))
@@ -327,7 +330,7 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);
 		x = put_at(g, x, y, GA_WARN, buf);
 	}
-	if (m->windows && m->inlined_in_callers) {
+	if (m->windows && m->inlined_in_callers && !m->cpu_off) {
 		snprintf(buf, sizeof(buf), "SELF MAY INCLUDE INLINED CALLEES (%s)  ",
 			m->inlining_caveat[0] ? m->inlining_caveat : "V8 left as it was");
 		x = put_at(g, x, y, GA_WARN, buf);
@@ -336,7 +339,11 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 		snprintf(itv, sizeof(itv), "%ldms", m->interval_us / 1000);
 	else
 		snprintf(itv, sizeof(itv), "%ldus", m->interval_us);
-	if (m->windows == 0) {
+	if (m->cpu_starting) {
+		snprintf(buf, sizeof(buf), "the CPU profiler is starting (sampling every %s)", itv);
+	} else if (m->cpu_off) {
+		snprintf(buf, sizeof(buf), "CPU not profiled (--no-cpu): c starts the profiler");
+	} else if (m->windows == 0) {
 		snprintf(buf, sizeof(buf), "waiting for the first window (sampling every %s)", itv);
 	} else {
 		char wl[32];
@@ -368,6 +375,10 @@ static void draw_cpu_line(const struct view *v, const struct model *m, struct gr
 		break;
 	}
 	x = put_at(g, 0, y, GA_HEADER, label);
+	if (m->cpu_off) {
+		put_at(g, x, y, GA_DIM, " not profiled");
+		return;
+	}
 	snprintf(buf, sizeof(buf), " JS %.1f%%  GC %.1f%%  program %.1f%%  idle %.1f%%", s.js_pct,
 		s.gc_pct, s.program_pct, s.idle_pct);
 	put_at(g, x, y, GA_NORMAL, buf);
@@ -529,7 +540,8 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 	struct table_layout l;
 
 	view_table_build(v, m);
-	bottom = view_draw_bottom(v, m, g, TABLE_KEYS);
+	bottom = view_draw_bottom(v, m, g, m->cpu_off && !m->cpu_starting ? TABLE_KEYS_CPU_OFF :
+		TABLE_KEYS);
 	if (h >= 14) {
 		hdr = 5;
 		draw_target_line(m, g, 0, now_wall_s);
@@ -558,7 +570,10 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 	if (page <= 0)
 		return;
 	if (v->n_rows == 0) {
-		const char *why = v->n_all ? "No function passes the threshold, filter and hiding "
+		const char *why = m->cpu_starting && !v->n_all ? "Starting the CPU profiler..." :
+			m->cpu_off && !v->n_all ? "CPU profiling is off (--no-cpu): press c to start it. "
+			"The target pauses while V8 lists its code." :
+			v->n_all ? "No function passes the threshold, filter and hiding "
 			"(+/-, \\, i, M)." : m->windows == 0 ? "Waiting for the first window..."
 			: "No JavaScript function has samples here.";
 		grid_put(g, 0, y0, GA_DIM, why, 0);

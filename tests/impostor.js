@@ -5,7 +5,8 @@
 //
 // Listens on 127.0.0.1 (a free port) and prints the port as its first line on stdout. Every
 // later stdout line records something a test may check: "http GET /json/version host=...",
-// "upgrade /PATH host=...", "call METHOD", "client-violation ...", "client-close", "bye".
+// "upgrade /PATH host=...", "call METHOD", "console-profile" (an evaluation that starts or
+// ends a profile), "client-violation ...", "client-close", "bye".
 //
 // Scenario "good" answers like Node 20 well enough for ntop-js's CPU windows (console.profile
 // rotation, Profiler.start/stop), memory readings and leaving; every other scenario (listed in
@@ -246,6 +247,8 @@ class Conn {
 		const starts = [...expr.matchAll(/\.profile\('([^']*)'\)/g)].map((m) => m[1]);
 		const ends = [...expr.matchAll(/\.profileEnd\('([^']*)'\)/g)].map((m) => m[1]);
 		this.evaluations++;
+		if (starts.length || ends.length)
+			log('console-profile');
 		if (/\.close\(\)/.test(expr)) {
 			// Closing the inspector ends the connection before any reply.
 			this.raw(frame(8, Buffer.from([0x03, 0xe8])));

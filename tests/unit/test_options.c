@@ -43,6 +43,24 @@ int main(void)
 	ok(o.leave_jit && !o.no_eval, "and leaves the JIT alone, nothing else");
 	options_free(&o);
 
+	is_int(parse(&o, &msg, "--pid", "7", "--no-cpu", NULL), 0, "--no-cpu parses");
+	ok(o.no_cpu && !o.no_eval && o.mem_interval_s > 0, "memory only, memory readings on");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-bp1", "--no-cpu", "-ox.cpuprofile", NULL), EXIT_USAGE,
+		"--no-cpu with -o in batch mode refused");
+	ok(msg && strstr(msg, "-o has nothing to write"), "the message says why: %s", msg ? msg : "");
+	free(msg);
+	is_int(parse(&o, &msg, "-bp1", "--no-cpu", "--folded", "x.txt"), EXIT_USAGE,
+		"and with --folded");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--no-cpu", "-ox.cpuprofile", NULL), 0,
+		"but allowed in the live view, which can start the profiler");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-p1", "--no-cpu", "--mem-interval", "0"), EXIT_USAGE,
+		"--no-cpu without memory readings refused");
+	ok(msg && strstr(msg, "nothing to watch"), "the message says why: %s", msg ? msg : "");
+	free(msg);
+
 	is_int(parse(&o, &msg, "-p", "5", "-i", "1"), 0, "tiny interval accepted");
 	is_int(o.interval_us, 100, "interval clamped up to 100 us");
 	is_int(o.n_notices, 1, "clamp explained");
@@ -98,5 +116,6 @@ int main(void)
 	ok(o.help, "help flag set");
 	ok(strstr(options_usage(), "--no-eval") != NULL, "usage lists --no-eval");
 	ok(strstr(options_usage(), "--leave-jit") != NULL, "usage lists --leave-jit");
+	ok(strstr(options_usage(), "--no-cpu") != NULL, "usage lists --no-cpu");
 	return done_testing();
 }

@@ -308,6 +308,38 @@ static void test_inlining(struct fixture *fx)
 	strbuf_free(&sb);
 }
 
+/* --no-cpu: a window of memory only, whatever the window stats hold. */
+static void test_cpu_off(struct fixture *fx)
+{
+	struct strbuf sb;
+	cJSON *j;
+
+	strbuf_init(&sb);
+	fx->rw.cpu_off = true;
+	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	j = cJSON_ParseWithLength(sb.data, sb.len);
+	ok(j != NULL, "--no-cpu: the JSON line parses");
+	if (j) {
+		ok(cJSON_IsFalse(cJSON_GetObjectItem(j, "cpu_profiling")), "cpu_profiling is false");
+		ok(cJSON_IsNull(cJSON_GetObjectItem(j, "cpu")), "cpu is null");
+		ok(cJSON_IsArray(cJSON_GetObjectItem(j, "top")) &&
+			cJSON_GetArraySize(cJSON_GetObjectItem(j, "top")) == 0, "top is empty");
+		ok(!cJSON_GetObjectItem(j, "inlining"), "and nothing is said of inlining");
+		cJSON_Delete(j);
+	}
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "CPU not profiled (--no-cpu: memory only)\n") != NULL,
+		"text: the window says the CPU is not profiled");
+	ok(!strstr(sb.data, "SELF%") && !strstr(sb.data, "fib"), "text: no function table");
+	fx->rw.cpu_off = false;
+	strbuf_reset(&sb);
+	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "\"cpu_profiling\":true,\"cpu\":{") != NULL,
+		"with the profiler: cpu_profiling true, then the cpu object");
+	strbuf_free(&sb);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -316,6 +348,7 @@ int main(void)
 	test_json(&fx);
 	test_text(&fx);
 	test_inlining(&fx);
+	test_cpu_off(&fx);
 	fixture_free(&fx);
 	return done_testing();
 }

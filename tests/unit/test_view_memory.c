@@ -685,6 +685,59 @@ static void test_ascii(struct fixture *fx)
 	grid_free(&g);
 }
 
+/* --no-cpu: the table says the profiler is off and c asks before starting it. */
+static void test_no_cpu(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	char heap[32], want[64];
+	struct grid g;
+
+	grid_init(&g);
+	grid_resize(&g, 100, 24);
+	view_fmt_bytes(memseries_last(fx->mem)->v[MEM_HEAP_USED], heap, sizeof(heap));
+	snprintf(want, sizeof(want), "(heap now %s)", heap);
+	fx->m.cpu_off = true;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "CPU not profiled (--no-cpu): c starts the profiler"),
+		"the sampling line says the CPU is not profiled");
+	ok(screen_has(&g, "not profiled") && !screen_has(&g, "JS 0.0%"), "no CPU split is shown");
+	ok(screen_has(&g, "CPU profiling is off (--no-cpu): press c to start it."),
+		"the empty table says how to start it");
+	ok(strstr(row(&g, 23), "c start CPU profiler") != NULL, "the key bar leads with c");
+	is_int(view_key(v, &fx->m, 'c'), VA_REDRAW, "c asks first");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "Start the CPU profiler?") && screen_has(&g, want) &&
+		screen_has(&g, "2 GB heap"), "the question gives the pause and the heap");
+	if (!screen_has(&g, want))
+		dump(&g);
+	ok(rows_fit(&g), "and fits the screen");
+	is_int(view_key(v, &fx->m, 'n'), VA_REDRAW, "n cancels");
+	is_int(view_key(v, &fx->m, 'y'), VA_NONE, "and a later y alone does nothing");
+	view_key(v, &fx->m, 'm');
+	is_int(view_key(v, &fx->m, 'c'), VA_REDRAW, "c asks on the memory screen too");
+	is_int(view_key(v, &fx->m, 'y'), VA_START_CPU, "y starts the profiler");
+	fx->m.cpu_starting = true;
+	is_int(view_key(v, &fx->m, 'c'), VA_REDRAW, "c while it starts");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "The CPU profiler is starting."), "says it is starting");
+	fx->m.cpu_starting = false;
+	fx->m.cpu_off = false;
+	view_key(v, &fx->m, 'c');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "The CPU profiler is already running.") &&
+		!screen_has(&g, "Start the CPU profiler?"), "c with the profiler running only says so");
+	fx->m.cpu_off = true;
+	fx->m.connected = false;
+	view_key(v, &fx->m, 'c');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "No target is connected") && !screen_has(&g, "Start the CPU"),
+		"no target, nothing to start");
+	fx->m.connected = true;
+	fx->m.cpu_off = false;
+	grid_free(&g);
+	view_free(v);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -700,6 +753,7 @@ int main(void)
 	test_memory_line(&fx);
 	test_screen(&fx);
 	test_keys(&fx);
+	test_no_cpu(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);
