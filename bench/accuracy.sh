@@ -3,7 +3,8 @@
 # a process that V8 has already optimised, against a from-start reference profile.
 #
 # Usage: bench/accuracy.sh [-v VERSIONS] [-p PROGRAMS] [-w WARM] [-m SECS] [-c CONNS]
-#                          [-R REF_DEFAULT_VERSIONS] [-o MARKDOWN] [NTOP_JS_BINARY_OR_BUILD_DIR]
+#                          [-R REF_DEFAULT_VERSIONS] [-F NODE_FLAGS] [-o MARKDOWN]
+#                          [NTOP_JS_BINARY_OR_BUILD_DIR]
 #   -v VERSIONS  Node major versions (default "18 20 22 24 26"), installed by
 #                tests/integration/versions.sh into ~/.cache/ntop-js/node
 #   -p PROGRAMS  "express tsc" (default both)
@@ -12,6 +13,12 @@
 #                the attach, is left out)
 #   -c CONNS     autocannon connections for express (default 4)
 #   -R VERSIONS  versions that also get a reference with default flags (default: all)
+#   -F FLAGS     node flags for every program target, references and measured alike
+#                (default none). On Node 18 use -F --no-concurrent-recompilation: V8 10.2's
+#                background compiles cannot inline a typed array's `length` (a generic
+#                LoadIC instead), its main-thread compiles (OSR) can, and ntop-js's
+#                deoptimization changes which one a warm function gets, so the two
+#                processes otherwise run different code (doc/benchmarks.md section 8)
 #   -o FILE      also append the tables to FILE (markdown)
 # The ntop-js binary: the argument, else $NTOP_JS.
 #
@@ -33,6 +40,8 @@
 # optimised before the profiler started) and on Node 26; on Node 24, Maglev-inlined code
 # loses them even under a running profile, so there only the no-inlining reference is right
 # for Maglev's share.
+# express-app.js also times each route's own work; every run prints its microseconds per
+# request, so that a route that costs one process more than the other shows as such.
 # Shares are of the busy time (JavaScript + GC + program, no idle); functions match by name,
 # url and line (bench/accuracy-compare.js). First, the reference is checked on
 # tests/targets/hot.js without its flags line: hotMain:hotSide must be about 3:1 (6 and 2 ms
@@ -47,8 +56,9 @@ warm=15
 secs=10
 conns=4
 refdef="18 20 22 24 26"
+xflags=""
 md=""
-while getopts 'v:p:w:m:c:R:o:h' opt; do
+while getopts 'v:p:w:m:c:R:F:o:h' opt; do
 	case $opt in
 	v) versions=$OPTARG ;;
 	p) programs=$OPTARG ;;
@@ -56,6 +66,7 @@ while getopts 'v:p:w:m:c:R:o:h' opt; do
 	m) secs=$OPTARG ;;
 	c) conns=$OPTARG ;;
 	R) refdef=$OPTARG ;;
+	F) xflags=$OPTARG ;;
 	o) md=$OPTARG ;;
 	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
@@ -66,9 +77,11 @@ bench_check_tools "$NODE"
 deps=$(bench_npm_deps)
 export NODE_PATH="$deps/node_modules"
 srcdir=$(cd "$BENCH_DIR/.." && pwd)
+xrepro=""
+[ -z "$xflags" ] || xrepro=" -F '$xflags'"
 
 echo "== accuracy: ntop-js on warm processes against a from-start reference"
-echo "reproduce: NTOP_JS=$ntop bench/accuracy.sh -v '$versions' -p '$programs' -w $warm -m $secs -c $conns -R '$refdef'"
+echo "reproduce: NTOP_JS=$ntop bench/accuracy.sh -v '$versions' -p '$programs' -w $warm -m $secs -c $conns -R '$refdef'$xrepro"
 echo "ntop-js: $("$ntop" --version | head -n 1)"
 bench_machine
 echo
@@ -107,18 +120,19 @@ done
 # ref: the flags given plus --cpu-prof; ntop: default flags, ntop-js attached after WARM s.
 # Sets T0 and T1 (the measured span, target's clock) and leaves OUT_PREFIX.{jsonl,cpuprofile}.
 run() {
-	local prog=$1 nb=$2 mode=$3 out=$4 tpid lpid npid port args=()
+	local prog=$1 nb=$2 mode=$3 out=$4 tpid lpid npid port args=() xf=()
 	shift 4
+	read -ra xf <<<"$xflags"
 	local log="$out.target.jsonl"
 	case $prog in
 	express) args=("$BENCH_TARGETS/express-app.js" --out "$log") ;;
 	tsc) args=("$BENCH_TARGETS/tsc-loop.js" --dir "$bench_tmp/tsproj" --files 300 --out "$log") ;;
 	esac
 	if [ "$mode" = ref ]; then
-		"$nb" "$@" --cpu-prof --cpu-prof-dir "$out.ref" --cpu-prof-interval 1000 \
+		"$nb" "${xf[@]+"${xf[@]}"}" "$@" --cpu-prof --cpu-prof-dir "$out.ref" --cpu-prof-interval 1000 \
 			--inspect-port=127.0.0.1:0 "${args[@]}" 2>"$out.target.err" &
 	else
-		"$nb" --inspect-port=127.0.0.1:0 "${args[@]}" 2>"$out.target.err" &
+		"$nb" "${xf[@]+"${xf[@]}"}" --inspect-port=127.0.0.1:0 "${args[@]}" 2>"$out.target.err" &
 	fi
 	tpid=$!
 	bench_track "$tpid"
@@ -152,7 +166,17 @@ run() {
 	local rate
 	rate=$(grep '"t":' "$log" | tail -n $((secs + 1)) | head -n "$secs" |
 		sed -n 's/.*"ops_per_s":\([0-9.]*\).*/\1/p' | bench_stats | cut -d' ' -f2)
-	echo "  $prog $mode ($("$nb" --version) $*): median $rate ops/s while measured" >&2
+	echo "  $prog $mode ($("$nb" --version) $xflags $*): median $rate ops/s while measured" >&2
+	# shellcheck disable=SC2016 # JavaScript, not shell
+	grep '"t":' "$log" | tail -n $((secs + 1)) | head -n "$secs" | "$NODE" -e '
+		const s = {};
+		for (const l of require("fs").readFileSync(0, "utf8").split("\n").filter(Boolean)) {
+			const r = JSON.parse(l).routes || {};
+			for (const k in r) { s[k] = s[k] || [0, 0]; s[k][0] += r[k][0]; s[k][1] += r[k][1]; }
+		}
+		const e = Object.entries(s);
+		if (e.length) console.log("    us per request (route work only): " +
+			e.map(([k, v]) => `/${k} ${v[0] ? Math.round(v[1] / v[0]) : "-"}`).join(", "));' >&2
 }
 
 for prog in $programs; do

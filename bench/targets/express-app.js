@@ -10,7 +10,7 @@
 //
 // Usage: node express-app.js [--out FILE] [--duration SECS]
 // Prints {"event":"ready","port":..,"pid":..} on stdout (or FILE), then monitor.js's
-// per-second lines, where ops is the number of requests answered.
+// per-second lines; ops: requests answered; routes: {route: [requests, us of its own work]}.
 const express = require('express');
 const { start } = require('./monitor');
 
@@ -102,15 +102,31 @@ function sortRecords(seed) {
 
 let seq = 0;
 const app = express();
-app.get('/json', (req, res) => { mon.count(); res.json(buildOrders(seq++)); });
-app.get('/render', (req, res) => { mon.count(); res.type('html').send(renderTable(seq++)); });
+app.get('/json', (req, res) => { mon.count(); const t = process.hrtime.bigint(); const o = buildOrders(seq++); note('json', t); res.json(o); });
+app.get('/render', (req, res) => { mon.count(); const t = process.hrtime.bigint(); const o = renderTable(seq++); note('render', t); res.type('html').send(o); });
 app.get('/hash', (req, res) => {
 	mon.count();
+	const t = process.hrtime.bigint();
 	let h = 0;
 	for (let r = 0; r < 8; r++) h ^= hashBuffer(block, seq++ + r);
+	note('hash', t);
 	res.json({ h });
 });
-app.get('/sort', (req, res) => { mon.count(); res.json({ s: sortRecords(seq++) }); });
+app.get('/sort', (req, res) => { mon.count(); const t = process.hrtime.bigint(); const o = sortRecords(seq++); note('sort', t); res.json({ s: o }); });
+
+// Per-route counts and the time spent computing each route's body, reset every second and
+// printed in monitor.js's lines as "routes": {route: [requests, compute_us]}.
+const routes = { json: [0, 0], render: [0, 0], hash: [0, 0], sort: [0, 0] };
+function note(name, t) {
+	const s = routes[name];
+	s[0]++;
+	s[1] += Number(process.hrtime.bigint() - t) / 1000;
+}
+opt.extra = () => {
+	const out = {};
+	for (const k in routes) { out[k] = [routes[k][0], Math.round(routes[k][1])]; routes[k][0] = routes[k][1] = 0; }
+	return { routes: out };
+};
 
 const server = app.listen(0, '127.0.0.1', () => {
 	mon.emit({ event: 'ready', port: server.address().port, pid: process.pid, node: process.version });

@@ -4,7 +4,7 @@
 // the worst event-loop stall of that second.
 //
 //   {"t":<seconds since start>,"mono_us":..,"dt_ms":..,"ops":..,"ops_per_s":..,"cpu_ms":..,
-//    "worst_stall_ms":..,"heap_used_mb":..}
+//    "worst_stall_ms":..,"heap_used_mb":..[, what opt.extra() returns]}
 //
 // worst_stall_ms is the longest gap between two runs of a 1 ms timer chain, minus the 1 ms it
 // asked for, as in many-functions.js. A target whose work is one long synchronous step
@@ -42,6 +42,7 @@ function start(opt) {
 			cpu_ms: +((cpu.user - prev_cpu.user + cpu.system - prev_cpu.system) / 1000).toFixed(1),
 			worst_stall_ms: +Math.max(0, Number(worst) / 1e6 - 1).toFixed(2),
 			heap_used_mb: +(process.memoryUsage().heapUsed / 1048576).toFixed(1),
+			...(opt.extra ? opt.extra() : {}),
 		});
 		ops = 0;
 		worst = 0n;
