@@ -130,6 +130,9 @@ if (opt.heap_mb > 0) {
 		filler.push(chunk);
 	}
 }
+// Keep the filler alive: no closure refers to `filler`, so without this V8 frees it at the
+// first full GC after this module's code has run (the heap was only full until then).
+globalThis.__bench_filler = filler;
 
 function self_check() {
 	const code_now = v8.getHeapCodeStatistics();
