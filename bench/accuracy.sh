@@ -150,7 +150,7 @@ run() {
 	if [ "$mode" = ref ]; then
 		sleep $((secs + 1))
 	else
-		"$ntop" --pid "$tpid" -b --json -n $((secs + 1)) -d 1 -t 1000 -o "$out.cpuprofile" \
+		"$ntop" --pid "$tpid" --max-pause 60 -b --json -n $((secs + 1)) -d 1 -t 1000 -o "$out.cpuprofile" \
 			>"$out.jsonl" 2>"$out.ntop.err" &
 		npid=$!
 		bench_track "$npid"

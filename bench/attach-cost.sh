@@ -116,7 +116,7 @@ for t in $targets; do
 	wait_lines "$out" $((l0 + warm + base)) "$tpid"
 	attach_at=$(bench_count_lines "$out" '"t":')
 	nlog="$bench_tmp/$t.ntop.txt"
-	"$ntop" --pid "$tpid" -b "${extra_args[@]+"${extra_args[@]}"}" >"$nlog" 2>"$bench_tmp/$t.ntop.err" &
+	"$ntop" --pid "$tpid" --max-pause 60 -b "${extra_args[@]+"${extra_args[@]}"}" >"$nlog" 2>"$bench_tmp/$t.ntop.err" &
 	npid=$!
 	bench_track "$npid"
 	wait_lines "$out" $((attach_at + secs)) "$tpid"

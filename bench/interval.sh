@@ -88,7 +88,7 @@ for ((r = 0; r < rounds; r++)); do
 			start=$(bench_count_lines "$out" '"t":')
 			j="$bench_tmp/r$r-$iv.jsonl"
 			if [ "$ph" = on ]; then
-				"$ntop" --pid "$tpid" -b --json -d 1 -i "$iv" -t 1000 >"$j" 2>"$j.err" &
+				"$ntop" --pid "$tpid" --max-pause 60 -b --json -d 1 -i "$iv" -t 1000 >"$j" 2>"$j.err" &
 				npid=$!
 				bench_track "$npid"
 			fi

@@ -51,7 +51,7 @@ npid=""
 nerr=""
 attach() { # attach TARGET_PID NAME
 	nerr="$bench_tmp/overhead-$2.ntop.err"
-	"$ntop" --pid "$1" -b "${extra_args[@]+"${extra_args[@]}"}" >/dev/null 2>"$nerr" &
+	"$ntop" --pid "$1" --max-pause 60 -b "${extra_args[@]+"${extra_args[@]}"}" >/dev/null 2>"$nerr" &
 	npid=$!
 	bench_track "$npid"
 }

@@ -62,7 +62,7 @@ sleep 2
 nerr="$bench_tmp/owncost.ntop.err"
 nout="$bench_tmp/owncost.ntop.txt"
 t0=$(now_ms)
-"$ntop" --pid "$tpid" -b >"$nout" 2>"$nerr" &
+"$ntop" --pid "$tpid" --max-pause 60 -b >"$nout" 2>"$nerr" &
 npid=$!
 bench_track "$npid"
 

@@ -67,7 +67,7 @@ run_phase() {
 	sleep 2
 	base=$(bench_count_lines "$out" '"t":')
 	if [ "$mode" = attach ]; then
-		"$ntop" --pid "$tpid" -b -n $((skip + secs + 5)) "$@" >"$nlog" 2>"$nerr" &
+		"$ntop" --pid "$tpid" --max-pause 60 -b -n $((skip + secs + 5)) "$@" >"$nlog" 2>"$nerr" &
 		npid=$!
 		bench_track "$npid"
 	fi

@@ -44,7 +44,7 @@ if [ -z "${TUI_SKIP_CPU:-}" ]; then
 target=$!
 bench_track $target
 for _ in $(seq 100); do grep -q '"event":"ready"' "$bench_tmp/many.out" && break; sleep 0.2; done
-tmx new-session -d -s cpu -x 160 -y 45 "$NTOP --pid $target --no-config 2>$bench_tmp/cpu.err"
+tmx new-session -d -s cpu -x 160 -y 45 "$NTOP --pid $target --max-pause 60 --no-config 2>$bench_tmp/cpu.err"
 ntop=""
 for _ in $(seq 50); do
 	ntop=$(pgrep -x -P "$(tmx display -p -t cpu '#{pane_pid}')" ntop-js || true)
@@ -75,7 +75,7 @@ keys_run() {
 	big=$!
 	bench_track $big
 	for _ in $(seq 100); do grep -q ready "$bench_tmp/big.out" && break; sleep 0.2; done
-	tmx new-session -d -s keys -x 160 -y 45 "$ntop --pid $big --no-config -i 100 -d $big_d 2>$bench_tmp/keys.err"
+	tmx new-session -d -s keys -x 160 -y 45 "$ntop --pid $big --max-pause 60 --no-config -i 100 -d $big_d 2>$bench_tmp/keys.err"
 	# wait for the first big window
 	for _ in $(seq 150); do tmx capture-pane -p -t keys | grep -q 'gen_' && break; sleep 0.2; done
 	main=$(tmx display -p -t keys '#{pane_pid}')
@@ -109,7 +109,7 @@ keys_run() {
 	sleep 2
 	tmx kill-session -t keys 2>/dev/null || true
 	# How big one such window is: the same settings, one window written out as a .cpuprofile.
-	"$ntop" --pid "$big" -b -n 1 -i 100 -d "$big_d" -o "$bench_tmp/one.cpuprofile" >/dev/null 2>&1 || true
+	"$ntop" --pid "$big" --max-pause 60 -b -n 1 -i 100 -d "$big_d" -o "$bench_tmp/one.cpuprofile" >/dev/null 2>&1 || true
 	size_mb=$(awk -v b="$(stat -c %s "$bench_tmp/one.cpuprofile" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
 	rm -f "$bench_tmp/one.cpuprofile"
 	kill "$big" 2>/dev/null || true

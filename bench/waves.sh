@@ -15,7 +15,7 @@ bench_pids+=($!)
 target=$!
 for _ in $(seq 100); do grep -q ready "$bench_tmp/waves.out" && break; sleep 0.1; done
 # 10 s windows keep ntop-js's own cost small; the growth window is the default 300 s.
-"$NTOP_JS" --pid "$target" -b --json -d 10 -n $((secs / 10)) -t 1 >"$bench_tmp/w.jsonl"
+"$NTOP_JS" --pid "$target" --max-pause 60 -b --json -d 10 -n $((secs / 10)) -t 1 >"$bench_tmp/w.jsonl"
 "$NODE" -e '
 const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
 const c = {};

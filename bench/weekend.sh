@@ -77,7 +77,7 @@ for _ in $(seq 100); do grep -q pid "$work/target.out" 2>/dev/null && break; sle
 grep -q pid "$work/target.out" 2>/dev/null
 ok $? "the busy target started (PID $target)"
 
-"$NTOP_JS" --pid "$target" -b --json -d 0.05 -i "${WEEKEND_INTERVAL_US:-1000}" -t 5 --mem-interval 0.1 --alloc \
+"$NTOP_JS" --pid "$target" --max-pause 60 -b --json -d 0.05 -i "${WEEKEND_INTERVAL_US:-1000}" -t 5 --mem-interval 0.1 --alloc \
 	--alloc-interval "$alloc_s" --log "$work/run.log" >"$work/out.jsonl" 2>"$work/ntop.err" &
 ntop=$!
 started=$(date +%s.%N)

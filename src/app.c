@@ -16,6 +16,7 @@
 #include "memseries.h"
 #include "procfs.h"
 #include "options.h"
+#include "pausemodel.h"
 #include "picker.h"
 #include "report.h"
 #include "settings.h"
@@ -103,6 +104,8 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	rw.alloc = engine_alloc_take_fresh(a->engine) ? engine_alloc_latest(a->engine) : NULL;
 	engine_jit_info(a->engine, &jit);
 	rw.cpu_off = !engine_cpu_on(a->engine);
+	rw.start_pause_est_s = engine_start_pause_s(a->engine);
+	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
 	rw.jit = rw.cpu_off ? NULL : &jit;
 	strbuf_reset(&a->out);
 	if (a->opt.json || a->log)
@@ -168,6 +171,14 @@ static void app_on_snapshot(void *ud, bool ok, const char *msg)
 	app_say(a, !ok, msg);
 	if (a->tui)
 		tui_redraw(a->tui);
+}
+
+static void app_on_cpu_held(void *ud, double pause_s)
+{
+	struct app *a = ud;
+
+	if (a->tui)
+		tui_ask_start_cpu(a->tui, pause_s);
 }
 
 static void app_on_notice(void *ud, const char *msg)
@@ -250,9 +261,17 @@ static void app_alloc_toggle(void *ud)
 		/* The heap profiler evaluates nothing, but it does force GCs: allowed. */
 	}
 	engine_set_alloc(a->engine, !engine_alloc_on(a->engine));
-	app_say(a, false, engine_alloc_on(a->engine) ? "allocation sampling on; the first profile "
-		"comes within 30 s (each fetch forces a full GC in the target)" :
-		"allocation sampling off");
+	if (engine_alloc_on(a->engine)) {
+		char p[48], *msg;
+
+		pause_format(engine_gc_pause_s(a->engine), p, sizeof p);
+		msg = xasprintf("allocation sampling on; the first profile comes within 30 s (each "
+			"fetch forces a full GC in the target: %s with this heap)", p);
+		app_say(a, false, msg);
+		free(msg);
+	} else {
+		app_say(a, false, "allocation sampling off");
+	}
 }
 
 static void app_snapshot(void *ud)
@@ -328,6 +347,7 @@ const struct engine_handlers app_engine_handlers = {
 	.on_memory = app_on_memory,
 	.on_alloc = app_on_alloc,
 	.on_snapshot = app_on_snapshot,
+	.on_cpu_held = app_on_cpu_held,
 };
 
 /* Writes the exports asked for on the command line. Returns 0, or EXIT_INTERNAL. */
@@ -503,6 +523,8 @@ static int app_run(struct app *a)
 	cfg.interval_us = a->settings.interval_us;
 	cfg.no_eval = a->opt.no_eval;
 	cfg.no_cpu = a->opt.no_cpu;
+	cfg.max_pause_s = a->opt.max_pause_s;
+	cfg.ask_pause = !a->opt.batch;
 	cfg.leave_jit = a->opt.leave_jit;
 	cfg.timeout_s = a->opt.timeout_s;
 	cfg.iterations = a->opt.iterations;

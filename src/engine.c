@@ -524,19 +524,21 @@ static void engine_on_open(void *ud)
 	e->state = ST_SETUP;
 	e->sess = session_create(engine_send, e->tp);
 	session_set_event_handler(e->sess, engine_on_event, e);
-	if (e->cfg.no_cpu) {
-		/* Memory only: the profiler is never touched, so nothing pauses the target. */
+	/* Memory only (--no-cpu) never touches the profiler, so nothing pauses the target. */
+	if (e->cfg.no_cpu)
 		engine_notify_exit(e);
-		if (e->state == ST_SETUP)
-			engine_running(e);
-		return;
-	}
+	if (e->state == ST_SETUP)
+		engine_pause_check(e);
+}
+
+void engine_profiler_begin(struct engine *e)
+{
 	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
 }
 
 int engine_start_cpu(struct engine *e, char **cause)
 {
-	if (e->state != ST_RUNNING) {
+	if (e->state != ST_RUNNING || !e->sess) {
 		*cause = xstrdup("no target is connected.");
 		return -1;
 	}
@@ -545,7 +547,7 @@ int engine_start_cpu(struct engine *e, char **cause)
 		return -1;
 	}
 	e->cpu_starting = true;
-	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
+	engine_profiler_begin(e);
 	return 0;
 }
 

@@ -31,6 +31,8 @@ struct engine_config {
 	bool no_eval;
 	bool no_cpu;              /* never start the CPU profiler unless engine_start_cpu() */
 	bool leave_jit;           /* change nothing in the target's JIT (jitplan.h) */
+	double max_pause_s;       /* the longest pause the profiler's start may cause unasked */
+	bool ask_pause;           /* over it: hold the profiler back (on_cpu_held), else refuse */
 	double timeout_s;
 	long iterations;          /* 0: until engine_stop() */
 	size_t max_message_bytes;
@@ -70,6 +72,9 @@ struct engine_handlers {
 	void (*on_alloc)(void *ud);
 	/* A heap snapshot ended; msg says where it went and how long the target paused. */
 	void (*on_snapshot)(void *ud, bool ok, const char *msg);
+	/* The profiler's start would pause the target for about pause_s, over max_pause_s: the
+	 * session runs with memory only until engine_start_cpu() (may be NULL). */
+	void (*on_cpu_held)(void *ud, double pause_s);
 };
 
 struct engine *engine_create(struct loop *l, const struct attach_result *target,
@@ -86,6 +91,10 @@ int engine_start_cpu(struct engine *e, char **cause);
 /* Windows carry profiles; the profiler is starting (after engine_start_cpu()). */
 bool engine_cpu_on(const struct engine *e);
 bool engine_cpu_starting(const struct engine *e);
+/* Predicted pauses (pausemodel.h) with the latest heap reading: the profiler's start (with the
+ * JIT step's deoptimization when it will do one), and a full GC. NAN when unknown. */
+double engine_start_pause_s(const struct engine *e);
+double engine_gc_pause_s(const struct engine *e);
 /* Leaves the target cleanly (stops profiling, closes an inspector ntop-js opened); on_finished
  * follows. Safe to call more than once. */
 void engine_stop(struct engine *e);

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "heapprof.h"
 #include "jitplan.h"
+#include "pausemodel.h"
 #include "memseries.h"
 #include "profile.h"
 #include "session.h"
@@ -90,6 +91,7 @@ struct engine {
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
 	double last_tick_s;           /* monotonic end of the last window without a profile */
+	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 };
 
 
@@ -106,6 +108,14 @@ void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
 void engine_running(struct engine *e);
 /* Leaving: Profiler.disable, then the inspector closed if ntop-js opened it. */
 void engine_disable_profiler(struct engine *e);
+
+/* Starts the CPU profiler's set-up (Profiler.enable, the interval, the first window). */
+void engine_profiler_begin(struct engine *e);
+
+/* engine_pause.c */
+/* Reads what predicts the profiler's pause, then starts it, holds it back (the live view
+ * asks) or refuses (batch), by --max-pause. With no_cpu it only takes the readings. */
+void engine_pause_check(struct engine *e);
 
 /* engine_jit.c */
 /* Carries out the JIT plan once the first profile runs, then calls engine_running(). */

@@ -15,6 +15,7 @@ enum ntop_exit {
 	EXIT_TIMEOUT = 9,        /* the target did not answer in time */
 	EXIT_TARGET_GONE = 10,   /* the target exited or closed the connection during the session */
 	EXIT_PROTOCOL = 11,      /* the peer sent something that is not the inspector protocol */
+	EXIT_PAUSE = 12,         /* it would pause the target longer than --max-pause allows */
 };
 
 #endif

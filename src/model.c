@@ -28,6 +28,7 @@ void model_init(struct model *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->half_life_s = MODEL_HALF_LIFE_S;
+	m->cpu_pause_s = NAN;
 }
 
 void model_free(struct model *m)

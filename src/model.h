@@ -47,6 +47,7 @@ struct model {
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
 	bool cpu_starting;
+	double cpu_pause_s;            /* what starting it would pause the target; NAN unknown */
 	/* Inlined functions may be charged to their callers (the JIT was left as it was). */
 	bool inlined_in_callers;
 	char inlining_caveat[48];      /* why not: "--leave-jit", "--no-eval", ... */

@@ -43,6 +43,9 @@ static const char usage_text[] =
 	"                         for the session and deoptimizes once at attach; ntop-js(1))\n"
 	"      --no-cpu           no CPU profiling: memory only, with no attach pause and no\n"
 	"                         sampler cost (the live view starts the profiler on c)\n"
+	"      --max-pause SECS   the longest pause ntop-js may cause without asking (default\n"
+	"                         0.2): starting V8's profiler walks the heap (seconds on a\n"
+	"                         multi-GB heap); over it the live view asks, batch refuses\n"
 	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
 	"\n"
 	"Memory:\n"
@@ -85,7 +88,8 @@ static const char usage_text[] =
 	"Percentages are of the window's sampled time; SELF and TOTAL times are cumulative\n"
 	"since attach. Exit status: 0 success, 2 usage, 3 no such process, 4 not Node,\n"
 	"5 permission, 6 attach by signal disabled, 7 inspector port busy, 8 inspector\n"
-	"unreachable, 9 no reply in time, 10 target exited, 11 protocol error, 1 other.\n"
+	"unreachable, 9 no reply in time, 10 target exited, 11 protocol error, 12 it would\n"
+	"pause the target longer than --max-pause, 1 other.\n"
 	"See ntop-js(1).\n";
 
 const char *options_usage(void)
@@ -97,7 +101,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU };
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU, OPT_MAX_PAUSE };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -109,6 +113,7 @@ static const struct option long_opts[] = {
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
+	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -211,6 +216,7 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	o->mem_interval_s = 1.0;
 	o->growth_window_s = 300.0;
 	o->alloc_interval_s = 300.0;
+	o->max_pause_s = 0.2;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:d:i:bn:t:o:hV", long_opts, NULL)) != -1) {
@@ -254,6 +260,11 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_NO_CPU:
 			o->no_cpu = true;
+			break;
+		case OPT_MAX_PAUSE:
+			if (parse_double(optarg, &d) < 0 || d < 0)
+				goto bad_value;
+			o->max_pause_s = clamp_double(o, "--max-pause", d, 0, 3600, "s");
 			break;
 		case OPT_TIMEOUT:
 			if (parse_double(optarg, &d) < 0)

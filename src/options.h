@@ -30,6 +30,7 @@ struct options {
 	bool no_eval;
 	bool leave_jit;       /* --leave-jit */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */
+	double max_pause_s;   /* --max-pause */
 	double timeout_s;
 	bool help, version;
 	/* The live view. Unset settings stay as the settings file has them. */

@@ -160,6 +160,14 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 	}
 }
 
+static void json_ms_or_null(struct strbuf *out, double s)
+{
+	if (isfinite(s))
+		json_fixed(out, s * 1e3, 0);
+	else
+		strbuf_puts(out, "null");
+}
+
 /* ,"inlining":{...}: whether inlined functions have their own rows, and what it took. */
 static void report_json_jit(struct strbuf *out, const struct engine_jit_info *j)
 {
@@ -220,7 +228,12 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 	json_str_or_null(out, t ? t->node_version : NULL);
 	strbuf_puts(out, ",\"title\":");
 	json_str_or_null(out, t ? t->title : NULL);
-	strbuf_printf(out, "},\"cpu_profiling\":%s", rw->cpu_off ? "false" : "true");
+	strbuf_printf(out, "},\"cpu_profiling\":%s,\"pause_estimate\":{\"profiler_start_ms\":",
+		rw->cpu_off ? "false" : "true");
+	json_ms_or_null(out, rw->start_pause_est_s);
+	strbuf_puts(out, ",\"full_gc_ms\":");
+	json_ms_or_null(out, rw->gc_pause_est_s);
+	strbuf_putc(out, '}');
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
 		report_json_memory(out, rw, ft);

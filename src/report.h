@@ -36,6 +36,9 @@ struct report_window {
 	const struct engine_jit_info *jit;
 	/* The CPU profiler is not running (--no-cpu): the window has memory only. */
 	bool cpu_off;
+	/* Predicted pauses of the target (pausemodel.h), in seconds; NAN when unknown: the CPU
+	 * profiler's start with the JIT step, and a full GC (each allocation-profile fetch). */
+	double start_pause_est_s, gc_pause_est_s;
 };
 
 void report_json_window(struct strbuf *out, const struct report_target *t,

@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "memseries.h"
 #include "model.h"
+#include "pausemodel.h"
 #include "procfs.h"
 #include "term.h"
 #include "util.h"
@@ -153,7 +154,7 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 	if (cpu_off) {
 		/* Memory only: its screen is what there is to see. */
 		t->model.cpu_off = true;
-		view_key(t->view, &t->model, 'm');
+		view_show_memory(t->view);
 		model_set_status(&t->model, false, util_now_wall_s(), "attached for memory only "
 			"(--no-cpu); c starts the CPU profiler");
 	}
@@ -197,6 +198,21 @@ void tui_status(struct tui *t, bool is_error, const char *msg)
 	tui_draw(t);
 }
 
+void tui_ask_start_cpu(struct tui *t, double pause_s)
+{
+	char p[48];
+
+	tui_pull_cpu(t);
+	t->model.cpu_pause_s = pause_s;
+	t->first_status = false;
+	pause_format(pause_s, p, sizeof p);
+	model_set_status(&t->model, false, util_now_wall_s(), "memory only for now: starting the "
+		"CPU profiler would pause the target %s (over --max-pause)", p);
+	view_show_memory(t->view);
+	view_key(t->view, &t->model, 'c');
+	tui_draw(t);
+}
+
 void tui_set_connected(struct tui *t, bool connected)
 {
 	t->model.connected = connected;
@@ -235,6 +251,7 @@ void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth
 		t->model.spaces[i].growth_bytes = sp[i].used_bytes - sp[i].first_used_bytes;
 	}
 	t->model.n_spaces = n;
+	t->model.cpu_pause_s = engine_start_pause_s(t->engine);
 	if (procfs_mem_available(&avail) == 0)
 		t->model.sys_mem_available_bytes = avail;
 	tui_pull_alloc(t);

@@ -30,6 +30,9 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 void tui_free(struct tui *t);
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms);
 void tui_status(struct tui *t, bool is_error, const char *msg);
+/* The profiler was held back: its start would pause the target for about pause_s. Shows the
+ * memory screen and asks whether to start it. */
+void tui_ask_start_cpu(struct tui *t, double pause_s);
 void tui_set_connected(struct tui *t, bool connected);
 /* The terminal changed size (SIGWINCH). */
 void tui_resize(struct tui *t);

@@ -14,6 +14,7 @@
 #include "functab.h"
 #include "grid.h"
 #include "memseries.h"
+#include "pausemodel.h"
 #include "util.h"
 #include "view_priv.h"
 
@@ -414,13 +415,19 @@ void view_start_cpu_question(const struct model *m, char *out, size_t outsz)
 {
 	const struct mem_sample *last = view_mem_last(m);
 	double heap = last ? last->v[MEM_HEAP_USED] : NAN;
-	char h[32] = "unknown";
+	char h[32] = "unknown", p[48];
 
 	if (isfinite(heap))
 		view_fmt_bytes(heap, h, sizeof(h));
-	/* The sizes are measured (doc/benchmarks.md, "What attaching costs"). */
+	if (isfinite(m->cpu_pause_s)) {
+		pause_format(m->cpu_pause_s, p, sizeof(p));
+		snprintf(out, outsz, "Start the CPU profiler? It will pause the target %s while V8 "
+			"lists its code (heap %s). y/n", p, h);
+		return;
+	}
+	/* The sizes are measured (doc/bench/pause.md). */
 	snprintf(out, outsz, "Start the CPU profiler? The target pauses while V8 lists its code: "
-		"about 0.1 s for a small app, 1.5 to 2.5 s with a 2 GB heap (heap now %s). y/n", h);
+		"about 0.1 s for a small app, 1 to 1.6 s with a 2 GB heap (heap now %s). y/n", h);
 }
 
 enum view_action view_start_cpu_ask(struct view *v, const struct model *m)
@@ -535,6 +542,11 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 		*handled = false;
 		return VA_NONE;
 	}
+}
+
+void view_show_memory(struct view *v)
+{
+	v->screen = VS_MEMORY;
 }
 
 enum view_action view_key(struct view *v, const struct model *m, int key)

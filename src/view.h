@@ -56,6 +56,8 @@ enum view_action view_key(struct view *v, const struct model *m, int key);
 /* Draws the current screen into g (already sized to the terminal). */
 void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
 bool view_paused(const struct view *v);
+/* Opens the memory screen (from wherever the view is). */
+void view_show_memory(struct view *v);
 /* The function the detail screen shows, or UINT32_MAX on the table. */
 uint32_t view_detail_func(const struct view *v);
 

@@ -82,8 +82,8 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("r", "reset the counters: SELF/TOTAL times, averages, call tree");
 	ENTRY("s", "save the profile collected so far");
 	ENTRY("m", "the memory screen (m or Esc comes back)");
-	ENTRY("c", "with --no-cpu: start the CPU profiler, after a y/n confirmation (the target "
-		"pauses while V8 lists its code)");
+	ENTRY("c", "start the CPU profiler when it is off (--no-cpu, or held back by --max-pause), "
+		"after a y/n confirmation with the predicted pause (V8 lists its code)");
 	ENTRY("a", "start or stop allocation sampling (V8's sampling heap profiler); each profile "
 		"fetch forces a full GC in the target");
 	ENTRY("H", "take a heap snapshot for Chrome DevTools, after a y/n confirmation that shows "

@@ -264,6 +264,13 @@ class Conn {
 			this.reply(msg.id, { result: { type: 'object', value } });
 			return;
 		}
+		// The pause check before the profiler: a small heap, or (pause-big) a 2.8 GB one.
+		if (/ntopJsPauseCheck/.test(expr)) {
+			const value = scenario === 'pause-big' ? { u: 3e9, b: null, k: null, v: '11.3.244.8' } :
+				{ u: 5e6, b: 1e5, k: 2e5, v: '11.3.244.8-node.38' };
+			this.reply(msg.id, { result: { type: 'object', value } });
+			return;
+		}
 		// Switching the inlining flags off: the flags to try; every one is said to have been on.
 		const off = expr.match(/l='([^']*)'\.split/);
 		if (off) {
@@ -430,7 +437,9 @@ class Conn {
 		case 'never-reply':
 			return;
 		case 'never-reply-evaluate':
-			if (msg.method === 'Runtime.evaluate')
+			// Only the evaluations that start or end a profile go unanswered.
+			if (msg.method === 'Runtime.evaluate' &&
+			    /\.profile\(/.test((msg.params && msg.params.expression) || ''))
 				return;
 			break;
 		case 'never-reply-getheapusage':

@@ -27,7 +27,7 @@
 // Output (one JSON object per line):
 //   {"event":"ready","pid":..,"functions":..,"bytecode_added_bytes":..,...}   once
 //   {"t":<seconds since ready>,"worst_stall_ms":..,"ticks":..,"ops":..,"ops_per_s":..,
-//    "cpu_ms":..,"mono_us":..}                                                  every second
+//    "cpu_ms":..,"mono_us":..,"wall_s":<unix time at the end of that second>}  every second
 // worst_stall_ms is the longest gap between two runs of a 1 ms timer in that second, minus
 // the 1 ms it was asked to wait. A gap is counted in the second in which it ends.
 // No npm dependencies; plain `node` (no flags) so that tools can attach by SIGUSR1.
@@ -226,7 +226,7 @@ setInterval(() => {
 	emit({ t: seconds, worst_stall_ms: +stall_ms.toFixed(2), ticks, ops,
 		ops_per_s: +(ops * 1e9 / Number(now - prev_t)).toFixed(1),
 		cpu_ms: +((cpu.user - prev_cpu.user + cpu.system - prev_cpu.system) / 1000).toFixed(1),
-		mono_us: Number(now / 1000n) });
+		mono_us: Number(now / 1000n), wall_s: Date.now() / 1000 });
 	worst_gap_ns = 0n;
 	ticks = 0;
 	ops = 0;

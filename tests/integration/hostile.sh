@@ -70,14 +70,17 @@ result-string|result-string|11|1|reply to Profiler.enable has no result|
 no-result|no-result|11|1|reply to Profiler.enable has no result|
 error-escape|error-escape|11|1|refused Profiler.enable: \?\]0;pwned\?|
 exception|exception|11|1|console.profile threw an exception|
-never-reply|never-reply|9|1|did not answer Profiler.enable within 2 s|
+never-reply|never-reply|9|1|did not answer the heap reading within 2 s|
+never-reply-no-eval|never-reply|9|2|did not answer Runtime.getHeapUsage within 2 s|BATCH --no-eval
+pause-big|pause-big|12|1|would pause the target( .PID [0-9]+.)? for about [0-9.]+ s .heap 2.8 GB.; --max-pause [0-9.]+ allows it, and --no-cpu watches memory without it|
+pause-big-allowed|pause-big|0|0||BATCH --max-pause 10
 never-reply-evaluate|never-reply-evaluate|9|1|did not answer console.profile within 2 s|
 never-reply-getheapusage|never-reply-getheapusage|9|1|did not answer Runtime.getHeapUsage within 2 s|BATCH -n 50
 slow-replies|slow-replies|0|0||
 huge-message|huge-message|11|1|larger than 512 MB; ntop-js closed the connection|
 huge-length-max|huge-length-max|11|1|larger than 512 MB; ntop-js closed the connection|
-huge-message-dribble|huge-message-dribble|9|1|did not answer Profiler.enable within 2 s|
-huge-message-under-cap|huge-message-under-cap|9|1|did not answer Profiler.enable within 2 s|
+huge-message-dribble|huge-message-dribble|9|1|did not answer the heap reading within 2 s|
+huge-message-under-cap|huge-message-under-cap|9|1|did not answer the heap reading within 2 s|
 close-mid-message|close-mid-message|10|1|connection to the target was lost|
 tcp-reset|tcp-reset|10|1|connection to the target was lost|
 close-frame-escape|close-frame-escape|10|1|connection to the target was lost|
@@ -186,7 +189,7 @@ check_case() {
 	fi
 	[ "$n" -le 1 ] || [ "$lines" -ne 1 ] || diag "$name stderr: $(cat "$d/err")"
 	if [ "$lines" -ge 2 ]; then
-		ok $(head -n -1 "$d/err" | grep -qE '^ntop-js: ignored a window whose profile is invalid'
+		ok $(head -n -1 "$d/err" | grep -qE '^ntop-js: (ignored a window whose profile is invalid|--no-eval: )'
 			echo $?) "$name: a notice came first"
 	fi
 	ok $([ "$ms" -le $((tmo * 1000 + SLACK_MS)) ]; echo $?) \

@@ -69,7 +69,7 @@ wait "$imp" 2>/dev/null
 
 # A peer that fails the session: the live view stays, says why, and q restores the terminal
 # and exits with the documented status.
-for c in 'bad-profile-cycle|11|invalid profiles in a row' 'never-reply|9|did not answer Profiler.enable' \
+for c in 'bad-profile-cycle|11|invalid profiles in a row' 'never-reply|9|did not answer the heap reading' \
 	'upgrade-silent|9|did not open its websocket'; do
 	IFS='|' read -r scenario want msg <<<"$c"
 	"$NODE" "$top_srcdir/tests/impostor.js" "$scenario" >"$WORK/$scenario.imp" 2>/dev/null &

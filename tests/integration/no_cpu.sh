@@ -63,7 +63,7 @@ keys Escape
 check "the table says the CPU is off" wait_screen 5 'CPU profiling is off \(--no-cpu\): press c to start it'
 check "the key bar leads with c" screen_has '^c start CPU profiler'
 keys c
-check "c asks first, with the pause and the heap" wait_screen 5 'Start the CPU profiler\? .*pauses'
+check "c asks first, with the pause and the heap" wait_screen 5 'Start the CPU profiler\? It will pause the target about [0-9.]+ m?s .*\(heap [0-9.]+[KMG]\)'
 keys n
 sleep 1
 check "n leaves it off" bash -c "! grep -q '^flags' '$WORK/target.out'"

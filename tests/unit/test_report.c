@@ -335,8 +335,15 @@ static void test_cpu_off(struct fixture *fx)
 	fx->rw.cpu_off = false;
 	strbuf_reset(&sb);
 	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
-	ok(strstr(sb.data, "\"cpu_profiling\":true,\"cpu\":{") != NULL,
-		"with the profiler: cpu_profiling true, then the cpu object");
+	ok(strstr(sb.data, "\"cpu_profiling\":true,") != NULL && strstr(sb.data, "\"cpu\":{"),
+		"with the profiler: cpu_profiling true, and the cpu object");
+	fx->rw.start_pause_est_s = 1.2344;
+	fx->rw.gc_pause_est_s = NAN;
+	strbuf_reset(&sb);
+	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, ",\"pause_estimate\":{\"profiler_start_ms\":1234,\"full_gc_ms\":null}") != NULL,
+		"the predicted pauses in ms, null when unknown");
+	fx->rw.start_pause_est_s = fx->rw.gc_pause_est_s = 0;
 	strbuf_free(&sb);
 }
 

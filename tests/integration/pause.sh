@@ -1,0 +1,78 @@
+#!/bin/bash
+# --max-pause on a real large-heap target: ntop-js predicts the profiler's pause before
+# causing it; batch mode refuses with the prediction (and the refusal itself pauses nothing);
+# allowed, the prediction is close to the pause the target's event loop saw; the live view
+# starts with memory only and asks.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+MANY=$top_srcdir/bench/targets/many-functions.js
+[ -f "$MANY" ] || skip_all "bench/targets/many-functions.js not found"
+# 700 MB of small live records (like a cache) and 1,000 functions: a pause of about a second
+# when V8's profiler starts. The target prints its worst event-loop stall every second.
+start_node big --max-old-space-size=3000 --inspect-port=0 "$MANY" --functions 1000 --heap-mb 700
+wait_for 60 grep -q '"event":"ready"' "$WORK/big.out"
+sleep 2
+
+# stall_max FROM_S TO_S: the worst stall the target reported between two of its clocks.
+stall_max() {
+	"$NODE" -e 'const [f, a, b] = process.argv.slice(1);
+		let m = -1;
+		for (const l of require("fs").readFileSync(f, "utf8").split("\n")) {
+			let r; try { r = JSON.parse(l); } catch (e) { continue; }
+			if (r.worst_stall_ms !== undefined && r.wall_s >= +a && r.wall_s <= +b)
+				m = Math.max(m, Math.round(r.worst_stall_ms));
+		}
+		console.log(m);' "$WORK/big.out" "$1" "$2"
+}
+now_s() { date +%s.%N; }
+
+t0=$(now_s)
+"$NTOP_JS" --pid "$big_PID" -b --json -n 2 >"$WORK/refused.out" 2>"$WORK/refused.err"
+rc=$?
+t1=$(now_s)
+ok $([ $rc -eq 12 ]; echo $?) "over --max-pause (default 0.2 s), batch mode refuses with status 12 (got $rc)"
+check "in one sentence with the predicted pause and the heap" grep -qxE \
+	"ntop-js: starting the CPU profiler would pause the target \(PID $big_PID\) for about [0-9.]+ m?s \(heap [0-9.]+ MB\); --max-pause [0-9.]+ allows it, and --no-cpu watches memory without it\." \
+	"$WORK/refused.err"
+diag "$(cat "$WORK/refused.err")"
+check "nothing on stdout" test ! -s "$WORK/refused.out"
+sleep 1.5
+worst=$(stall_max "$t0" "$(awk "BEGIN{print $t1 + 1.5}")")
+ok $([ "$worst" -ge 0 ] && [ "$worst" -lt 150 ]; echo $?) \
+	"the check itself did not pause the target (worst stall $worst ms)"
+
+# --leave-jit: the profiler's start alone (the JIT step's deoptimization is a second pause).
+t0=$(now_s)
+"$NTOP_JS" --pid "$big_PID" --max-pause 30 --leave-jit -b --json -n 3 >"$WORK/allowed.jsonl" \
+	2>"$WORK/allowed.err"
+ok $? "--max-pause 30 allows it"
+sleep 1.5
+est=$("$NODE" -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
+	console.log(JSON.parse(l[0]).pause_estimate.profiler_start_ms)' "$WORK/allowed.jsonl")
+worst=$(stall_max "$t0" "$(now_s)")
+diag "predicted $est ms, the target's worst stall $worst ms"
+ok $("$NODE" -e 'const [e, w] = process.argv.slice(1).map(Number);
+	process.exit(w > 0 && Math.abs(e / w - 1) <= 0.5 ? 0 : 1)' "$est" "$worst"; echo $?) \
+	"the prediction is within 50 % of the pause (predicted $est ms, measured $worst ms)"
+
+# The live view: memory only, and the question, at once.
+require_tmux
+term_start 160 40 "$NTOP_JS --pid $big_PID --no-config -d 0.5 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
+check "the live view asks before starting the profiler" \
+	wait_screen 15 'Start the CPU profiler\? It will pause the target about [0-9.]+ m?s'
+check "on the memory screen" screen_has '^MEMORY +zoom'
+keys n
+check "n: memory only, said in the status line" wait_screen 5 'memory only for now: starting the CPU profiler would pause the target about'
+keys Escape
+check "the table says the CPU is off" wait_screen 5 'CPU profiling is off'
+keys c
+wait_screen 5 'Start the CPU profiler\?'
+keys y
+check "y starts it" wait_screen 30 'last window [0-9.]+ ?m?s, [0-9]+ samples'
+keys q
+check "q quits with status 0" wait_screen 15 '^EXIT=0'
+check "nothing on stderr" test ! -s "$WORK/tui.err"
+check "the target is still running" alive "$big_PID"
+term_stop
+done_testing
