@@ -95,6 +95,7 @@ bool engine_cpu_starting(const struct engine *e);
  * JIT step's deoptimization when it will do one), and a full GC. NAN when unknown. */
 double engine_start_pause_s(const struct engine *e);
 double engine_gc_pause_s(const struct engine *e);
+double engine_max_pause_s(const struct engine *e);
 /* Leaves the target cleanly (stops profiling, closes an inspector ntop-js opened); on_finished
  * follows. Safe to call more than once. */
 void engine_stop(struct engine *e);

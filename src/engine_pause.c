@@ -90,6 +90,17 @@ static void pause_decide(struct engine *e)
 
 	if (e->target.pid)
 		snprintf(whom, sizeof whom, "the target (PID %d)", (int)e->target.pid);
+	if (e->mem.alloc_on && e->cfg.ask_pause && isfinite(gc_s) && gc_s > e->cfg.max_pause_s) {
+		/* The live view: allocation sampling waits for a yes (a) too. */
+		char *msg;
+
+		pause_words(e, gc_s, words, sizeof words);
+		e->mem.alloc_on = false;
+		msg = xasprintf("allocation sampling held back: each profile fetch forces a full GC, "
+			"which would pause %s %s; a starts it", whom, words);
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
 	if (e->cfg.no_cpu) {
 		engine_running(e);
 		return;
@@ -159,6 +170,11 @@ static void pause_on_heap_usage(void *ud, enum session_outcome o, const struct p
 		return;
 	}
 	pause_decide(e);
+}
+
+double engine_max_pause_s(const struct engine *e)
+{
+	return e->cfg.max_pause_s;
 }
 
 void engine_pause_check(struct engine *e)

@@ -48,6 +48,8 @@ struct model {
 	bool cpu_off;
 	bool cpu_starting;
 	double cpu_pause_s;            /* what starting it would pause the target; NAN unknown */
+	double gc_pause_s;             /* what a full GC (an allocation-profile fetch) would */
+	double max_pause_s;            /* --max-pause: over it, a and c ask first */
 	/* Inlined functions may be charged to their callers (the JIT was left as it was). */
 	bool inlined_in_callers;
 	char inlining_caveat[48];      /* why not: "--leave-jit", "--no-eval", ... */

@@ -252,6 +252,8 @@ void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth
 	}
 	t->model.n_spaces = n;
 	t->model.cpu_pause_s = engine_start_pause_s(t->engine);
+	t->model.gc_pause_s = engine_gc_pause_s(t->engine);
+	t->model.max_pause_s = engine_max_pause_s(t->engine);
 	if (procfs_mem_available(&avail) == 0)
 		t->model.sys_mem_available_bytes = avail;
 	tui_pull_alloc(t);

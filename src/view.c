@@ -310,7 +310,7 @@ int view_draw_bottom(struct view *v, const struct model *m, struct grid *g, cons
 
 	if (y < 0)
 		return 0;
-	if (v->prompt == VP_SNAPSHOT || v->prompt == VP_START_CPU) {
+	if (v->prompt == VP_SNAPSHOT || v->prompt == VP_START_CPU || v->prompt == VP_ALLOC) {
 		char q[512];
 		const char *p = q;
 		int w = g->width, n_lines = 0, start[3], len[3];
@@ -319,6 +319,8 @@ int view_draw_bottom(struct view *v, const struct model *m, struct grid *g, cons
 		 * three at most. */
 		if (v->prompt == VP_SNAPSHOT)
 			view_snapshot_question(m, q, sizeof(q));
+		else if (v->prompt == VP_ALLOC)
+			view_alloc_question(m, q, sizeof(q));
 		else
 			view_start_cpu_question(m, q, sizeof(q));
 		while (*p && n_lines < 3) {
@@ -430,6 +432,28 @@ void view_start_cpu_question(const struct model *m, char *out, size_t outsz)
 		"about 0.1 s for a small app, 1 to 1.6 s with a 2 GB heap (heap now %s). y/n", h);
 }
 
+void view_alloc_question(const struct model *m, char *out, size_t outsz)
+{
+	const struct mem_sample *last = view_mem_last(m);
+	double heap = last ? last->v[MEM_HEAP_USED] : NAN;
+	char h[32] = "unknown", p[48];
+
+	if (isfinite(heap))
+		view_fmt_bytes(heap, h, sizeof(h));
+	pause_format(m->gc_pause_s, p, sizeof(p));
+	snprintf(out, outsz, "Start allocation sampling? Each profile fetch forces a full GC, which "
+		"will pause the target %s (heap %s). y/n", p, h);
+}
+
+enum view_action view_alloc_ask(struct view *v, const struct model *m)
+{
+	if (!m->alloc_on && isfinite(m->gc_pause_s) && m->gc_pause_s > m->max_pause_s) {
+		v->prompt = VP_ALLOC;
+		return VA_REDRAW;
+	}
+	return VA_ALLOC_TOGGLE;
+}
+
 enum view_action view_start_cpu_ask(struct view *v, const struct model *m)
 {
 	if (start_cpu_refused(v, m))
@@ -450,6 +474,10 @@ static enum view_action view_prompt_key(struct view *v, const struct model *m, i
 			return VA_REDRAW;
 		}
 		return VA_SNAPSHOT;
+	}
+	if (v->prompt == VP_ALLOC) {
+		v->prompt = VP_NONE;
+		return key == 'y' || key == 'Y' ? VA_ALLOC_TOGGLE : VA_REDRAW;
 	}
 	if (v->prompt == VP_START_CPU) {
 		v->prompt = VP_NONE;

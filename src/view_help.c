@@ -85,7 +85,8 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("c", "start the CPU profiler when it is off (--no-cpu, or held back by --max-pause), "
 		"after a y/n confirmation with the predicted pause (V8 lists its code)");
 	ENTRY("a", "start or stop allocation sampling (V8's sampling heap profiler); each profile "
-		"fetch forces a full GC in the target");
+		"fetch forces a full GC in the target, so starting asks first when that GC is "
+		"predicted over --max-pause");
 	ENTRY("H", "take a heap snapshot for Chrome DevTools, after a y/n confirmation that shows "
 		"the heap and the free memory: the target pauses while it is written and needs about "
 		"twice the heap in memory");

@@ -149,7 +149,7 @@ enum view_action view_memory_key(struct view *v, const struct model *m, int key)
 		v->zoom = (enum view_zoom)((v->zoom + 1) % VZ_COUNT);
 		break;
 	case 'a':
-		return VA_ALLOC_TOGGLE;
+		return view_alloc_ask(v, m);
 	case 'H':
 		return view_snapshot_ask(v, m);
 	default:

@@ -21,7 +21,7 @@ struct mem_sample;
 #define VIEW_NONE UINT32_MAX
 
 enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY };
-enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU };
+enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
 
@@ -143,6 +143,9 @@ enum view_action view_snapshot_ask(struct view *v, const struct model *m);
 void view_snapshot_question(const struct model *m, char *out, size_t outsz);
 /* The CPU profiler start confirmation (c, with --no-cpu). */
 enum view_action view_start_cpu_ask(struct view *v, const struct model *m);
+/* a: allocation sampling on or off; on asks first when a full GC would pause over the limit. */
+enum view_action view_alloc_ask(struct view *v, const struct model *m);
+void view_alloc_question(const struct model *m, char *out, size_t outsz);
 void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 
 /* view_help.c */

@@ -255,7 +255,7 @@ enum view_action view_table_key(struct view *v, const struct model *m, int key)
 		v->screen = VS_MEMORY;
 		return VA_REDRAW;
 	case 'a':
-		return VA_ALLOC_TOGGLE;
+		return view_alloc_ask(v, m);
 	case 'H':
 		return view_snapshot_ask(v, m);
 	case VK_ESC:

@@ -56,6 +56,14 @@ ok $("$NODE" -e 'const [e, w] = process.argv.slice(1).map(Number);
 	process.exit(w > 0 && Math.abs(e / w - 1) <= 0.5 ? 0 : 1)' "$est" "$worst"; echo $?) \
 	"the prediction is within 50 % of the pause (predicted $est ms, measured $worst ms)"
 
+# --alloc: every fetch forces a full GC (about 0.7 s here), checked the same way.
+"$NTOP_JS" --pid "$big_PID" --max-pause 0.6 --leave-jit --alloc -b --json -n 2 >/dev/null \
+	2>"$WORK/alloc.err"
+rc=$?
+ok $([ $rc -eq 12 ]; echo $?) "--alloc whose forced GC is over --max-pause: status 12 (got $rc)"
+check "saying so" grep -qE '^ntop-js: --alloc forces a full garbage collection at every profile fetch, which would pause the target .* for about [0-9.]+ m?s \(heap [0-9.]+ MB\) each time; --max-pause [0-9.]+ allows it\.$' "$WORK/alloc.err"
+diag "$(cat "$WORK/alloc.err")"
+
 # The live view: memory only, and the question, at once.
 require_tmux
 term_start 160 40 "$NTOP_JS --pid $big_PID --no-config -d 0.5 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"

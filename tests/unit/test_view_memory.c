@@ -734,6 +734,25 @@ static void test_no_cpu(struct fixture *fx)
 		"no target, nothing to start");
 	fx->m.connected = true;
 	fx->m.cpu_off = false;
+
+	/* a: allocation sampling asks first when its forced GC would pause over --max-pause. */
+	fx->m.gc_pause_s = 2.0;
+	fx->m.max_pause_s = 0.2;
+	fx->m.alloc_on = false;
+	is_int(view_key(v, &fx->m, 'a'), VA_REDRAW, "a with a 2 s GC over a 0.2 s limit asks first");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "Start allocation sampling?") && screen_has(&g, "2.0 s (heap"),
+		"with the predicted pause");
+	is_int(view_key(v, &fx->m, 'y'), VA_ALLOC_TOGGLE, "y starts it");
+	view_key(v, &fx->m, 'a');
+	is_int(view_key(v, &fx->m, 'n'), VA_REDRAW, "n does not");
+	fx->m.alloc_on = true;
+	is_int(view_key(v, &fx->m, 'a'), VA_ALLOC_TOGGLE, "stopping it never asks");
+	fx->m.alloc_on = false;
+	fx->m.gc_pause_s = 0.05;
+	is_int(view_key(v, &fx->m, 'a'), VA_ALLOC_TOGGLE, "a GC under the limit does not ask");
+	fx->m.gc_pause_s = NAN;
+	fx->m.max_pause_s = INFINITY;
 	grid_free(&g);
 	view_free(v);
 }
