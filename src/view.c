@@ -413,14 +413,22 @@ static bool start_cpu_refused(struct view *v, const struct model *m)
 	return true;
 }
 
-void view_start_cpu_question(const struct model *m, char *out, size_t outsz)
+/* The latest heap used, for a question ("unknown" before the first reading). */
+static void heap_now(const struct model *m, char *out, size_t outsz)
 {
 	const struct mem_sample *last = view_mem_last(m);
 	double heap = last ? last->v[MEM_HEAP_USED] : NAN;
-	char h[32] = "unknown", p[48];
 
+	snprintf(out, outsz, "unknown");
 	if (isfinite(heap))
-		view_fmt_bytes(heap, h, sizeof(h));
+		view_fmt_bytes(heap, out, outsz);
+}
+
+void view_start_cpu_question(const struct model *m, char *out, size_t outsz)
+{
+	char h[32], p[48];
+
+	heap_now(m, h, sizeof(h));
 	if (isfinite(m->cpu_pause_s)) {
 		pause_format(m->cpu_pause_s, p, sizeof(p));
 		snprintf(out, outsz, "Start the CPU profiler? It will pause the target %s while V8 "
@@ -434,12 +442,9 @@ void view_start_cpu_question(const struct model *m, char *out, size_t outsz)
 
 void view_alloc_question(const struct model *m, char *out, size_t outsz)
 {
-	const struct mem_sample *last = view_mem_last(m);
-	double heap = last ? last->v[MEM_HEAP_USED] : NAN;
-	char h[32] = "unknown", p[48];
+	char h[32], p[48];
 
-	if (isfinite(heap))
-		view_fmt_bytes(heap, h, sizeof(h));
+	heap_now(m, h, sizeof(h));
 	pause_format(m->gc_pause_s, p, sizeof(p));
 	snprintf(out, outsz, "Start allocation sampling? Each profile fetch forces a full GC, which "
 		"will pause the target %s (heap %s). y/n", p, h);
