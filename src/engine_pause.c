@@ -101,6 +101,14 @@ static void pause_decide(struct engine *e)
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}
+	/* Batch mode, with or without the CPU profiler. */
+	if (e->cfg.alloc && isfinite(gc_s) && gc_s > e->cfg.max_pause_s && !e->cfg.ask_pause) {
+		pause_words(e, gc_s, words, sizeof words);
+		engine_fail(e, EXIT_PAUSE, xasprintf("--alloc forces a full garbage collection at every "
+			"profile fetch, which would pause %s %s each time; --max-pause %.1f allows it.",
+			whom, words, ceil(gc_s * 10) / 10));
+		return;
+	}
 	if (e->cfg.no_cpu) {
 		engine_running(e);
 		return;
@@ -119,13 +127,6 @@ static void pause_decide(struct engine *e)
 		engine_running(e);
 		if (e->h->on_cpu_held)
 			e->h->on_cpu_held(e->ud, start_s);
-		return;
-	}
-	if (e->cfg.alloc && isfinite(gc_s) && gc_s > e->cfg.max_pause_s && !e->cfg.ask_pause) {
-		pause_words(e, gc_s, words, sizeof words);
-		engine_fail(e, EXIT_PAUSE, xasprintf("--alloc forces a full garbage collection at every "
-			"profile fetch, which would pause %s %s each time; --max-pause %.1f allows it.",
-			whom, words, ceil(gc_s * 10) / 10));
 		return;
 	}
 	engine_profiler_begin(e);

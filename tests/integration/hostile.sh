@@ -74,6 +74,8 @@ never-reply|never-reply|9|1|did not answer the heap reading within 2 s|
 never-reply-no-eval|never-reply|9|2|did not answer Runtime.getHeapUsage within 2 s|BATCH --no-eval
 pause-big|pause-big|12|1|would pause the target( .PID [0-9]+.)? for about [0-9.]+ s .heap 2.8 GB.; --max-pause [0-9.]+ allows it, and --no-cpu watches memory without it|
 pause-big-allowed|pause-big|0|0||BATCH --max-pause 10
+pause-big-no-cpu|pause-big|0|0||BATCH --no-cpu
+pause-big-alloc|pause-big|12|1|--alloc forces a full garbage collection at every profile fetch, which would pause the target( .PID [0-9]+.)? for about [0-9.]+ s .heap 2.8 GB. each time|BATCH --no-cpu --alloc
 never-reply-evaluate|never-reply-evaluate|9|1|did not answer console.profile within 2 s|
 never-reply-getheapusage|never-reply-getheapusage|9|1|did not answer Runtime.getHeapUsage within 2 s|BATCH -n 50
 slow-replies|slow-replies|0|0||
