@@ -208,6 +208,15 @@ static void engine_profile_invalid(struct engine *e, const char *err)
 	}
 }
 
+/* e->ws holds a finished window: hand it over, and stop after -n of them. */
+static void engine_window_done(struct engine *e)
+{
+	e->windows_done++;
+	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
+	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
+		engine_stop(e);
+}
+
 /* A parsed profile becomes a window. */
 static void engine_take_profile(struct engine *e, struct profile *p)
 {
@@ -240,10 +249,7 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 		loop_timer_arm(e->merge_timer, 0);
 	}
 	cumulative_add(&e->cum, &e->ws);
-	e->windows_done++;
-	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
-	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
-		engine_stop(e);
+	engine_window_done(e);
 }
 
 static void engine_on_merge_slice(void *ud)
@@ -350,10 +356,7 @@ static void engine_empty_window(struct engine *e)
 	window_stats_free(&e->ws);
 	e->ws.end_us = (e->last_tick_s > 0 ? now - e->last_tick_s : e->cfg.delay_s) * 1e6;
 	e->last_tick_s = now;
-	e->windows_done++;
-	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
-	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
-		engine_stop(e);
+	engine_window_done(e);
 }
 
 static void engine_on_window_timer(void *ud)

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
 /* Where the target keeps the lease on the flags (below). */
 #define JIT_LEASE_KEY "globalThis[Symbol.for('ntop-js.jit')]"
 /* The lease lasts this long past the last window rotation, at least (and three windows). */

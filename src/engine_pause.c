@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
 #define STR2(x) #x
 #define STR(x) STR2(x)
 

@@ -47,6 +47,10 @@ struct engine_mem {
 	bool gc_installed;            /* a detail evaluation (which installs a GC profiler) was sent */
 };
 
+/* The v8 module in an evaluation, without touching the app's globals (older Node: the command
+ * line API's require). */
+#define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
+
 enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
 
 struct engine {
