@@ -42,8 +42,11 @@
  * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
  * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
  * otherwise. With fewer, the trough rule runs, but its GROWING (SHRINKING) stands only over
- * 60 s with at least 3 majors, each higher (lower) than the one before, none below the
- * troughs' line by more than max(limit, a quarter of the rise): otherwise UNKNOWN (STABLE).
+ * 60 s with at least 3 majors, each higher (lower) than the one before and the last above
+ * (below) the first by more than the limit, none below the troughs' line by more than
+ * max(limit, a quarter of the rise): otherwise STABLE when two or more majors, spread over
+ * half the span, lie so close that their range drawn out to the span stays under
+ * max(1 MiB, 2 % of the mean floor), else UNKNOWN for a rise (STABLE for a fall).
  * doc/growth-rule.txt says it in prose. */
 
 #include <math.h>
@@ -573,7 +576,9 @@ static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
  * collecting, and they fall when it finally does; they stand for the live heap only over a
  * span as long as the post-GC rule's (a program's heap grows while it warms up), if at least
  * three major collections in it left the heap not far below the troughs' line, and the sizes after
- * them move one to the next the way the troughs do (rise for a rise, fall for a fall). */
+ * them move one to the next the way the troughs do (rise for a rise, fall for a fall), and by
+ * as much as a verdict needs first to last: majors a few hundred KB apart, each a little
+ * lower, are a stable heap whatever the troughs do (a sawtooth read "shrinking" in CI). */
 static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
 	const struct fit *heap, double rise, double limit, double span_s)
 {
@@ -594,14 +599,37 @@ static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
 		if (i > 0 && !(rise > 0 ? pu[i] > pu[i - 1] : pu[i] < pu[i - 1]))
 			return false;
 	}
-	return true;
+	return rise > 0 ? pu[n - 1] - pu[0] > limit : pu[0] - pu[n - 1] > limit;
+}
+
+/* Two or more major collections, spread over half a span of a minute or more, whose sizes
+ * after them differ so little that, drawn out to the whole span, the live heap rose by less
+ * than the limit: whatever the troughs do, it did not grow (a leak raises every collection
+ * after it). Under load, the sawtooth target sees two or three in its minute. */
+static bool majors_flat(const struct gcseries *gc, const struct gc_fit *g, double limit,
+	double span_s)
+{
+	double pt[64], pu[64], lo, hi;
+	size_t n;
+
+	if (g->n < 2 || span_s < GROWTH_POST_GC_MIN_SPAN_S)
+		return false;
+	n = gcseries_points(gc, g->start_s, g->end_s, pt, pu, 64);
+	if (n < 2 || pt[n - 1] - pt[0] < GROWTH_MAJORS_SPREAD * span_s)
+		return false;
+	lo = hi = pu[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = fmin(lo, pu[i]);
+		hi = fmax(hi, pu[i]);
+	}
+	return (hi - lo) * span_s / (pt[n - 1] - pt[0]) <= limit;
 }
 
 void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	struct mem_growth *out)
 {
 	const struct tier *t;
-	double start_s, end_s, span_s, rise, limit;
+	double start_s, end_s, span_s, rise, limit, base_limit;
 	int64_t a, b;
 	struct fit heap, rss;
 	struct gc_fit g;
@@ -654,6 +682,7 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	out->heap_bytes_per_hour = heap.slope_per_s * 3600.0;
 	rise = heap.slope_per_s * span_s;
 	limit = fmax(GROWTH_MIN_RISE_BYTES, GROWTH_MIN_RISE_FRACTION * heap.mean_y);
+	base_limit = limit;
 	if (fabs(rise) > limit && heap.r2 >= GROWTH_MIN_R2)
 		limit += reading_step(s, start_s, end_s, MEM_HEAP_USED);
 	if (rise > limit && heap.r2 >= GROWTH_MIN_R2)
@@ -668,7 +697,7 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 		out->basis = MEM_BASIS_TROUGHS_GC;
 		if (out->verdict == MEM_GROWING &&
 		    !troughs_confirmed(s->gc, &g, &heap, rise, limit, span_s))
-			out->verdict = MEM_UNKNOWN;
+			out->verdict = majors_flat(s->gc, &g, base_limit, span_s) ? MEM_STABLE : MEM_UNKNOWN;
 		/* Falling troughs may be garbage V8 finally collected: without majors that fall
 		 * too, they show only that the heap did not grow. */
 		else if (out->verdict == MEM_SHRINKING &&

@@ -27,20 +27,48 @@ stall_max() {
 }
 now_s() { date +%s.%N; }
 
-t0=$(now_s)
-"$NTOP_JS" --pid "$big_PID" -b --json -n 2 >"$WORK/refused.out" 2>"$WORK/refused.err"
-rc=$?
-t1=$(now_s)
+# stall_around T0 T1: the worst stall the target reported in the seconds that overlap
+# [T0, T1], up to and with its first report from a second after T1 (a stall that blocked the
+# target's clock past T1 is reported late, in that one). Waits up to 15 s for that report.
+stall_around() {
+	local after
+	after=$(awk "BEGIN{printf \"%.3f\", $2 + 1}")
+	wait_for 15 "$NODE" -e 'const [f, a] = process.argv.slice(1);
+		process.exit(require("fs").readFileSync(f, "utf8").split("\n").some(l => {
+			try { return JSON.parse(l).wall_s >= +a; } catch (e) { return false; } }) ? 0 : 1);' \
+		"$WORK/big.out" "$after"
+	"$NODE" -e 'const [f, a, b] = process.argv.slice(1);
+		let m = -1;
+		for (const l of require("fs").readFileSync(f, "utf8").split("\n")) {
+			let r; try { r = JSON.parse(l); } catch (e) { continue; }
+			if (r.worst_stall_ms === undefined || r.wall_s <= +a) continue;
+			m = Math.max(m, Math.round(r.worst_stall_ms));
+			if (r.wall_s >= +b) break;
+		}
+		console.log(m);' "$WORK/big.out" "$1" "$after"
+}
+
+# The refusal: its check reads heap statistics only (no heap walk above 400 MB). The target's
+# own garbage collector pauses it too, now and then (a 700 MB heap takes some 100s of ms under
+# load), so a stall is believed to be the check's only if each of three refusals saw one.
+stalls=""
+for try in 1 2 3; do
+	t0=$(now_s)
+	"$NTOP_JS" --pid "$big_PID" -b --json -n 2 >"$WORK/refused.out" 2>"$WORK/refused.err"
+	rc=$?
+	t1=$(now_s)
+	worst=$(stall_around "$t0" "$t1")
+	stalls="$stalls $worst"
+	[ "$worst" -ge 0 ] && [ "$worst" -lt 150 ] && break
+done
 ok $([ $rc -eq 12 ]; echo $?) "over --max-pause (default 0.2 s), batch mode refuses with status 12 (got $rc)"
 check "in one sentence with the predicted pause and the heap" grep -qxE \
 	"ntop-js: starting the CPU profiler would pause the target \(PID $big_PID\) for about [0-9.]+ m?s \(heap [0-9.]+ MB\); --max-pause [0-9.]+ allows it, and --no-cpu watches memory without it\." \
 	"$WORK/refused.err"
 diag "$(cat "$WORK/refused.err")"
 check "nothing on stdout" test ! -s "$WORK/refused.out"
-sleep 1.5
-worst=$(stall_max "$t0" "$(awk "BEGIN{print $t1 + 1.5}")")
 ok $([ "$worst" -ge 0 ] && [ "$worst" -lt 150 ]; echo $?) \
-	"the check itself did not pause the target (worst stall $worst ms)"
+	"the check itself did not pause the target (worst stall of each try, ms:$stalls)"
 
 # --leave-jit: the profiler's start alone (the JIT step's deoptimization is a second pause).
 t0=$(now_s)

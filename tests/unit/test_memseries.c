@@ -498,6 +498,43 @@ static double low_after(double t)
 	return 20 * MB;
 }
 
+/* Majors far below the troughs that leave 15, 25, 20 MB: neither a line nor a level. */
+static double scattered_after(double t)
+{
+	return t < 150 ? 15 * MB : t < 250 ? 25 * MB : 20 * MB;
+}
+
+/* The sawtooth of tests/targets/sawtooth.js: old space fills with promoted garbage at
+ * 0.6 MB/s and a major collection every 20 s empties it; the sizes left creep by 0.1 MB. */
+static double saw_phase;
+
+static double saw_after_up(double t)
+{
+	return 3.4 * MB + 0.1 * MB * floor(t / 20);
+}
+
+static double saw_after_down(double t)
+{
+	return 3.8 * MB - 0.1 * MB * floor(t / 20);
+}
+
+static double saw_heap(double t, double (*after)(double))
+{
+	double since = fmod(t + saw_phase, 20);
+
+	return after(t - since) + 0.6 * MB * since;
+}
+
+static double saw_up_heap(double t)
+{
+	return saw_heap(t, saw_after_up);
+}
+
+static double saw_down_heap(double t)
+{
+	return saw_heap(t, saw_after_down);
+}
+
 /* Troughs that fall for 300 s, as when V8 slowly catches up with garbage it put off... */
 static double falling_heap(double t)
 {
@@ -518,6 +555,9 @@ static void test_post_gc(void)
 	struct pg lazy_waves = { waves_heap, low_after, 100 };
 	struct pg lazy_leak = { leak_heap, leak_after, 80 };
 	struct pg idle = { flat_heap, low_after, 1000 };
+	struct pg lazy_scattered = { waves_heap, scattered_after, 100 };
+	struct pg saw_up = { saw_up_heap, saw_after_up, 20 };
+	struct pg saw_down = { saw_down_heap, saw_after_down, 20 };
 	struct mem_growth g;
 
 	rng_state = 0x2545f4914f6cdd1dULL;
@@ -544,10 +584,38 @@ static void test_post_gc(void)
 	ok(g.significant, "significant");
 
 	g = pg_growth(&lazy_waves, 300);
-	is_str(mem_verdict_name(g.verdict), "unknown",
-		"climbing troughs and 3 major GCs far below them: unknown, not growing");
+	is_str(mem_verdict_name(g.verdict), "stable",
+		"climbing troughs and 3 major GCs that each leave the same 20 MB: stable, not growing");
 	is_str(mem_growth_basis_name(g.basis), "troughs+gc", "the troughs, checked");
 	is_int(g.major_gcs, 3, "three majors in the span");
+	ok(!g.significant, "not significant");
+
+	g = pg_growth(&lazy_scattered, 300);
+	is_str(mem_verdict_name(g.verdict), "unknown",
+		"climbing troughs and 3 major GCs far below them, 10 MB apart: unknown, not growing");
+
+	/* The sawtooth of tests/targets/sawtooth.js: old space fills with promoted garbage for 20 s
+	 * and a major collection empties it; the sizes after them creep by a few hundred KB. */
+	{
+		struct pg two_flat = { waves_heap, low_after, 50 };
+		struct pg two_leak = { leak_heap, leak_after, 50 };
+		int bad = 0;
+
+		g = pg_growth(&two_flat, 100);
+		is_str(mem_verdict_name(g.verdict), "stable",
+			"climbing troughs and 2 majors 50 s apart that leave the same 20 MB: stable");
+		g = pg_growth(&two_leak, 100);
+		is_str(mem_verdict_name(g.verdict), "unknown",
+			"a leak with 2 majors 5 MB apart: unknown, neither confirmed nor flat");
+		for (int up = 0; up < 2; up++)
+			for (saw_phase = 0; saw_phase < 20; saw_phase += 2)
+				for (int d = 64; d <= 90; d += 3) {
+					g = pg_growth(up ? &saw_up : &saw_down, d);
+					if (g.verdict != MEM_STABLE && !bad++)
+						printf("# phase %g, %d s: %s\n", saw_phase, d, mem_verdict_name(g.verdict));
+				}
+		ok(!bad, "sawtooths whose majors creep 0.1 MB up or down: stable at every phase and span");
+	}
 
 	g = pg_growth(&lazy_leak, 300);
 	is_str(mem_verdict_name(g.verdict), "growing",
