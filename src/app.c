@@ -107,24 +107,24 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	rw.start_pause_est_s = engine_start_pause_s(a->engine);
 	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
 	rw.jit = rw.cpu_off ? NULL : &jit;
-	strbuf_reset(&a->out);
-	if (a->opt.json || a->log)
-		report_json_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
-			engine_functab(a->engine));
-	if (a->log && a->out.len > 2) {
-		/* The log's record is the JSON line with its type in front. */
+	if (a->log) {
+		/* The log's record is the window's JSON object with its type in front. */
 		strbuf_reset(&a->line);
-		strbuf_puts(&a->line, "{\"type\":\"window\",");
-		strbuf_append(&a->line, a->out.data + 1, a->out.len - 2);
-		app_log(a, a->line.data, a->line.len);
+		report_json_window(&a->line, "window", &rt, &rw, w, engine_cumulative(a->engine),
+			engine_functab(a->engine));
+		/* one record a line: the log adds its own newline */
+		app_log(a, a->line.data, a->line.len - (a->line.len > 0 &&
+			a->line.data[a->line.len - 1] == '\n'));
 	}
 	if (!a->opt.batch)
 		return;
-	if (!a->opt.json) {
-		strbuf_reset(&a->out);
+	strbuf_reset(&a->out);
+	if (a->opt.json)
+		report_json_window(&a->out, NULL, &rt, &rw, w, engine_cumulative(a->engine),
+			engine_functab(a->engine));
+	else
 		report_text_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
-	}
 	if (a->output_broken)
 		return;
 	if (fwrite(a->out.data, 1, a->out.len, stdout) != a->out.len || fflush(stdout) != 0) {
@@ -598,7 +598,7 @@ static int app_run(struct app *a)
 static void app_die_hook(void)
 {
 	/* A fatal error must not leave the terminal in curses mode. */
-	tui_free(NULL);
+	tui_restore_terminal();
 }
 
 int app_main(int argc, char **argv)

@@ -205,7 +205,7 @@ static void report_text_jit(struct strbuf *out, const struct engine_jit_info *j)
 	strbuf_putc(out, '\n');
 }
 
-void report_json_window(struct strbuf *out, const struct report_target *t,
+void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
 {
@@ -213,7 +213,13 @@ void report_json_window(struct strbuf *out, const struct report_target *t,
 	size_t n = top_count(rw, w);
 	bool first = true;
 
-	strbuf_puts(out, "{\"time\":");
+	strbuf_putc(out, '{');
+	if (type) {
+		strbuf_puts(out, "\"type\":");
+		json_str_or_null(out, type);
+		strbuf_putc(out, ',');
+	}
+	strbuf_puts(out, "\"time\":");
 	json_fixed(out, rw->time_s, 3);
 	strbuf_puts(out, ",\"window_ms\":");
 	json_fixed(out, rw->window_ms, 3);

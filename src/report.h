@@ -41,7 +41,9 @@ struct report_window {
 	double start_pause_est_s, gc_pause_est_s;
 };
 
-void report_json_window(struct strbuf *out, const struct report_target *t,
+/* One window as a JSON object and a newline; with a type, the object starts with
+ * "type":TYPE (the --log file's records), else it is the -b --json line. */
+void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft);
 void report_text_window(struct strbuf *out, const struct report_target *t,

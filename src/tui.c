@@ -164,13 +164,18 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 
 void tui_free(struct tui *t)
 {
-	term_close();
 	if (!t)
 		return;
+	term_close();
 	view_free(t->view);
 	grid_free(&t->grid);
 	model_free(&t->model);
 	free(t);
+}
+
+void tui_restore_terminal(void)
+{
+	term_close();
 }
 
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms)

@@ -26,8 +26,11 @@ struct tui_actions {
 struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_result *target,
 	double delay_s, long interval_us, bool cpu_off, const struct view_settings *settings,
 	const struct tui_actions *actions, void *ud, char **cause);
-/* Restores the terminal. */
+/* Restores the terminal and frees t (NULL: nothing). */
 void tui_free(struct tui *t);
+/* Only restores the terminal, if it is in curses mode: for a fatal error's exit path, where
+ * no tui may exist and nothing else may be freed. */
+void tui_restore_terminal(void);
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms);
 void tui_status(struct tui *t, bool is_error, const char *msg);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the

@@ -122,7 +122,7 @@ static void test_json(struct fixture *fx)
 	bool fields_ok = true;
 
 	strbuf_init(&sb);
-	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(sb.len > 0 && sb.data[sb.len - 1] == '\n' && count_char(sb.data, '\n') == 1,
 		"one JSON object on one line, ending in exactly one newline");
 	j = cJSON_ParseWithLength(sb.data, sb.len);
@@ -191,7 +191,7 @@ static void test_json(struct fixture *fx)
 		struct report_target anon = { 0, NULL, NULL };
 		strbuf_reset(&sb);
 		fx->w.sampled_us = 0;
-		report_json_window(&sb, &anon, &fx->rw, &empty, NULL, fx->ft);
+		report_json_window(&sb, NULL, &anon, &fx->rw, &empty, NULL, fx->ft);
 		j = cJSON_ParseWithLength(sb.data, sb.len);
 		ok(j && cJSON_IsNull(get(get(j, "target"), "pid")) &&
 			cJSON_IsNull(get(get(j, "target"), "node_version")), "unknown pid and version are null");
@@ -199,7 +199,7 @@ static void test_json(struct fixture *fx)
 			cJSON_GetArraySize(get(j, "top")) == 0, "empty window: 0 %% and no rows");
 		cJSON_Delete(j);
 		strbuf_reset(&sb);
-		report_json_window(&sb, &fx->t, &fx->rw, &fx->w, NULL, fx->ft);
+		report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, NULL, fx->ft);
 		j = cJSON_ParseWithLength(sb.data, sb.len);
 		e = j ? cJSON_GetArrayItem(get(j, "top"), 0) : NULL;
 		ok(e && get(e, "self_pct")->valuedouble == 0 && cJSON_IsNull(get(e, "cum_self_ms")),
@@ -276,7 +276,7 @@ static void test_inlining(struct fixture *fx)
 
 	strbuf_init(&sb);
 	fx->rw.jit = &fixed;
-	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, ",\"inlining\":{\"exact\":true,\"why_not\":null,\"v8_flags\":"
 		"\"--no-maglev-inlining\",\"deoptimized\":true,\"deopt_ms\":4.3}") != NULL,
 		"JSON: inlined functions exact, the flags and the deoptimization");
@@ -289,7 +289,7 @@ static void test_inlining(struct fixture *fx)
 
 	strbuf_reset(&sb);
 	fx->rw.jit = &left;
-	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, "\"exact\":false,\"why_not\":\"--leave-jit\"") != NULL,
 		"JSON: not exact, and why");
 	ok(strstr(sb.data, "{\"function\":\"fib\",\"url\":\"/srv/app.js\",\"line\":5,\"column\":11,"
@@ -316,7 +316,7 @@ static void test_cpu_off(struct fixture *fx)
 
 	strbuf_init(&sb);
 	fx->rw.cpu_off = true;
-	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	j = cJSON_ParseWithLength(sb.data, sb.len);
 	ok(j != NULL, "--no-cpu: the JSON line parses");
 	if (j) {
@@ -334,17 +334,34 @@ static void test_cpu_off(struct fixture *fx)
 	ok(!strstr(sb.data, "SELF%") && !strstr(sb.data, "fib"), "text: no function table");
 	fx->rw.cpu_off = false;
 	strbuf_reset(&sb);
-	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, "\"cpu_profiling\":true,") != NULL && strstr(sb.data, "\"cpu\":{"),
 		"with the profiler: cpu_profiling true, and the cpu object");
 	fx->rw.start_pause_est_s = 1.2344;
 	fx->rw.gc_pause_est_s = NAN;
 	strbuf_reset(&sb);
-	report_json_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, ",\"pause_estimate\":{\"profiler_start_ms\":1234,\"full_gc_ms\":null}") != NULL,
 		"the predicted pauses in ms, null when unknown");
 	fx->rw.start_pause_est_s = fx->rw.gc_pause_est_s = 0;
 	strbuf_free(&sb);
+}
+
+/* The --log record: the same object, with its type first. */
+static void test_json_typed(struct fixture *fx)
+{
+	struct strbuf plain, typed;
+	static const char head[] = "{\"type\":\"window\",";
+
+	strbuf_init(&plain);
+	strbuf_init(&typed);
+	report_json_window(&plain, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	report_json_window(&typed, "window", &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(typed.len == plain.len + strlen(head) - 1 && strncmp(typed.data, head, strlen(head)) == 0 &&
+		memcmp(typed.data + strlen(head), plain.data + 1, plain.len - 1) == 0,
+		"a typed window is the plain one with \"type\" first");
+	strbuf_free(&plain);
+	strbuf_free(&typed);
 }
 
 int main(void)
@@ -353,6 +370,7 @@ int main(void)
 
 	fixture_init(&fx);
 	test_json(&fx);
+	test_json_typed(&fx);
 	test_text(&fx);
 	test_inlining(&fx);
 	test_cpu_off(&fx);
