@@ -2,11 +2,13 @@
 # quickstart.sh: set up, build and run ntop-js on a Debian or Ubuntu machine.
 #
 #   ./quickstart.sh          install what is missing, build, and watch the bundled example app
-#   ./quickstart.sh test     the same set-up, then build with -Werror and the sanitizers and
-#                            run the whole test suite; ends with "N passed, N failed"
+#   ./quickstart.sh test     the same set-up, then build with -Werror and the sanitizers, run
+#                            every test tier (make check-all) and make distcheck; ends with
+#                            "N passed, N failed"
 #
-# Packages are installed with apt-get when run as root, or through sudo; nothing else is
-# downloaded. Builds go to build/demo and build/check, outside the source tree.
+# Packages are installed with apt-get when run as root, or through sudo; the tests fetch
+# pinned npm packages and Node versions into ~/.cache/ntop-js. Builds go to build/demo and
+# build/check, outside the source tree.
 set -eu
 
 mode=${1:-demo}
@@ -86,9 +88,16 @@ if [ "$mode" = demo ]; then
 fi
 
 status=0
-make -C "$build" -j"$jobs" check || status=$?
+# Every tier: unit, short and long tests (make check-all).
+make -C "$build" -j"$jobs" check-all || status=$?
+# The release tarball builds and passes make check on its own (make distcheck); counted as
+# one more result.
+dist=PASS
+make -C "$build" -j"$jobs" distcheck >"$build/distcheck.log" 2>&1 || { dist=FAIL; status=1; }
+echo "$dist: make distcheck (log: $build/distcheck.log)"
+[ "$dist" = PASS ] || tail -n 30 "$build/distcheck.log"
 # automake's summary is not read by CI: count every TAP result of every test log.
-cat "$build"/tests/*/*.trs 2>/dev/null | awk '
+{ cat "$build"/tests/*/*.trs 2>/dev/null; echo ":test-result: $dist"; } | awk '
 	/^:test-result: (PASS|XFAIL)/ { p++ }
 	/^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
 	/^:test-result: SKIP/ { s++ }
