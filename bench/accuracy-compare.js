@@ -4,7 +4,7 @@
 //
 // usage: node accuracy-compare.js --label TEXT --ref PROFILE [--ref-default PROFILE]
 //          --ntop FILE.jsonl [--ntop-profile PROFILE] [--skip-windows N]
-//          [--top N] [--worst K] [--json-out FILE]
+//          [--top N] [--worst K] [--json-out FILE] [--ref-shares-out FILE --program NAME]
 // where PROFILE is FILE.cpuprofile:T0:T1, T0 and T1 in V8's monotonic clock (microseconds,
 // the clock of process.hrtime in the target): only the samples between T0 and T1 count.
 //
@@ -20,7 +20,9 @@
 // Prints a table of the reference's top N functions (default 8), then, marked +, those of
 // ntop-js's top N that are not among them (where misplaced time went), and a line
 // "top-K share error: max X points" for K = --worst (default 5); --json-out appends a JSON
-// summary line.
+// summary line. --ref-shares-out writes the reference's shares (every function over 0.05 %
+// of the busy time, urls cut to the file name so that they hold on any machine) as the
+// fixture that tests/integration/real_tsc.sh compares a live attach with.
 const fs = require('fs');
 
 const a = { top: 8, worst: 5 };
@@ -90,6 +92,20 @@ const ref = profileShares(a.ref);
 const refd = a.refDefault ? profileShares(a.refDefault) : null;
 const nt = a.ntop ? ntopShares(a.ntop) : null;
 const ntp = a.ntopProfile ? profileShares(a.ntopProfile) : null;
+
+if (a.refSharesOut) {
+	const m = /^(.*):(\d+):(\d+)$/.exec(a.ref);
+	const p = JSON.parse(fs.readFileSync(m[1], 'utf8'));
+	const shares = {};
+	for (const [k, v] of [...ref.self.entries()].sort((x, y) => y[1] - x[1])) {
+		const pc = (100 * v) / ref.busy;
+		if (pc >= 0.05) shares[k.replace(/ (?:file:\/\/)?\/.*\/([^/]*:\d*)$/, ' $1')] = +pc.toFixed(3);
+	}
+	fs.writeFileSync(a.refSharesOut, JSON.stringify({
+		program: a.program || null, label: a.label || null, node: a.node || null,
+		made_by: 'bench/accuracy.sh -k', samples: ref.samples, busy_ms: Math.round(ref.busy / 1000),
+		profile_start_time: p.startTime, shares }, null, 1) + '\n');
+}
 
 const ranked = [...ref.self.entries()].sort((x, y) => y[1] - x[1]).slice(0, TOP).map(([k]) => k);
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '-');

@@ -3,7 +3,7 @@
 # a process that V8 has already optimised, against a from-start reference profile.
 #
 # Usage: bench/accuracy.sh [-v VERSIONS] [-p PROGRAMS] [-w WARM] [-m SECS] [-c CONNS]
-#                          [-R REF_DEFAULT_VERSIONS] [-F NODE_FLAGS] [-o MARKDOWN]
+#                          [-R REF_DEFAULT_VERSIONS] [-F NODE_FLAGS] [-o MARKDOWN] [-k DIR]
 #                          [NTOP_JS_BINARY_OR_BUILD_DIR]
 #   -v VERSIONS  Node major versions (default "18 20 22 24 26"), installed by
 #                tests/integration/versions.sh into ~/.cache/ntop-js/node
@@ -20,6 +20,8 @@
 #                deoptimization changes which one a warm function gets, so the two
 #                processes otherwise run different code (doc/benchmarks.md section 8)
 #   -o FILE      also append the tables to FILE (markdown)
+#   -k DIR       keep each no-inlining reference's shares as DIR/PROGRAM-nodeMAJOR.json (the
+#                fixtures of tests/integration/real_tsc.sh: tests/fixtures/accuracy)
 # The ntop-js binary: the argument, else $NTOP_JS.
 #
 # Programs (bench/targets/): express-app.js, an express 5 server with four CPU-heavy routes,
@@ -58,7 +60,8 @@ conns=4
 refdef="18 20 22 24 26"
 xflags=""
 md=""
-while getopts 'v:p:w:m:c:R:F:o:h' opt; do
+keep=""
+while getopts 'v:p:w:m:c:R:F:o:k:h' opt; do
 	case $opt in
 	v) versions=$OPTARG ;;
 	p) programs=$OPTARG ;;
@@ -68,6 +71,7 @@ while getopts 'v:p:w:m:c:R:F:o:h' opt; do
 	R) refdef=$OPTARG ;;
 	F) xflags=$OPTARG ;;
 	o) md=$OPTARG ;;
+	k) keep=$OPTARG ;;
 	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
@@ -77,8 +81,10 @@ bench_check_tools "$NODE"
 deps=$(bench_npm_deps)
 export NODE_PATH="$deps/node_modules"
 srcdir=$(cd "$BENCH_DIR/.." && pwd)
+[ -z "$keep" ] || mkdir -p "$keep" || bench_die "cannot create $keep"
 xrepro=""
 [ -z "$xflags" ] || xrepro=" -F '$xflags'"
+[ -z "$keep" ] || xrepro="$xrepro -k '$keep'"
 
 echo "== accuracy: ntop-js on warm processes against a from-start reference"
 echo "reproduce: NTOP_JS=$ntop bench/accuracy.sh -v '$versions' -p '$programs' -w $warm -m $secs -c $conns -R '$refdef'$xrepro"
@@ -193,8 +199,11 @@ for prog in $programs; do
 		fi
 		run "$prog" "$nb" ntop "$p-ntop"
 		say ""
+		kept=()
+		[ -z "$keep" ] || kept=(--ref-shares-out "$keep/$prog-node$v.json" --program "$prog"
+			--node "$("$nb" --version)")
 		"$NODE" "$BENCH_DIR/accuracy-compare.js" --label "$prog node $("$nb" --version)" \
-			--ref "$ref" "${refd[@]+"${refd[@]}"}" --ntop "$p-ntop.jsonl" \
+			--ref "$ref" "${refd[@]+"${refd[@]}"}" "${kept[@]+"${kept[@]}"}" --ntop "$p-ntop.jsonl" \
 			--ntop-profile "$p-ntop.cpuprofile:$T0:$T1" --json-out "$summary" |
 			tee -a "${md:-/dev/null}"
 	done
