@@ -80,6 +80,22 @@ void app_log_exit(struct app *a, const char *why)
 	app_log(a, a->line.data, a->line.len);
 }
 
+/* The session could not start after the log was opened: the terminal back, the sentence on
+ * stderr, and the log closed with the reason (its last sync). Takes cause. */
+static int app_fail_start(struct app *a, char *cause, int status)
+{
+	tui_free(a->tui);
+	a->tui = NULL;
+	fprintf(stderr, "ntop-js: %s\n", cause);
+	if (a->log) {
+		app_log_exit(a, cause);
+		memlog_close(a->log);
+		a->log = NULL;
+	}
+	free(cause);
+	return status;
+}
+
 /* Messages go to the status line under the live view, else to stderr. */
 void app_say(struct app *a, bool is_error, const char *msg)
 {
@@ -551,11 +567,8 @@ static int app_run(struct app *a)
 	if (!a->opt.batch) {
 		a->tui = tui_create(a->loop, a->engine, &a->target, cfg.delay_s, cfg.interval_us,
 			cfg.no_cpu, &a->settings.view, &app_tui_actions, a, &cause);
-		if (!a->tui) {
-			fprintf(stderr, "ntop-js: %s\n", cause);
-			free(cause);
-			return EXIT_USAGE;
-		}
+		if (!a->tui)
+			return app_fail_start(a, cause, EXIT_USAGE);
 		if (a->launch) {
 			char *msg = xasprintf("started %s (PID %d); its output goes to %s",
 				a->opt.command[0], (int)launch_child_pid(a->launch),
@@ -567,13 +580,8 @@ static int app_run(struct app *a)
 		fprintf(stderr, "ntop-js: started %s (PID %d); its output goes to %s\n",
 			a->opt.command[0], (int)launch_child_pid(a->launch), launch_log_path(a->launch));
 	}
-	if (engine_start(a->engine, &cause) < 0) {
-		tui_free(a->tui);
-		a->tui = NULL;
-		fprintf(stderr, "ntop-js: %s\n", cause);
-		free(cause);
-		return EXIT_UNREACHABLE;
-	}
+	if (engine_start(a->engine, &cause) < 0)
+		return app_fail_start(a, cause, EXIT_UNREACHABLE);
 	if (a->opt.no_eval && !a->opt.no_cpu)
 		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
 			"large app for the time it takes to list its functions again.");
