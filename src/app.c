@@ -489,6 +489,8 @@ static int app_run(struct app *a)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
 	struct attach_opts ao;
 	struct engine_config cfg;
+	struct engine_transport tp;
+	struct engine_clock clock;
 	char *cause = NULL;
 	int rc;
 
@@ -551,7 +553,9 @@ static int app_run(struct app *a)
 	cfg.mem_detail_interval_s = 10.0;
 	cfg.alloc = a->opt.alloc;
 	cfg.alloc_interval_s = a->opt.alloc_interval_s;
-	a->engine = engine_create(a->loop, &a->target, &cfg, &app_engine_handlers, a);
+	engine_io_websocket(a->loop, &tp, &clock);
+	a->engine = engine_create(a->loop, &tp, &clock, &a->target, &cfg,
+		&app_engine_handlers, a);
 	a->follow_timer = loop_timer_create(a->loop, app_on_follow_timer, a);
 	if (a->opt.follow)
 		app_follow_remember(a);

@@ -59,6 +59,8 @@ int app_replay(struct app *a)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
 	struct engine_config cfg;
+	struct engine_transport tp;
+	struct engine_clock clock;
 	char *cause = NULL;
 	size_t bad = 0;
 	struct mem_growth g;
@@ -86,7 +88,9 @@ int app_replay(struct app *a)
 	memset(&cfg, 0, sizeof cfg);
 	cfg.delay_s = a->settings.delay_s;
 	cfg.timeout_s = a->opt.timeout_s;
-	a->engine = engine_create(a->loop, &a->replay_target, &cfg, &app_engine_handlers, a);
+	engine_io_websocket(a->loop, &tp, &clock);
+	a->engine = engine_create(a->loop, &tp, &clock, &a->replay_target, &cfg,
+		&app_engine_handlers, a);
 	a->tui = tui_create(a->loop, a->engine, &a->replay_target, cfg.delay_s, 0, false,
 		&a->settings.view, &app_tui_actions, a, &cause);
 	if (!a->tui) {

@@ -9,12 +9,11 @@
 #include "exitcode.h"
 #include "functab.h"
 #include "jsonpull.h"
-#include "loop.h"
 #include "inbox.h"
 #include "profile.h"
 #include "session.h"
 #include "strbuf.h"
-#include "transport.h"
+#include "transport.h" /* struct transport_handlers only: the calls go through e->tp */
 #include "util.h"
 
 #include <math.h>
@@ -37,6 +36,44 @@
 #define INSPECTOR_MODULE \
 	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
 
+double engine_mono_s(const struct engine *e)
+{
+	return e->clock.mono_s(e->clock.ctx);
+}
+
+double engine_wall_s(const struct engine *e)
+{
+	return e->clock.wall_s(e->clock.ctx);
+}
+
+struct engine_timer *engine_timer_new(struct engine *e, void (*cb)(void *ud))
+{
+	return e->clock.timer_create(e->clock.ctx, cb, e);
+}
+
+void engine_timer_arm(struct engine *e, struct engine_timer *t, double delay_s)
+{
+	e->clock.timer_arm(t, delay_s);
+}
+
+void engine_timer_cancel(struct engine *e, struct engine_timer *t)
+{
+	e->clock.timer_cancel(t);
+}
+
+void engine_timer_free(struct engine *e, struct engine_timer *t)
+{
+	if (t)
+		e->clock.timer_free(t);
+}
+
+/* Asks the connection, if any, for a clean close; on_closed follows. */
+static void engine_close_conn(struct engine *e)
+{
+	if (e->conn)
+		e->tp.close(e->conn);
+}
+
 static void engine_finish(struct engine *e)
 {
 	int status = e->fail_status;
@@ -45,10 +82,10 @@ static void engine_finish(struct engine *e)
 		return;
 	e->state = ST_DONE;
 	engine_mem_stop(e);
-	loop_timer_cancel(e->window_timer);
-	loop_timer_cancel(e->expiry_timer);
-	loop_timer_cancel(e->leave_timer);
-	loop_timer_cancel(e->profile_timer);
+	engine_timer_cancel(e, e->window_timer);
+	engine_timer_cancel(e, e->expiry_timer);
+	engine_timer_cancel(e, e->leave_timer);
+	engine_timer_cancel(e, e->profile_timer);
 	e->h->on_finished(e->ud, status, e->fail_why);
 }
 
@@ -67,12 +104,12 @@ void engine_fail(struct engine *e, int status, char *why)
 		return;
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
-	loop_timer_cancel(e->window_timer);
-	loop_timer_cancel(e->profile_timer);
-	if (e->tp) {
+	engine_timer_cancel(e, e->window_timer);
+	engine_timer_cancel(e, e->profile_timer);
+	if (e->conn) {
 		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
-		loop_timer_arm(e->leave_timer, e->cfg.timeout_s);
-		transport_close(e->tp);
+		engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
+		engine_close_conn(e);
 	} else {
 		engine_finish(e);
 	}
@@ -132,15 +169,15 @@ bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct prot
 
 static void engine_arm_expiry(struct engine *e)
 {
-	double now = util_now_mono_s();
+	double now = engine_mono_s(e);
 	double next = e->sess ? session_expire(e->sess, now) : 0;
 
 	if (e->state == ST_DONE)
 		return;
 	if (next > 0)
-		loop_timer_arm(e->expiry_timer, next - now);
+		engine_timer_arm(e, e->expiry_timer, next - now);
 	else
-		loop_timer_cancel(e->expiry_timer);
+		engine_timer_cancel(e, e->expiry_timer);
 }
 
 static void engine_on_expiry(void *ud)
@@ -156,15 +193,17 @@ static void engine_on_expiry(void *ud)
 	engine_arm_expiry(e);
 }
 
-static int engine_send(void *transport, const char *data, size_t len)
+static int engine_send(void *ud, const char *data, size_t len)
 {
-	return transport_send(transport, data, len);
+	struct engine *e = ud;
+
+	return e->conn ? e->tp.send(e->conn, data, len) : -1;
 }
 
 void engine_call_timeout(struct engine *e, const char *method, const char *params,
 	double timeout_s, session_reply_fn cb)
 {
-	if (!e->sess || session_call(e->sess, method, params, util_now_mono_s(), timeout_s, cb,
+	if (!e->sess || session_call(e->sess, method, params, engine_mono_s(e), timeout_s, cb,
 			e) < 0) {
 		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the connection to the target was lost "
 			"before %s could be sent.", method));
@@ -212,7 +251,7 @@ static void engine_profile_invalid(struct engine *e, const char *err)
 static void engine_window_done(struct engine *e)
 {
 	e->windows_done++;
-	e->h->on_window(e->ud, &e->ws, util_now_wall_s());
+	e->h->on_window(e->ud, &e->ws, engine_wall_s(e));
 	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
 		engine_stop(e);
 }
@@ -246,7 +285,7 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 		e->last_trim_us = trim;
 		e->window_ct_stale = true;
 		calltree_merge_begin(e->ct, &e->last_profile, trim);
-		loop_timer_arm(e->merge_timer, 0);
+		engine_timer_arm(e, e->merge_timer, 0);
 	}
 	cumulative_add(&e->cum, &e->ws);
 	engine_window_done(e);
@@ -257,7 +296,7 @@ static void engine_on_merge_slice(void *ud)
 	struct engine *e = ud;
 
 	if (e->ct && !calltree_merge_step(e->ct, ENGINE_MERGE_SLICE))
-		loop_timer_arm(e->merge_timer, ENGINE_MERGE_PAUSE_S);
+		engine_timer_arm(e, e->merge_timer, ENGINE_MERGE_PAUSE_S);
 }
 
 /* Finds the profile member of obj, the params or result of m. */
@@ -279,7 +318,7 @@ static void engine_process_profile(struct engine *e, const struct protocol_msg *
 	struct profile p;
 	char *err = NULL;
 
-	loop_timer_cancel(e->profile_timer);
+	engine_timer_cancel(e, e->profile_timer);
 	if (im) {
 		if (im->profile)
 			engine_take_profile(e, im->profile);
@@ -298,13 +337,13 @@ static void engine_process_profile(struct engine *e, const struct protocol_msg *
 
 static void engine_arm_window(struct engine *e)
 {
-	double now = util_now_mono_s();
+	double now = engine_mono_s(e);
 
 	/* Windows keep a fixed cadence; after a stall, skip to the next slot. */
 	e->next_window_s += e->cfg.delay_s;
 	if (e->next_window_s < now)
 		e->next_window_s = now + e->cfg.delay_s;
-	loop_timer_arm(e->window_timer, e->next_window_s - now);
+	engine_timer_arm(e, e->window_timer, e->next_window_s - now);
 }
 
 static void engine_on_rotated(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -315,7 +354,7 @@ static void engine_on_rotated(void *ud, enum session_outcome o, const struct pro
 		return;
 	/* The profile comes (as an event) before this reply; if it has not, wait a little. */
 	if (e->state == ST_RUNNING && e->end_pending)
-		loop_timer_arm(e->profile_timer, e->cfg.timeout_s);
+		engine_timer_arm(e, e->profile_timer, e->cfg.timeout_s);
 }
 
 static void engine_on_profile_timeout(void *ud)
@@ -351,7 +390,7 @@ static void engine_on_stopped(void *ud, enum session_outcome o, const struct pro
  * samples: batch reports, -n and the live view keep their cadence, with memory only. */
 static void engine_empty_window(struct engine *e)
 {
-	double now = util_now_mono_s();
+	double now = engine_mono_s(e);
 
 	window_stats_free(&e->ws);
 	e->ws.end_us = (e->last_tick_s > 0 ? now - e->last_tick_s : e->cfg.delay_s) * 1e6;
@@ -423,7 +462,7 @@ void engine_running(struct engine *e)
 	}
 	e->state = ST_RUNNING;
 	e->cpu_on = !e->cfg.no_cpu;
-	e->next_window_s = util_now_mono_s();
+	e->next_window_s = engine_mono_s(e);
 	e->last_tick_s = e->next_window_s;
 	engine_arm_window(e);
 	engine_mem_start(e);
@@ -525,7 +564,7 @@ static void engine_on_open(void *ud)
 	if (e->state != ST_CONNECTING)
 		return;
 	e->state = ST_SETUP;
-	e->sess = session_create(engine_send, e->tp);
+	e->sess = session_create(engine_send, e);
 	session_set_event_handler(e->sess, engine_on_event, e);
 	/* Memory only (--no-cpu) never touches the profiler, so nothing pauses the target. */
 	if (e->cfg.no_cpu)
@@ -578,7 +617,7 @@ static char *engine_take_message(void *ud)
 {
 	struct engine *e = ud;
 
-	return e->tp ? transport_take_message(e->tp) : NULL;
+	return e->conn ? e->tp.take_message(e->conn) : NULL;
 }
 
 /* A message from the target, in order, its envelope read. */
@@ -626,7 +665,7 @@ static void engine_on_closed(void *ud, const char *why)
 	}
 	if (was == ST_CONNECTING)
 		engine_fail(e, EXIT_UNREACHABLE, xstrdup(why));
-	else if (e->tp && transport_too_large(e->tp))
+	else if (e->conn && e->tp.too_large(e->conn))
 		engine_fail(e, EXIT_PROTOCOL, xstrdup(why));
 	else if (e->target.pid && !attach_pid_alive(e->target.pid))
 		engine_fail(e, EXIT_TARGET_GONE, xasprintf("the target (PID %d) exited.",
@@ -650,8 +689,7 @@ static void engine_on_leave_timeout(void *ud)
 	struct engine *e = ud;
 
 	/* The target did not close the connection after the inspector was closed: close it. */
-	if (e->tp)
-		transport_close(e->tp);
+	engine_close_conn(e);
 	engine_finish(e);
 }
 
@@ -660,8 +698,8 @@ static void engine_on_closed_inspector(void *ud, enum session_outcome o, const s
 	struct engine *e = ud;
 
 	/* Closing the inspector normally ends the connection before any reply. */
-	if (o == SESSION_REPLY && e->tp)
-		transport_close(e->tp);
+	if (o == SESSION_REPLY)
+		engine_close_conn(e);
 }
 
 /* The profiler is off: close the inspector if ntop-js opened it, then the connection. */
@@ -679,7 +717,7 @@ static void engine_close_inspector(struct engine *e)
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}
-	transport_close(e->tp);
+	engine_close_conn(e);
 }
 
 static void engine_on_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -699,9 +737,9 @@ void engine_disable_profiler(struct engine *e)
 		return;
 	}
 	/* Disabling the profiler ends every profile this session started. */
-	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, util_now_mono_s(),
+	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, engine_mono_s(e),
 			e->cfg.timeout_s, engine_on_disabled, e) < 0)
-		transport_close(e->tp);
+		engine_close_conn(e);
 	else
 		engine_arm_expiry(e);
 }
@@ -725,18 +763,18 @@ void engine_stop(struct engine *e)
 	}
 	if (e->state == ST_CONNECTING) {
 		e->state = ST_LEAVING;
-		transport_close(e->tp);
+		engine_close_conn(e);
 		return;
 	}
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
 	engine_mem_leave(e);
-	loop_timer_cancel(e->window_timer);
-	loop_timer_arm(e->leave_timer, e->cfg.timeout_s);
+	engine_timer_cancel(e, e->window_timer);
+	engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
 	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that
 	 * stopSampling would force). */
 	if (e->mem.heap_enabled && e->sess && session_call(e->sess, "HeapProfiler.disable", NULL,
-			util_now_mono_s(), e->cfg.timeout_s, engine_on_heap_disabled, e) >= 0) {
+			engine_mono_s(e), e->cfg.timeout_s, engine_on_heap_disabled, e) >= 0) {
 		engine_arm_expiry(e);
 		return;
 	}
@@ -745,25 +783,28 @@ void engine_stop(struct engine *e)
 
 /* ---- life cycle ---- */
 
-struct engine *engine_create(struct loop *l, const struct attach_result *target,
+struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
+	const struct engine_clock *clock, const struct attach_result *target,
 	const struct engine_config *cfg, const struct engine_handlers *h, void *ud)
 {
 	struct engine *e = xcalloc(1, sizeof *e);
 	unsigned long long nonce;
 
 	e->loop = l;
+	e->tp = *tp;
+	e->clock = *clock;
 	e->target = *target;
 	e->cfg = *cfg;
 	e->h = h;
 	e->ud = ud;
 	e->eval_mode = !cfg->no_eval;
-	nonce = ((unsigned long long)getpid() << 20) ^ (unsigned long long)(util_now_wall_s() * 1e6);
+	nonce = ((unsigned long long)getpid() << 20) ^ (unsigned long long)(engine_wall_s(e) * 1e6);
 	snprintf(e->title_prefix, sizeof e->title_prefix, "ntop-js-%llx-", nonce & 0xffffffffffULL);
-	e->window_timer = loop_timer_create(l, engine_on_window_timer, e);
-	e->expiry_timer = loop_timer_create(l, engine_on_expiry, e);
-	e->leave_timer = loop_timer_create(l, engine_on_leave_timeout, e);
-	e->profile_timer = loop_timer_create(l, engine_on_profile_timeout, e);
-	e->merge_timer = loop_timer_create(l, engine_on_merge_slice, e);
+	e->window_timer = engine_timer_new(e, engine_on_window_timer);
+	e->expiry_timer = engine_timer_new(e, engine_on_expiry);
+	e->leave_timer = engine_timer_new(e, engine_on_leave_timeout);
+	e->profile_timer = engine_timer_new(e, engine_on_profile_timeout);
+	e->merge_timer = engine_timer_new(e, engine_on_merge_slice);
 	e->ft = functab_create();
 	e->inbox = inbox_create(l, e->ft, ENGINE_BIG_MESSAGE_BYTES, engine_on_inbox,
 		engine_take_message, e);
@@ -780,14 +821,14 @@ struct engine *engine_create(struct loop *l, const struct attach_result *target,
 int engine_start(struct engine *e, char **cause)
 {
 	e->state = ST_CONNECTING;
-	e->tp = transport_connect(e->loop, e->target.host, e->target.port, e->target.host_header,
-		e->target.ws_path, e->cfg.max_message_bytes, &engine_transport_handlers, e, cause);
-	if (!e->tp) {
+	e->conn = e->tp.connect(e->tp.ctx, &e->target, e->cfg.max_message_bytes,
+		&engine_transport_handlers, e, cause);
+	if (!e->conn) {
 		e->state = ST_DONE;
 		return -1;
 	}
 	if (e->state == ST_CONNECTING)
-		loop_timer_arm(e->expiry_timer, e->cfg.timeout_s);
+		engine_timer_arm(e, e->expiry_timer, e->cfg.timeout_s);
 	return 0;
 }
 
@@ -799,12 +840,13 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	}
 	session_free(e->sess);
 	e->sess = NULL;
-	transport_free(e->tp);
-	e->tp = NULL;
+	if (e->conn)
+		e->tp.free(e->conn);
+	e->conn = NULL;
 	engine_mem_reset_session(e);
 	/* A profile of the old process still being read must not become a window of the new. */
 	inbox_drop(e->inbox);
-	memseries_mark_gap(e->mem.series, util_now_wall_s());
+	memseries_mark_gap(e->mem.series, engine_wall_s(e));
 	e->target = *target;
 	e->seq = 0;
 	e->end_pending = false;
@@ -826,14 +868,15 @@ void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
-	loop_timer_free(e->window_timer);
-	loop_timer_free(e->expiry_timer);
-	loop_timer_free(e->leave_timer);
-	loop_timer_free(e->profile_timer);
-	loop_timer_free(e->merge_timer);
+	engine_timer_free(e, e->window_timer);
+	engine_timer_free(e, e->expiry_timer);
+	engine_timer_free(e, e->leave_timer);
+	engine_timer_free(e, e->profile_timer);
+	engine_timer_free(e, e->merge_timer);
 	inbox_free(e->inbox);
 	session_free(e->sess);
-	transport_free(e->tp);
+	if (e->conn)
+		e->tp.free(e->conn);
 	engine_mem_free(e);
 	calltree_free(e->ct);
 	calltree_free(e->window_ct);

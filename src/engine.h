@@ -24,6 +24,8 @@ struct engine;
 struct memseries;
 struct mem_sample;
 struct alloc_table;
+struct transport_handlers;
+struct engine_timer;
 
 struct engine_config {
 	double delay_s;
@@ -77,7 +79,44 @@ struct engine_handlers {
 	void (*on_cpu_held)(void *ud, double pause_s);
 };
 
-struct engine *engine_create(struct loop *l, const struct attach_result *target,
+/* How the engine reaches its target: one connection at a time, conn being what connect
+ * returned. engine_io_websocket() gives the real one (transport.h); tests script their own. */
+struct engine_transport {
+	/* Starts connecting; the outcome comes through h (transport.h), on_closed at most once.
+	 * Returns NULL with *cause if the attempt cannot even start. */
+	void *(*connect)(void *ctx, const struct attach_result *target, size_t max_message_bytes,
+		const struct transport_handlers *h, void *ud, char **cause);
+	/* Queues one text message. Returns -1 if the connection is not open. */
+	int (*send)(void *conn, const char *data, size_t len);
+	/* Only inside on_message: the message's malloc'd buffer, or NULL (the inbox copies it). */
+	char *(*take_message)(void *conn);
+	/* True if the connection was ended for a message over max_message_bytes. */
+	bool (*too_large)(const void *conn);
+	/* Asks for a clean close; on_closed follows. */
+	void (*close)(void *conn);
+	void (*free)(void *conn);
+	void *ctx;
+};
+
+/* The engine's time: the monotonic and wall clocks, and one-shot timers with loop.h's
+ * semantics (arming again re-arms). Injected so that tests move time themselves. */
+struct engine_clock {
+	double (*mono_s)(void *ctx);
+	double (*wall_s)(void *ctx);
+	struct engine_timer *(*timer_create)(void *ctx, void (*cb)(void *ud), void *ud);
+	void (*timer_arm)(struct engine_timer *t, double delay_s);
+	void (*timer_cancel)(struct engine_timer *t);
+	void (*timer_free)(struct engine_timer *t);
+	void *ctx;
+};
+
+/* The real ones (engine_io.c): transport.h's websocket, and loop.h's timers with util.h's
+ * clocks, on the loop l (created with transport_protocol()). */
+void engine_io_websocket(struct loop *l, struct engine_transport *tp, struct engine_clock *clock);
+
+/* l serves the inbox's worker; tp and clock are copied. */
+struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
+	const struct engine_clock *clock, const struct attach_result *target,
 	const struct engine_config *cfg, const struct engine_handlers *h, void *ud);
 void engine_free(struct engine *e);
 /* Connects and starts profiling. Returns -1 with *cause if the connection cannot start. */

@@ -63,7 +63,7 @@ static void jit_on_coverage_stopped(void *ud, enum session_outcome o, const stru
 
 	if (!jit_step_ok(e, o, m, "the target refused to stop precise coverage"))
 		return;
-	e->jit_pause_ms = (util_now_mono_s() - e->jit_deopt_sent_s) * 1e3;
+	e->jit_pause_ms = (engine_mono_s(e) - e->jit_deopt_sent_s) * 1e3;
 	jit_done(e);
 }
 
@@ -85,7 +85,7 @@ static void jit_deopt(struct engine *e)
 		jit_done(e);
 		return;
 	}
-	e->jit_deopt_sent_s = util_now_mono_s();
+	e->jit_deopt_sent_s = engine_mono_s(e);
 	engine_call(e, "Profiler.startPreciseCoverage", "{\"callCount\":false,\"detailed\":false}",
 		jit_on_coverage_started);
 }

@@ -11,7 +11,6 @@
 #include "functab.h"
 #include "heapprof.h"
 #include "jsonpull.h"
-#include "loop.h"
 #include "memseries.h"
 #include "procfs.h"
 #include "util.h"
@@ -70,8 +69,8 @@ static void mem_on_alloc_timer(void *ud);
 void engine_mem_init(struct engine *e)
 {
 	e->mem.series = memseries_create();
-	e->mem.tick_timer = loop_timer_create(e->loop, mem_on_tick, e);
-	e->mem.alloc_timer = loop_timer_create(e->loop, mem_on_alloc_timer, e);
+	e->mem.tick_timer = engine_timer_new(e, mem_on_tick);
+	e->mem.alloc_timer = engine_timer_new(e, mem_on_alloc_timer);
 	alloc_table_init(&e->mem.baseline);
 	alloc_table_init(&e->mem.latest);
 	alloc_table_init(&e->mem.by_growth);
@@ -82,8 +81,8 @@ void engine_mem_init(struct engine *e)
 
 void engine_mem_free(struct engine *e)
 {
-	loop_timer_free(e->mem.tick_timer);
-	loop_timer_free(e->mem.alloc_timer);
+	engine_timer_free(e, e->mem.tick_timer);
+	engine_timer_free(e, e->mem.alloc_timer);
 	memseries_free(e->mem.series);
 	alloc_table_free(&e->mem.baseline);
 	alloc_table_free(&e->mem.latest);
@@ -105,7 +104,7 @@ static bool mem_running(const struct engine *e)
 /* Dates the pending reading now, with the RSS of now (from /proc: free for the target). */
 static void mem_stamp(struct engine *e)
 {
-	e->mem.pending.t_s = util_now_wall_s();
+	e->mem.pending.t_s = engine_wall_s(e);
 	if (e->target.pid && procfs_rss_read(e->target.pid, &e->mem.pending.v[MEM_RSS]) < 0)
 		e->mem.pending.v[MEM_RSS] = NAN;
 }
@@ -156,7 +155,7 @@ static void mem_parse_gc(struct engine *e, const cJSON *g)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(g, "d"),
 		*u = cJSON_GetObjectItemCaseSensitive(g, "u"), *it;
-	double used[GC_MAX_MAJORS], now = util_now_wall_s();
+	double used[GC_MAX_MAJORS], now = engine_wall_s(e);
 	size_t n = 0;
 
 	if (!cJSON_IsObject(g) || !cJSON_IsNumber(d) || !cJSON_IsArray(u) || !isfinite(d->valuedouble))
@@ -245,8 +244,8 @@ static void mem_on_heap_usage(void *ud, enum session_outcome o, const struct pro
 	if (json_object_get(m->result, "totalSize", &v) == 1 && json_number(v, &total) == 0 &&
 	    total >= 0)
 		e->mem.pending.v[MEM_HEAP_TOTAL] = total;
-	if (e->eval_mode && util_now_mono_s() >= e->mem.next_detail_s && mem_running(e)) {
-		e->mem.next_detail_s = util_now_mono_s() + e->cfg.mem_detail_interval_s;
+	if (e->eval_mode && engine_mono_s(e) >= e->mem.next_detail_s && mem_running(e)) {
+		e->mem.next_detail_s = engine_mono_s(e) + e->cfg.mem_detail_interval_s;
 		e->mem.gc_installed = true; /* perhaps: engine_mem_leave removes it if so */
 		engine_evaluate(e, e->mem.detail_expr, mem_on_detail);
 		return;
@@ -262,7 +261,7 @@ static void mem_on_tick(void *ud)
 
 	if (!mem_running(e))
 		return;
-	loop_timer_arm(e->mem.tick_timer, e->cfg.mem_interval_s);
+	engine_timer_arm(e, e->mem.tick_timer, e->cfg.mem_interval_s);
 	if (e->mem.heap_pending) {
 		/* The target is slow to answer: record what costs it nothing. */
 		struct mem_sample keep = e->mem.pending;
@@ -309,7 +308,7 @@ static void mem_on_sampling_profile(void *ud, enum session_outcome o, const stru
 		free(err);
 		return;
 	}
-	e->mem.latest.time_s = util_now_wall_s();
+	e->mem.latest.time_s = engine_wall_s(e);
 	free(e->mem.alloc_raw);
 	e->mem.alloc_raw = xstrndup(prof.p, prof.n);
 	e->mem.alloc_raw_len = prof.n;
@@ -328,8 +327,8 @@ static void mem_on_sampling_profile(void *ud, enum session_outcome o, const stru
 
 static void mem_schedule_alloc(struct engine *e, double delay_s)
 {
-	e->mem.alloc_next_wall_s = util_now_wall_s() + delay_s;
-	loop_timer_arm(e->mem.alloc_timer, delay_s);
+	e->mem.alloc_next_wall_s = engine_wall_s(e) + delay_s;
+	engine_timer_arm(e, e->mem.alloc_timer, delay_s);
 }
 
 static void mem_on_alloc_timer(void *ud)
@@ -382,7 +381,7 @@ void engine_set_alloc(struct engine *e, bool on)
 		engine_call(e, "HeapProfiler.startSampling", "{\"samplingInterval\":32768}",
 			mem_on_sampling_started);
 	} else {
-		loop_timer_cancel(e->mem.alloc_timer);
+		engine_timer_cancel(e, e->mem.alloc_timer);
 		/* stopSampling forces one full GC (it builds a last profile); the sampler would
 		 * otherwise go on costing the target until ntop-js leaves. */
 		engine_call(e, "HeapProfiler.stopSampling", NULL, mem_on_heap_ignore);
@@ -394,7 +393,7 @@ void engine_set_alloc(struct engine *e, bool on)
 static void mem_on_snapshot_done(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	double paused_s = util_now_mono_s() - e->mem.snap_started_s;
+	double paused_s = engine_mono_s(e) - e->mem.snap_started_s;
 	char *cause = NULL, *msg;
 	size_t bytes = 0;
 
@@ -441,7 +440,7 @@ int engine_heap_snapshot(struct engine *e, const char *path, char **cause)
 	free(e->mem.snap_path);
 	e->mem.snap_path = xstrdup(path);
 	mem_enable_heap(e);
-	e->mem.snap_started_s = util_now_mono_s();
+	e->mem.snap_started_s = engine_mono_s(e);
 	engine_call_timeout(e, "HeapProfiler.takeHeapSnapshot", "{\"reportProgress\":false}",
 		SNAPSHOT_TIMEOUT_S, mem_on_snapshot_done);
 	return 0;
@@ -506,8 +505,8 @@ void engine_mem_leave(struct engine *e)
 
 void engine_mem_stop(struct engine *e)
 {
-	loop_timer_cancel(e->mem.tick_timer);
-	loop_timer_cancel(e->mem.alloc_timer);
+	engine_timer_cancel(e, e->mem.tick_timer);
+	engine_timer_cancel(e, e->mem.alloc_timer);
 	e->mem.started = false;
 }
 

@@ -16,15 +16,14 @@
 #include "profile.h"
 #include "session.h"
 
-struct loop_timer;
-struct transport;
+struct engine_timer;
 struct snapshot_file;
 struct inbox;
 struct inbox_msg;
 
 struct engine_mem {
 	struct memseries *series;
-	struct loop_timer *tick_timer, *alloc_timer;
+	struct engine_timer *tick_timer, *alloc_timer;
 	bool started;
 	bool heap_pending;            /* a getHeapUsage (and detail) round trip is under way */
 	double next_detail_s;         /* monotonic time the next detailed reading is due */
@@ -60,11 +59,13 @@ struct engine {
 	const struct engine_handlers *h;
 	void *ud;
 	enum engine_state state;
-	struct transport *tp;
+	struct engine_transport tp;   /* how the target is reached (engine.h) */
+	struct engine_clock clock;    /* every time and timer the engine uses */
+	void *conn;                   /* the connection tp made, or NULL */
 	struct session *sess;
-	struct loop_timer *window_timer, *expiry_timer, *leave_timer;
-	struct loop_timer *profile_timer; /* a window ended: its profile must follow */
-	struct loop_timer *merge_timer;   /* merges the last profile into ct, a slice a turn */
+	struct engine_timer *window_timer, *expiry_timer, *leave_timer;
+	struct engine_timer *profile_timer; /* a window ended: its profile must follow */
+	struct engine_timer *merge_timer;   /* merges the last profile into ct, a slice a turn */
 	bool eval_mode;
 	char title_prefix[64];
 	unsigned long long seq;       /* the window whose profile is running */
@@ -98,6 +99,14 @@ struct engine {
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 };
 
+
+/* The injected clock and timers (engine.h's struct engine_clock). */
+double engine_mono_s(const struct engine *e);
+double engine_wall_s(const struct engine *e);
+struct engine_timer *engine_timer_new(struct engine *e, void (*cb)(void *ud));
+void engine_timer_arm(struct engine *e, struct engine_timer *t, double delay_s);
+void engine_timer_cancel(struct engine *e, struct engine_timer *t);
+void engine_timer_free(struct engine *e, struct engine_timer *t);
 
 void engine_fail(struct engine *e, int status, char *why);
 bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
