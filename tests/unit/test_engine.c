@@ -1,0 +1,749 @@
+/* Unit tests for the engine, driven through a scripted transport and a clock the test moves:
+ * the set-up's requests in eval and --no-eval mode, a window rotated and handed over with its
+ * samples, the overlap of eval-mode windows trimmed, Profiler.stop/start per window without
+ * eval, a reply that never comes (EXIT_TIMEOUT), the target leaving mid-window (the windows
+ * already made are kept) and a re-attach after it left (--follow). The replies are shaped
+ * like the recorded ones in fuzz/corpus/fuzz_envelope; the profile is tests/fixtures'. */
+#include "config.h"
+
+#include "aggregate.h"
+#include "attach.h"
+#include "engine.h"
+#include "exitcode.h"
+#include "functab.h"
+#include "loop.h"
+#include "profile.h"
+#include "strbuf.h"
+#include "tap.h"
+#include "transport.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TIMERS 16
+#define MAX_SENT 256
+#define DELAY_S 1.0
+#define TIMEOUT_S 5.0
+
+/* ---- the clock: time moves only in advance() ---- */
+
+struct fake;
+
+struct engine_timer {
+	struct fake *f;
+	void (*cb)(void *ud);
+	void *ud;
+	bool armed;
+	double due_s;
+};
+
+/* One request the engine sent. */
+struct sent {
+	long long id;
+	char method[64];
+	char *expression;  /* Runtime.evaluate's, else NULL */
+	bool taken;        /* the test has answered it, or chosen not to */
+};
+
+/* One connection made by connect. */
+struct conn {
+	struct fake *f;
+	const struct transport_handlers *h;
+	void *ud;
+	bool close_asked;   /* on_closed is due at the next advance() */
+	bool closed;
+};
+
+struct fake {
+	struct loop *loop;    /* the inbox's: one per engine, as in ntop-js */
+	double now_s;
+	struct engine_timer *timers[MAX_TIMERS];
+	int n_timers;
+	struct conn *conn;    /* the latest connection */
+	int connects, frees;
+	struct sent sent[MAX_SENT];
+	int n_sent;
+	char prefix[64];      /* this engine's profile titles, read from its console.profile */
+	/* what the handlers saw */
+	struct engine *e;
+	int windows;
+	size_t last_samples;
+	double last_fib_self_us;
+	int notices;
+	int finished;
+	int status;
+	char why[300];
+};
+
+static double fake_mono_s(void *ctx)
+{
+	return ((struct fake *)ctx)->now_s;
+}
+
+static double fake_wall_s(void *ctx)
+{
+	return 1.7e9 + ((struct fake *)ctx)->now_s;
+}
+
+static struct engine_timer *fake_timer_create(void *ctx, void (*cb)(void *ud), void *ud)
+{
+	struct fake *f = ctx;
+	struct engine_timer *t = xcalloc(1, sizeof *t);
+
+	if (f->n_timers == MAX_TIMERS)
+		abort();
+	t->f = f;
+	t->cb = cb;
+	t->ud = ud;
+	f->timers[f->n_timers++] = t;
+	return t;
+}
+
+static void fake_timer_arm(struct engine_timer *t, double delay_s)
+{
+	t->armed = true;
+	t->due_s = t->f->now_s + (delay_s > 0 ? delay_s : 0);
+}
+
+static void fake_timer_cancel(struct engine_timer *t)
+{
+	t->armed = false;
+}
+
+static void fake_timer_free(struct engine_timer *t)
+{
+	struct fake *f = t->f;
+	int i;
+
+	for (i = 0; i < f->n_timers; i++)
+		if (f->timers[i] == t)
+			f->timers[i] = f->timers[--f->n_timers];
+	free(t);
+}
+
+static const struct engine_clock fake_clock = {
+	.mono_s = fake_mono_s,
+	.wall_s = fake_wall_s,
+	.timer_create = fake_timer_create,
+	.timer_arm = fake_timer_arm,
+	.timer_cancel = fake_timer_cancel,
+	.timer_free = fake_timer_free,
+};
+
+/* ---- the transport: requests are recorded, replies are whatever the test delivers ---- */
+
+static void *fake_connect(void *ctx, const struct attach_result *target, size_t max_bytes,
+	const struct transport_handlers *h, void *ud, char **cause)
+{
+	struct fake *f = ctx;
+	struct conn *c = xcalloc(1, sizeof *c);
+	int i;
+
+	/* What was asked on an earlier connection can never be answered on this one. */
+	for (i = 0; i < f->n_sent; i++)
+		f->sent[i].taken = true;
+	c->f = f;
+	c->h = h;
+	c->ud = ud;
+	f->conn = c;
+	f->connects++;
+	return c;
+}
+
+/* Remembers the console.profile title prefix: the test's events must carry it. */
+static void note_prefix(struct fake *f, const char *expr)
+{
+	const char *p = strstr(expr, "c.profile('");
+	size_t n;
+
+	if (!p || f->prefix[0])
+		return;
+	p += strlen("c.profile('");
+	n = strcspn(p, "'");
+	while (n && p[n - 1] >= '0' && p[n - 1] <= '9')
+		n--;
+	if (n < sizeof f->prefix)
+		memcpy(f->prefix, p, n);
+}
+
+static int fake_send(void *conn, const char *data, size_t len)
+{
+	struct conn *c = conn;
+	struct fake *f = c->f;
+	cJSON *root, *id, *method, *expr;
+	struct sent *s;
+
+	if (c->close_asked || c->closed || f->n_sent == MAX_SENT)
+		return -1;
+	root = cJSON_ParseWithLength(data, len);
+	id = cJSON_GetObjectItemCaseSensitive(root, "id");
+	method = cJSON_GetObjectItemCaseSensitive(root, "method");
+	expr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "params"),
+		"expression");
+	s = &f->sent[f->n_sent++];
+	memset(s, 0, sizeof *s);
+	s->id = cJSON_IsNumber(id) ? (long long)id->valuedouble : -1;
+	snprintf(s->method, sizeof s->method, "%s", cJSON_IsString(method) ? method->valuestring : "?");
+	if (cJSON_IsString(expr)) {
+		s->expression = xstrdup(expr->valuestring);
+		note_prefix(f, s->expression);
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+static char *fake_take_message(void *conn)
+{
+	return NULL;
+}
+
+static bool fake_too_large(const void *conn)
+{
+	return false;
+}
+
+static void fake_close(void *conn)
+{
+	struct conn *c = conn;
+
+	c->close_asked = true;
+}
+
+static void fake_free(void *conn)
+{
+	struct conn *c = conn;
+
+	if (c->f->conn == c)
+		c->f->conn = NULL;
+	c->f->frees++;
+	free(c);
+}
+
+/* ---- the engine's handlers ---- */
+
+static void on_window(void *ud, const struct window_stats *w, double wall_s)
+{
+	struct fake *f = ud;
+	const struct functab *ft = engine_functab(f->e);
+	size_t i;
+
+	f->windows++;
+	f->last_samples = w->n_samples;
+	f->last_fib_self_us = 0;
+	for (i = 0; i < w->n_funcs; i++)
+		if (strcmp(functab_get(ft, w->funcs[i].func)->name, "fibHot") == 0)
+			f->last_fib_self_us += w->funcs[i].self_us;
+}
+
+static void on_notice(void *ud, const char *msg)
+{
+	((struct fake *)ud)->notices++;
+}
+
+static void on_finished(void *ud, int status, const char *why)
+{
+	struct fake *f = ud;
+
+	f->finished++;
+	f->status = status;
+	snprintf(f->why, sizeof f->why, "%s", why ? why : "");
+}
+
+static const struct engine_handlers handlers = {
+	.on_window = on_window,
+	.on_notice = on_notice,
+	.on_finished = on_finished,
+};
+
+/* ---- driving it ---- */
+
+/* Delivers the closes the engine asked for, then fires the timers due by now + dt, in order. */
+static void advance(struct fake *f, double dt)
+{
+	double end = f->now_s + dt;
+
+	for (;;) {
+		struct engine_timer *next = NULL;
+		int i;
+
+		if (f->conn && f->conn->close_asked && !f->conn->closed) {
+			f->conn->closed = true;
+			f->conn->h->on_closed(f->conn->ud, "closed.");
+			continue;
+		}
+		for (i = 0; i < f->n_timers; i++)
+			if (f->timers[i]->armed && f->timers[i]->due_s <= end &&
+			    (!next || f->timers[i]->due_s < next->due_s))
+				next = f->timers[i];
+		if (!next)
+			break;
+		if (next->due_s > f->now_s)
+			f->now_s = next->due_s;
+		next->armed = false;
+		next->cb(next->ud);
+	}
+	f->now_s = end;
+}
+
+static void deliver(struct fake *f, const char *msg)
+{
+	if (f->conn && !f->conn->closed)
+		f->conn->h->on_message(f->conn->ud, msg, strlen(msg));
+}
+
+/* The oldest request for method not yet taken: its id, or -1 (and a failed test). */
+static long long take(struct fake *f, const char *method)
+{
+	int i;
+
+	for (i = 0; i < f->n_sent; i++)
+		if (!f->sent[i].taken && strcmp(f->sent[i].method, method) == 0) {
+			f->sent[i].taken = true;
+			return f->sent[i].id;
+		}
+	ok(0, "the engine sent %s", method);
+	return -1;
+}
+
+static void reply(struct fake *f, long long id, const char *result)
+{
+	char *msg = xasprintf("{\"id\":%lld,\"result\":%s}", id, result);
+
+	deliver(f, msg);
+	free(msg);
+}
+
+static void answer(struct fake *f, const char *method, const char *result)
+{
+	long long id = take(f, method);
+
+	if (id >= 0)
+		reply(f, id, result);
+}
+
+/* The methods sent from request `from` on, space-separated. */
+static void methods_since(const struct fake *f, int from, char *out, size_t outsz)
+{
+	size_t n = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = from; i < f->n_sent && n < outsz; i++)
+		n += (size_t)snprintf(out + n, outsz - n, "%s%s", n ? " " : "", f->sent[i].method);
+}
+
+/* The last request's expression, or "". */
+static const char *last_expression(const struct fake *f)
+{
+	return f->n_sent && f->sent[f->n_sent - 1].expression ? f->sent[f->n_sent - 1].expression : "";
+}
+
+static char *read_file(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	struct strbuf b;
+	char buf[4096];
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	strbuf_init(&b);
+	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+		strbuf_append(&b, buf, n);
+	fclose(fp);
+	return b.data;
+}
+
+/* A small profile of a busy fibHot: startTime, then one sample of node 3 per delta. */
+static char *small_profile(double start_us, const int *deltas, int n)
+{
+	struct strbuf b;
+	int i;
+
+	strbuf_init(&b);
+	strbuf_printf(&b, "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\","
+		"\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0,"
+		"\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"workload\",\"scriptId\":"
+		"\"81\",\"url\":\"file:///app.js\",\"lineNumber\":3,\"columnNumber\":17},\"hitCount\":0,"
+		"\"children\":[3]},{\"id\":3,\"callFrame\":{\"functionName\":\"fibHot\",\"scriptId\":"
+		"\"81\",\"url\":\"file:///app.js\",\"lineNumber\":9,\"columnNumber\":15},\"hitCount\":%d,"
+		"\"positionTicks\":[{\"line\":11,\"ticks\":%d}]}],\"startTime\":%.0f,", n, n, start_us);
+	strbuf_puts(&b, "\"samples\":[");
+	for (i = 0; i < n; i++)
+		strbuf_puts(&b, i ? ",3" : "3");
+	strbuf_printf(&b, "],\"endTime\":%.0f,\"timeDeltas\":[", start_us + 1000);
+	for (i = 0; i < n; i++)
+		strbuf_printf(&b, "%s%d", i ? "," : "", deltas[i]);
+	strbuf_puts(&b, "]}");
+	return b.data;
+}
+
+/* The event that ends window k in eval mode, as Node sends it. */
+static void profile_finished(struct fake *f, unsigned k, const char *profile)
+{
+	char *msg = xasprintf("{\"method\":\"Profiler.consoleProfileFinished\",\"params\":{\"id\":"
+		"\"%u\",\"location\":{\"scriptId\":\"12\",\"lineNumber\":0,\"columnNumber\":40},"
+		"\"profile\":%s,\"title\":\"%s%u\"}}", k + 1, profile, f->prefix, k);
+
+	deliver(f, msg);
+	free(msg);
+}
+
+static void base_config(struct engine_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->delay_s = DELAY_S;
+	cfg->interval_us = 1000;
+	cfg->timeout_s = TIMEOUT_S;
+	cfg->max_pause_s = 10;
+	cfg->leave_jit = true;
+	cfg->max_message_bytes = (size_t)64 << 20;
+	cfg->calltree_max_samples = 100000;
+}
+
+static struct engine *make_engine(struct fake *f, const struct engine_config *cfg)
+{
+	struct engine_transport tp = {
+		.connect = fake_connect, .send = fake_send, .take_message = fake_take_message,
+		.too_large = fake_too_large, .close = fake_close, .free = fake_free, .ctx = f,
+	};
+	struct engine_clock clock = fake_clock;
+	struct attach_result target;
+	char *cause = NULL;
+
+	memset(f, 0, sizeof *f);
+	f->loop = loop_create(NULL, &cause);
+	if (!f->loop)
+		abort();
+	f->now_s = 100;
+	clock.ctx = f;
+	memset(&target, 0, sizeof target);
+	snprintf(target.host, sizeof target.host, "127.0.0.1");
+	snprintf(target.host_header, sizeof target.host_header, "127.0.0.1:9229");
+	target.port = 9229;
+	snprintf(target.ws_path, sizeof target.ws_path, "/fake");
+	f->e = engine_create(f->loop, &tp, &clock, &target, cfg, &handlers, f);
+	return f->e;
+}
+
+static void free_fake(struct fake *f)
+{
+	int i;
+
+	engine_free(f->e);
+	loop_free(f->loop);
+	for (i = 0; i < f->n_sent; i++)
+		free(f->sent[i].expression);
+}
+
+/* Opens the connection the engine made and answers the set-up until the first window runs:
+ * the pause reading, the profiler's enable and interval, the exit notification and the first
+ * profile's start. */
+static void run_setup(struct fake *f, bool eval)
+{
+	if (!f->conn) {
+		ok(0, "a connection to open");
+		return;
+	}
+	f->conn->h->on_open(f->conn->ud);
+	if (eval)
+		answer(f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+			"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
+	else
+		answer(f, "Runtime.getHeapUsage", "{\"usedSize\":3672216,\"totalSize\":4431872}");
+	answer(f, "Profiler.enable", "{}");
+	answer(f, "Profiler.setSamplingInterval", "{}");
+	answer(f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+	if (eval) {
+		ok(strstr(last_expression(f), "c.profile('") != NULL && f->prefix[0],
+			"eval: the first window starts with console.profile (%s0)", f->prefix);
+		answer(f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	} else {
+		answer(f, "Profiler.start", "{}");
+	}
+}
+
+static void start_and_setup(struct fake *f, bool eval)
+{
+	char *cause = NULL;
+
+	if (engine_start(f->e, &cause) < 0) {
+		ok(0, "engine_start: %s", cause);
+		free(cause);
+		return;
+	}
+	run_setup(f, eval);
+}
+
+/* The window timer fires: eval mode rotates with one evaluation; its id. */
+static long long rotate(struct fake *f)
+{
+	int before = f->n_sent;
+
+	advance(f, DELAY_S);
+	if (f->n_sent != before + 1 || strcmp(f->sent[before].method, "Runtime.evaluate") != 0) {
+		ok(0, "the window timer sent one Runtime.evaluate");
+		return -1;
+	}
+	return take(f, "Runtime.evaluate");
+}
+
+/* ---- the tests ---- */
+
+static char *fib_profile;
+static size_t fib_expected_samples;
+
+/* The fixture's samples after its first (the engine leaves that one out: it covers the
+ * profiler's own start). */
+static size_t count_fib_samples(void)
+{
+	struct functab *ft = functab_create();
+	struct profile p;
+	char *err = NULL;
+	size_t i, n = 0;
+	double t, first;
+
+	if (profile_parse(fib_profile, strlen(fib_profile), ft, &p, &err) < 0) {
+		free(err);
+		functab_free(ft);
+		return 0;
+	}
+	t = p.start_time_us;
+	first = t + (p.n_samples && p.time_deltas[0] > 0 ? p.time_deltas[0] : 0);
+	for (i = 0; i < p.n_samples; i++) {
+		t += p.time_deltas[i];
+		if (t > first)
+			n++;
+	}
+	profile_release(&p);
+	functab_free(ft);
+	return n;
+}
+
+static void test_rotation(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	long long id;
+	char want[200];
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	is_int(f.windows, 0, "rotation: no window before the timer");
+	id = rotate(&f);
+	snprintf(want, sizeof want, "c.profile('%s1');c.profileEnd('%s0')", f.prefix, f.prefix);
+	ok(strstr(f.sent[f.n_sent - 1].expression, want) != NULL,
+		"rotation: one evaluation starts window 1 and ends window 0");
+	profile_finished(&f, 0, fib_profile);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	is_int(f.windows, 1, "rotation: the window is handed over");
+	is_int(f.last_samples, fib_expected_samples, "rotation: with its samples (%zu)",
+		fib_expected_samples);
+	ok(f.last_fib_self_us > 0, "rotation: fibHot has self time (%.0f us)", f.last_fib_self_us);
+	is_int(engine_cumulative(f.e)->n_samples, fib_expected_samples,
+		"rotation: the cumulative counters have them");
+	/* A profile whose title is not this session's (the app's own console.profile) is not a
+	 * window. */
+	id = rotate(&f);
+	{
+		char *other = xasprintf("{\"method\":\"Profiler.consoleProfileFinished\",\"params\":"
+			"{\"id\":\"9\",\"location\":{\"scriptId\":\"81\",\"lineNumber\":1,\"columnNumber\":1},"
+			"\"profile\":%s,\"title\":\"app\"}}", fib_profile);
+		deliver(&f, other);
+		free(other);
+	}
+	is_int(f.windows, 1, "rotation: another title is not a window");
+	profile_finished(&f, 1, fib_profile);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	is_int(f.windows, 2, "rotation: the second window is handed over");
+	is_int(f.finished, 0, "rotation: the session goes on");
+	free_fake(&f);
+}
+
+static void test_trim(void)
+{
+	static const int d0[] = { 100, 100, 100 };      /* 1100, 1200, 1300 */
+	static const int d1[] = { 10, 40, 100, 100 };   /* 1260, 1300, 1400, 1500 */
+	struct engine_config cfg;
+	struct fake f;
+	char *p0 = small_profile(1000, d0, 3), *p1 = small_profile(1250, d1, 4);
+	long long id;
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	id = rotate(&f);
+	profile_finished(&f, 0, p0);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	is_int(f.last_samples, 2, "trim: the first window leaves out the profiler's start");
+	id = rotate(&f);
+	profile_finished(&f, 1, p1);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	is_int(f.windows, 2, "trim: two windows");
+	is_int(f.last_samples, 2, "trim: the second leaves out the overlap (up to 1300 us)");
+	is_int(engine_cumulative(f.e)->n_samples, 4, "trim: no sample counted twice");
+	free(p0);
+	free(p1);
+	free_fake(&f);
+}
+
+static void test_no_eval(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200], *reply_text;
+	int from, i;
+	bool evaluated = false;
+
+	base_config(&cfg);
+	cfg.no_eval = true;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, false);
+	reply_text = xasprintf("{\"profile\":%s}", fib_profile);
+	for (i = 0; i < 2; i++) {
+		from = f.n_sent;
+		advance(&f, DELAY_S);
+		methods_since(&f, from, methods, sizeof methods);
+		is_str(methods, "Profiler.stop Profiler.start", "no-eval: window %d: stop, then start", i);
+		answer(&f, "Profiler.stop", reply_text);
+		answer(&f, "Profiler.start", "{}");
+		is_int(f.windows, i + 1, "no-eval: window %d comes from the Profiler.stop reply", i);
+		is_int(f.last_samples, fib_expected_samples, "no-eval: window %d has its samples", i);
+	}
+	for (i = 0; i < f.n_sent; i++)
+		evaluated |= strcmp(f.sent[i].method, "Runtime.evaluate") == 0;
+	ok(!evaluated, "no-eval: nothing evaluated in the target");
+	free(reply_text);
+	free_fake(&f);
+}
+
+static void test_timeout(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char want[200];
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	rotate(&f); /* and never answered */
+	advance(&f, TIMEOUT_S - DELAY_S / 2);
+	is_int(f.finished, 0, "timeout: not before the deadline");
+	advance(&f, DELAY_S);
+	is_int(f.finished, 1, "timeout: the session ends once");
+	is_int(f.status, EXIT_TIMEOUT, "timeout: with EXIT_TIMEOUT");
+	snprintf(want, sizeof want, "the target did not answer the window rotation "
+		"(console.profile) within %g s; it may be stopped or stuck in a long native call.",
+		TIMEOUT_S);
+	is_str(f.why, want, "timeout: the sentence says what was not answered");
+	ok(f.conn && f.conn->closed, "timeout: the connection is closed");
+	free_fake(&f);
+}
+
+/* Eval-mode set-up and one window of the fixture. */
+static void one_window(struct fake *f, unsigned k)
+{
+	long long id = rotate(f);
+
+	profile_finished(f, k, fib_profile);
+	reply(f, id, "{\"result\":{\"type\":\"undefined\"}}");
+}
+
+static void test_leave_and_follow(void)
+{
+	struct engine_config cfg;
+	struct attach_result again;
+	struct fake f;
+	char *cause = NULL;
+	size_t funcs;
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	one_window(&f, 0);
+	funcs = functab_count(engine_functab(f.e));
+	rotate(&f); /* window 1 runs: the target exits before its profile */
+	deliver(&f, "{\"method\":\"NodeRuntime.waitingForDisconnect\",\"params\":{}}");
+	advance(&f, 0);
+	is_int(f.finished, 1, "leave: the session ends");
+	is_int(f.status, EXIT_TARGET_GONE, "leave: with EXIT_TARGET_GONE");
+	is_str(f.why, "the target exited.", "leave: the sentence");
+	is_int(engine_windows_done(f.e), 1, "leave: the window made is kept");
+	is_int(engine_cumulative(f.e)->n_samples, fib_expected_samples, "leave: so are its samples");
+	ok(engine_calltree(f.e) != NULL, "leave: and the call tree");
+	is_int(functab_count(engine_functab(f.e)), funcs, "leave: and the function table");
+	advance(&f, 3 * DELAY_S);
+	is_int(f.windows, 1, "leave: no window after the end");
+
+	/* --follow: a new process of the same program. */
+	memset(&again, 0, sizeof again);
+	snprintf(again.host, sizeof again.host, "127.0.0.1");
+	snprintf(again.host_header, sizeof again.host_header, "127.0.0.1:9230");
+	again.port = 9230;
+	snprintf(again.ws_path, sizeof again.ws_path, "/fake2");
+	ok(engine_restart(f.e, &again, &cause) == 0, "follow: engine_restart");
+	free(cause);
+	is_int(f.frees, 1, "follow: the old connection is freed");
+	is_int(f.connects, 2, "follow: a second connection");
+	run_setup(&f, true);
+	one_window(&f, 0);
+	is_int(f.windows, 2, "follow: the new target's window is handed over");
+	is_int(engine_windows_done(f.e), 2, "follow: counted after the first");
+	is_int(engine_cumulative(f.e)->n_samples, 2 * fib_expected_samples,
+		"follow: the cumulative counters keep the first target's samples");
+	is_int(f.finished, 1, "follow: no second end so far");
+	/* The peer drops the connection: lost, not a polite end. */
+	f.conn->closed = true;
+	f.conn->h->on_closed(f.conn->ud, "connection reset.");
+	is_int(f.finished, 2, "follow: the second session ends when the connection drops");
+	is_int(f.status, EXIT_TARGET_GONE, "follow: with EXIT_TARGET_GONE");
+	is_str(f.why, "the connection to the target was lost: connection reset.",
+		"follow: the sentence");
+	free_fake(&f);
+}
+
+static void test_stop(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200];
+	int from;
+
+	base_config(&cfg);
+	cfg.iterations = 1;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	from = f.n_sent;
+	one_window(&f, 0);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Runtime.evaluate Profiler.disable", "-n 1: the profiler is disabled after one window");
+	answer(&f, "Profiler.disable", "{}");
+	ok(f.conn && f.conn->close_asked, "-n 1: then the connection is closed");
+	advance(&f, 0);
+	is_int(f.finished, 1, "-n 1: the session ends");
+	is_int(f.status, EXIT_OK, "-n 1: cleanly");
+	free_fake(&f);
+}
+
+int main(void)
+{
+	fib_profile = read_file(SRCDIR "/tests/fixtures/profile-fib.json");
+	ok(fib_profile != NULL, "the fixture");
+	if (!fib_profile)
+		return done_testing();
+	fib_expected_samples = count_fib_samples();
+	ok(fib_expected_samples > 100, "the fixture has samples (%zu)", fib_expected_samples);
+	test_rotation();
+	test_trim();
+	test_no_eval();
+	test_timeout();
+	test_leave_and_follow();
+	test_stop();
+	free(fib_profile);
+	return done_testing();
+}
