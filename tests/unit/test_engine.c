@@ -1,8 +1,9 @@
 /* Unit tests for the engine, driven through a scripted transport and a clock the test moves:
  * the set-up's requests in eval and --no-eval mode, a window rotated and handed over with its
- * samples, the overlap of eval-mode windows trimmed, Profiler.stop/start per window without
- * eval, a reply that never comes (EXIT_TIMEOUT), the target leaving mid-window (the windows
- * already made are kept) and a re-attach after it left (--follow). The replies are shaped
+ * samples, the overlap of eval-mode windows trimmed, a profile over 1 MiB read on the inbox's
+ * worker, Profiler.stop/start per window without eval, a reply that never comes (EXIT_TIMEOUT)
+ * or throws (EXIT_PROTOCOL), the target leaving mid-window (the windows already made are kept),
+ * a re-attach after it left (--follow) and -n's polite end. The replies are shaped
  * like the recorded ones in fuzz/corpus/fuzz_envelope; the profile is tests/fixtures'. */
 #include "config.h"
 
@@ -71,6 +72,7 @@ struct fake {
 	/* what the handlers saw */
 	struct engine *e;
 	int windows;
+	bool stop_on_window;  /* loop_stop() at the next window */
 	size_t last_samples;
 	double last_fib_self_us;
 	int notices;
@@ -232,6 +234,8 @@ static void on_window(void *ud, const struct window_stats *w, double wall_s)
 	size_t i;
 
 	f->windows++;
+	if (f->stop_on_window)
+		loop_stop(f->loop);
 	f->last_samples = w->n_samples;
 	f->last_fib_self_us = 0;
 	for (i = 0; i < w->n_funcs; i++)
@@ -592,6 +596,47 @@ static void test_trim(void)
 	free_fake(&f);
 }
 
+static void on_guard(void *ud)
+{
+	loop_stop(ud);
+}
+
+/* A profile of over 1 MiB is read on the inbox's worker, and the reply sent after it waits
+ * behind it: the window comes from the worker's parse, once the loop hears from it. */
+static void test_large(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	struct loop_timer *guard;
+	struct strbuf big;
+	long long id;
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	id = rotate(&f);
+	strbuf_init(&big);
+	strbuf_puts(&big, fib_profile);
+	while (big.len < ((size_t)1 << 20) + 4096)
+		strbuf_puts(&big, "                                                                ");
+	profile_finished(&f, 0, big.data);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	is_int(f.windows, 0, "large: the profile is being read on the worker");
+	guard = loop_timer_create(f.loop, on_guard, f.loop);
+	loop_timer_arm(guard, 10);
+	f.stop_on_window = true;
+	loop_run(f.loop);
+	loop_timer_free(guard);
+	is_int(f.windows, 1, "large: the window comes from the worker");
+	is_int(f.last_samples, fib_expected_samples, "large: with its samples");
+	ok(f.last_fib_self_us > 0, "large: in the session's function table");
+	/* Past the rotation's deadline, before the next one's. */
+	advance(&f, TIMEOUT_S + DELAY_S / 2);
+	is_int(f.finished, 0, "large: the reply that waited behind it was delivered");
+	strbuf_free(&big);
+	free_fake(&f);
+}
+
 static void test_no_eval(void)
 {
 	struct engine_config cfg;
@@ -642,6 +687,26 @@ static void test_timeout(void)
 		TIMEOUT_S);
 	is_str(f.why, want, "timeout: the sentence says what was not answered");
 	ok(f.conn && f.conn->closed, "timeout: the connection is closed");
+	free_fake(&f);
+}
+
+/* A rotation that throws (the inspector module's console gone, say) is the protocol failing. */
+static void test_exception(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	reply(&f, rotate(&f), "{\"result\":{\"type\":\"object\",\"subtype\":\"error\","
+		"\"className\":\"TypeError\",\"description\":\"TypeError: c.profile is not a function\"},"
+		"\"exceptionDetails\":{\"exceptionId\":1,\"text\":\"Uncaught\",\"lineNumber\":0,"
+		"\"columnNumber\":30,\"scriptId\":\"110\"}}");
+	advance(&f, 0);
+	is_int(f.status, EXIT_PROTOCOL, "exception: EXIT_PROTOCOL");
+	is_str(f.why, "the window rotation (console.profile) threw an exception in the target.",
+		"exception: the sentence");
 	free_fake(&f);
 }
 
@@ -740,8 +805,10 @@ int main(void)
 	ok(fib_expected_samples > 100, "the fixture has samples (%zu)", fib_expected_samples);
 	test_rotation();
 	test_trim();
+	test_large();
 	test_no_eval();
 	test_timeout();
+	test_exception();
 	test_leave_and_follow();
 	test_stop();
 	free(fib_profile);
