@@ -128,19 +128,19 @@ static char *engine_error_text(const struct protocol_msg *m)
 	return xstrdup("an error without a message");
 }
 
-/* The message m, if the inbox read it on the worker (a large one): what it found there. */
-static struct inbox_msg *engine_preread(struct engine *e, const struct protocol_msg *m)
+/* What the inbox found in m (inbox.h): the session hands on only the message being
+ * dispatched, so m is e->cur's; anything else has no members worth finding. */
+static const struct inbox_msg *engine_msg(const struct engine *e, const struct protocol_msg *m)
 {
-	return e->cur && m == &e->cur->m && e->cur->preread ? e->cur : NULL;
+	static const struct inbox_msg none;
+
+	return e->cur && m == &e->cur->m ? e->cur : &none;
 }
 
 /* Common handling of a reply: true if it is a successful result. */
 bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
 	const char *what)
 {
-	struct json_span exc;
-	struct inbox_msg *im;
-
 	if (o == SESSION_CLOSED)
 		return false;
 	if (o == SESSION_TIMEOUT) {
@@ -158,9 +158,8 @@ bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct prot
 		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target's reply to %s has no result.", what));
 		return false;
 	}
-	/* (A large reply's members were listed on the worker: a 30 MB scan is not repeated.) */
-	if ((im = engine_preread(e, m)) ? im->has_exception :
-	    json_object_get(m->result, "exceptionDetails", &exc) == 1) {
+	/* (The inbox listed the reply's members: a 30 MB result is not scanned again.) */
+	if (engine_msg(e, m)->has_exception) {
 		engine_fail(e, EXIT_PROTOCOL, xasprintf("%s threw an exception in the target.", what));
 		return false;
 	}
@@ -299,34 +298,22 @@ static void engine_on_merge_slice(void *ud)
 		engine_timer_arm(e, e->merge_timer, ENGINE_MERGE_PAUSE_S);
 }
 
-/* Finds the profile member of obj, the params or result of m. */
-static bool engine_find_profile(struct engine *e, const struct protocol_msg *m,
-	struct json_span obj, struct json_span *prof)
+/* Makes a window of the profile that im carries (im->has_profile). */
+static void engine_process_profile(struct engine *e, const struct inbox_msg *im)
 {
-	struct inbox_msg *im = engine_preread(e, m);
-
-	if (im)
-		return im->has_profile;
-	return json_object_get(obj, "profile", prof) == 1;
-}
-
-/* Makes a window of the profile that m carries, found at prof. */
-static void engine_process_profile(struct engine *e, const struct protocol_msg *m,
-	struct json_span prof)
-{
-	struct inbox_msg *im = engine_preread(e, m);
 	struct profile p;
 	char *err = NULL;
 
 	engine_timer_cancel(e, e->profile_timer);
-	if (im) {
+	/* A large message's profile was parsed on the worker; a small one's is parsed here. */
+	if (im->preread) {
 		if (im->profile)
 			engine_take_profile(e, im->profile);
 		else
 			engine_profile_invalid(e, im->profile_err);
 		return;
 	}
-	if (profile_parse(prof.p, prof.n, e->ft, &p, &err) < 0) {
+	if (profile_parse(im->profile_json.p, im->profile_json.n, e->ft, &p, &err) < 0) {
 		engine_profile_invalid(e, err);
 		free(err);
 		return;
@@ -374,16 +361,17 @@ static void engine_on_restarted(void *ud, enum session_outcome o, const struct p
 static void engine_on_stopped(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	struct json_span prof;
+	const struct inbox_msg *im;
 
 	if (!engine_reply_ok(e, o, m, "Profiler.stop"))
 		return;
-	if (!engine_find_profile(e, m, m->result, &prof)) {
+	im = engine_msg(e, m);
+	if (!im->has_profile) {
 		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target's Profiler.stop reply has no profile."));
 		return;
 	}
 	if (e->state == ST_RUNNING)
-		engine_process_profile(e, m, prof);
+		engine_process_profile(e, im);
 }
 
 /* Without the CPU profiler (--no-cpu, or until it has started) a window is a tick with no
@@ -523,8 +511,7 @@ static void engine_on_enabled(void *ud, enum session_outcome o, const struct pro
 static void engine_on_event(void *ud, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	struct json_span title = { 0 }, prof;
-	struct inbox_msg *im;
+	const struct inbox_msg *im = engine_msg(e, m);
 	char want[96];
 
 	if (json_string_eq(m->method, "Profiler.consoleProfileFinished")) {
@@ -532,17 +519,13 @@ static void engine_on_event(void *ud, const struct protocol_msg *m)
 			return;
 		/* Profiles started by the app itself or by another debugger carry other titles. */
 		snprintf(want, sizeof want, "%s%llu", e->title_prefix, e->seq - 1);
-		if ((im = engine_preread(e, m)))
-			title = im->title;
-		else
-			json_object_get(m->params, "title", &title);
-		if (!title.n || !json_string_eq(title, want))
+		if (!im->title.n || !json_string_eq(im->title, want))
 			return;
-		if (!engine_find_profile(e, m, m->params, &prof)) {
+		if (!im->has_profile) {
 			engine_fail(e, EXIT_PROTOCOL, xstrdup("a finished profile came without its data."));
 			return;
 		}
-		engine_process_profile(e, m, prof);
+		engine_process_profile(e, im);
 	} else if (engine_mem_event(e, m)) {
 		return;
 	} else if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {

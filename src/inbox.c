@@ -56,41 +56,48 @@ struct inbox {
 	unsigned generation;    /* bumped by inbox_drop: a delivery loop in progress stops */
 };
 
-/* Checks the envelope and, if the message carries a profile, parses it. Touches nothing but
- * the job, so it can run on the worker. */
-static void job_read(struct job *j, struct functab *ft)
+/* Checks the envelope and finds the members the receiver asks about (inbox.h). Touches
+ * nothing but im, so it can run on the worker. */
+static void msg_read(struct inbox_msg *im, const char *data, size_t len)
 {
-	struct inbox_msg *im = &j->msg;
-	struct json_span obj = { 0 }, key, v, prof = { 0 };
+	struct json_span obj = { 0 }, key, v;
 	size_t pos = 0;
 
-	im->data = j->buf;
-	im->len = j->len;
-	im->preread = true;
-	j->prof_rc = -1;
-	im->valid = json_envelope_parse(j->buf, j->len, &im->m) == 0;
+	im->data = data;
+	im->len = len;
+	im->valid = json_envelope_parse(data, len, &im->m) == 0;
 	if (!im->valid)
 		return;
-	if (json_string_eq(im->m.method, "Profiler.consoleProfileFinished"))
-		obj = im->m.params;
-	else if (im->m.has_id)
+	/* A message with an id is a reply, whatever else it has (session.c reads it so). */
+	if (im->m.has_id)
 		obj = im->m.result;
+	else if (json_string_eq(im->m.method, "Profiler.consoleProfileFinished"))
+		obj = im->m.params;
 	if (!obj.n || json_span_type(obj) != JSON_T_OBJECT)
 		return;
 	/* One walk for every member the engine asks about: the title usually comes after a
 	 * profile of many MB. The first of duplicate keys counts, as json_object_get() has it. */
 	while (json_object_next(obj, &pos, &key, &v) == 1) {
-		if (!prof.n && json_string_eq(key, "profile"))
-			prof = v;
-		else if (!im->title.n && json_string_eq(key, "title"))
+		if (!im->has_profile && json_string_eq(key, "profile")) {
+			im->has_profile = true;
+			im->profile_json = v;
+		} else if (!im->title.n && json_string_eq(key, "title"))
 			im->title = v;
 		else if (json_string_eq(key, "exceptionDetails"))
 			im->has_exception = im->m.has_id;
 	}
-	if (!prof.n)
-		return;
-	im->has_profile = true;
-	j->prof_rc = profile_parse(prof.p, prof.n, ft, &j->p, &j->err);
+}
+
+/* Reads a large message and parses the profile it carries. Touches nothing but the job. */
+static void job_read(struct job *j, struct functab *ft)
+{
+	struct inbox_msg *im = &j->msg;
+
+	im->preread = true;
+	j->prof_rc = -1;
+	msg_read(im, j->buf, j->len);
+	if (im->has_profile)
+		j->prof_rc = profile_parse(im->profile_json.p, im->profile_json.n, ft, &j->p, &j->err);
 }
 
 static void *inbox_thread(void *arg)
@@ -185,9 +192,7 @@ static void inbox_deliver_small(struct inbox *ib, const char *data, size_t len)
 	struct inbox_msg im;
 
 	memset(&im, 0, sizeof im);
-	im.data = data;
-	im.len = len;
-	im.valid = json_envelope_parse(data, len, &im.m) == 0;
+	msg_read(&im, data, len);
 	ib->deliver(ib->ud, &im);
 }
 

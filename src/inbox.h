@@ -29,14 +29,18 @@ struct inbox_msg {
 	size_t len;
 	bool valid;                /* a protocol message: m is filled in */
 	struct protocol_msg m;
-	/* Large messages: the worker has looked for a profile, and the fields below say what it
-	 * found; the receiver uses them instead of reading the message again. */
-	bool preread;
+	/* The members the receiver asks about, found in one walk of the result of a reply or the
+	 * params of a consoleProfileFinished, for every valid message, so that the receiver never
+	 * reads a message again (the first of duplicate keys counts). */
 	bool has_profile;          /* the message has a profile member */
-	struct profile *profile;   /* parsed, in the session's table; NULL if it was invalid */
-	const char *profile_err;   /* why it was invalid */
+	struct json_span profile_json; /* that member */
 	struct json_span title;    /* params.title of a consoleProfileFinished (n == 0: none) */
 	bool has_exception;        /* a reply's result has exceptionDetails */
+	/* Large messages: read on the worker, which also parsed the profile; the receiver takes
+	 * it from here instead of parsing profile_json. */
+	bool preread;
+	struct profile *profile;   /* parsed, in the session's table; NULL if it was invalid */
+	const char *profile_err;   /* why it was invalid */
 };
 
 typedef void (*inbox_deliver_fn)(void *ud, struct inbox_msg *im);
