@@ -146,6 +146,9 @@ void term_draw(const struct grid *g)
 				x++;
 			}
 			run[len] = '\0';
+			/* The cells are UTF-8 (chart braille, blocks, sanitised names): ncursesw
+			 * decodes them in the locale set at start, the one whose wcwidth let the
+			 * grid hold them, so the screen and the grid agree on every width. */
 			attrset(term_attr_map[attr < GA_COUNT ? attr : GA_NORMAL]);
 			/* Writing the screen's last cell returns ERR (the cursor cannot move on),
 			 * but the text is drawn. */

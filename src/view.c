@@ -19,7 +19,7 @@
 #include "view_priv.h"
 
 /* Characters that need the locale's help, with their ASCII stand-ins. */
-static void view_set_glyphs(struct view *v, bool uni, bool uni_blocks)
+static void view_set_glyphs(struct view *v, bool uni, bool uni_blocks, bool braille)
 {
 	static const char *const blocks_uni[8] = { "\xe2\x96\x81", "\xe2\x96\x82",
 		"\xe2\x96\x83", "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
@@ -35,6 +35,7 @@ static void view_set_glyphs(struct view *v, bool uni, bool uni_blocks)
 	v->axis_v = uni_blocks ? "\xe2\x94\x82" : "|";
 	v->axis_h = uni_blocks ? "\xe2\x94\x80" : "-";
 	v->axis_corner = uni_blocks ? "\xe2\x94\x94" : "+";
+	v->braille = braille;
 }
 
 struct view *view_create(const struct view_settings *s)
@@ -57,7 +58,7 @@ struct view *view_create(const struct view_settings *s)
 	v->detail = VIEW_NONE;
 	v->page_rows = 10;
 	v->zoom = VZ_5MIN;
-	view_set_glyphs(v, false, false);
+	view_set_glyphs(v, false, false, false);
 	return v;
 }
 
@@ -608,12 +609,14 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 
 void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
-	/* The ellipsis, arrows and blocks only where the locale can show them (ncurses agrees). */
+	/* The ellipsis, arrows, blocks and braille only where the locale can show them (ncurses
+	 * agrees: it measures with the same wcwidth). */
 	bool uni = wcwidth(0x2026) == 1 && wcwidth(0x25bc) == 1 && wcwidth(0x25b2) == 1;
 	bool uni_blocks = wcwidth(0x2581) == 1 && wcwidth(0x2588) == 1 && wcwidth(0xa6) == 1 &&
 		wcwidth(0x2500) == 1 && wcwidth(0x2502) == 1 && wcwidth(0x2514) == 1;
+	bool braille = wcwidth(0x2800) == 1 && wcwidth(0x2801) == 1 && wcwidth(0x28ff) == 1;
 
-	view_set_glyphs(v, uni, uni_blocks);
+	view_set_glyphs(v, uni, uni_blocks, braille);
 	if (!v->paused)
 		v->mem_frozen_end_s = 0;
 	grid_clear(g);

@@ -32,6 +32,8 @@ struct view {
 	const char *ellipsis, *arrow_down, *arrow_up;
 	/* Sparkline blocks (lowest to highest), the gap mark and the chart's axis lines. */
 	const char *blocks[8], *gap_mark, *axis_v, *axis_h, *axis_corner;
+	/* The chart plots braille dots (2 by 4 a cell) rather than an ASCII glyph a cell. */
+	bool braille;
 
 	/* Table: all rows of the mode, then the visible ones (filtered, sorted). */
 	struct model_row *all, *rows;

@@ -312,6 +312,37 @@ static int plot_cells(const struct grid *g, int axis_y, const char *glyph)
 	return n;
 }
 
+static bool is_braille(const char *ch)
+{
+	const unsigned char *u = (const unsigned char *)ch;
+
+	return u[0] == 0xe2 && u[1] >= 0xa0 && u[1] <= 0xa3 && u[2] >= 0x80 && u[2] <= 0xbf &&
+		u[3] == '\0';
+}
+
+/* Braille cells of the plot in a series' attribute (the last series drawn in the cell). */
+static int plot_dots(const struct grid *g, int axis_y, int attr)
+{
+	int n = 0;
+
+	for (int y = 1; y < axis_y; y++)
+		for (int x = 8; x < g->width; x++)
+			if (is_braille(cell(g, x, y)) && attr_at(g, x, y) == attr)
+				n++;
+	return n;
+}
+
+/* Every plot cell is braille, blank or the gap mark. */
+static bool plot_all_braille(const struct grid *g, int axis_y)
+{
+	for (int y = 1; y < axis_y; y++)
+		for (int x = 8; x < g->width; x++)
+			if (!is_braille(cell(g, x, y)) && strcmp(cell(g, x, y), " ") != 0 &&
+			    strcmp(cell(g, x, y), "\xc2\xa6") != 0)
+				return false;
+	return true;
+}
+
 static void test_screen(struct fixture *fx)
 {
 	struct view *v = view_create(NULL);
@@ -327,9 +358,10 @@ static void test_screen(struct fixture *fx)
 	ok(strncmp(row(&g, 0), "MEMORY  zoom 5 min", 18) == 0, "the title says the zoom");
 	axis = find_line(&g, "\xe2\x94\x94");
 	ok(axis >= 6 && axis <= 10, "80x24: a compact chart (axis on line %d)", axis);
-	ok(plot_cells(&g, axis, "#") > 50, "heap used is drawn as a band");
-	ok(plot_cells(&g, axis, "=") > 20, "rss as a line");
-	ok(plot_cells(&g, axis, ".") > 5, "external too");
+	ok(plot_all_braille(&g, axis), "a UTF-8 locale: the plot is braille");
+	ok(plot_dots(&g, axis, GA_HEAT3) > 50, "heap used is drawn");
+	ok(plot_dots(&g, axis, GA_HEAT1) > 20, "rss too");
+	ok(plot_dots(&g, axis, GA_DIM) > 5, "external too");
 	ok(strncmp(row(&g, 1), "   300M", 7) == 0, "the y axis starts at a round size");
 	ok(strncmp(row(&g, 4), "   150M", 7) == 0, "its half is labelled");
 	ok(strncmp(row(&g, axis), "      0", 7) == 0, "and it ends at 0");
@@ -337,9 +369,11 @@ static void test_screen(struct fixture *fx)
 	ok(strstr(row(&g, axis + 1), label) != NULL, "the time axis starts 5 minutes ago (%s)",
 		label);
 	ok(strstr(row(&g, axis + 1), "now") != NULL, "and ends now");
-	ok(strstr(row(&g, axis + 2), "# heap used") && strstr(row(&g, axis + 2), "- heap total") &&
-		strstr(row(&g, axis + 2), "= rss") && strstr(row(&g, axis + 2), ". external 3.0M"),
-		"a legend with the latest values");
+	ok(strstr(row(&g, axis + 2), "\xe2\xa3\xbf\xe2\xa3\xbf heap used") &&
+		strstr(row(&g, axis + 2), "\xe2\xa0\x92\xe2\xa0\x82 heap total") &&
+		strstr(row(&g, axis + 2), "\xe2\xa0\x92\xe2\xa0\x92 rss") &&
+		strstr(row(&g, axis + 2), "\xe2\xa0\x82\xe2\xa0\x82 external 3.0M"),
+		"a legend with each line's pattern and latest value");
 
 	/* Growth and heap spaces, side by side. */
 	y = find_line(&g, "LAST");
@@ -529,7 +563,7 @@ static void test_states(struct fixture *fx)
 
 	/* A series that stopped long ago (a replay, a target gone) is drawn to its end. */
 	view_draw(v, &fx->m, &g, NOW + 86400);
-	ok(plot_cells(&g, axis, "#") > 50 && strstr(row(&g, axis + 1), label),
+	ok(plot_dots(&g, axis, GA_HEAT3) > 50 && strstr(row(&g, axis + 1), label),
 		"a stale series is drawn up to its last reading");
 
 	/* --no-eval: what is missing is said here. */
@@ -595,8 +629,8 @@ static void test_sizes(struct fixture *fx)
 	dump(&g);
 	y = find_line(&g, "\xe2\x94\x94");
 	ok(y >= 20, "200x50: a tall chart");
-	ok(plot_cells(&g, y, "#") > 200 && plot_cells(&g, y, "-") > 100 &&
-		plot_cells(&g, y, "=") > 100 && plot_cells(&g, y, ".") > 50,
+	ok(plot_dots(&g, y, GA_HEAT3) > 200 && plot_dots(&g, y, GA_HEAT2) > 100 &&
+		plot_dots(&g, y, GA_HEAT1) > 100 && plot_dots(&g, y, GA_DIM) > 50,
 		"every series has room: heap used, heap total, rss, external");
 	ok(screen_has(&g, "code_large_object") && !screen_has(&g, "smaller"),
 		"every heap space shows");
@@ -664,6 +698,198 @@ static void test_random_keys(struct fixture *fx)
 	grid_free(&g);
 }
 
+/* --- the chart of known series --- */
+
+#define LINE_N 10
+#define X (NAN)
+
+/* Readings a second apart from NOW, in MiB (X: not read), with a gap marked at reading
+ * gap_at (-1: none). Charted over [NOW, NOW + LINE_N] on 20 dot columns, reading i takes dot
+ * columns 2i and 2i + 1: one braille cell, or two ASCII cells. */
+static struct memseries *line_series(const double *used, const double *total, const double *rss,
+	const double *ext, int gap_at)
+{
+	struct memseries *s = memseries_create();
+
+	for (int i = 0; i < LINE_N; i++) {
+		struct mem_sample r = { NOW + i, { X, X, X, X, X } };
+
+		if (i == gap_at)
+			memseries_mark_gap(s, NOW + i);
+		r.v[MEM_HEAP_USED] = used ? used[i] * MIB : X;
+		r.v[MEM_HEAP_TOTAL] = total ? total[i] * MIB : X;
+		r.v[MEM_RSS] = rss ? rss[i] * MIB : X;
+		r.v[MEM_EXTERNAL] = ext ? ext[i] * MIB : X;
+		memseries_add(s, &r);
+	}
+	return s;
+}
+
+/* Charts s (freed here) with rows plot rows, in the glyphs the view picks for the locale:
+ * 10 braille cells or 20 ASCII ones. Returns the plot's rows as text, cells right of the y
+ * axis; attrs[y][x] gets the cells' attributes. */
+static void chart_of(struct memseries *s, bool braille, int rows, char text[][128],
+	int attrs[][20])
+{
+	struct view *v = view_create(NULL);
+	int pw = braille ? LINE_N : 2 * LINE_N;
+	struct grid g, none;
+	struct model m;
+
+	model_init(&m);
+	m.have_memory = true;
+	m.mem = s;
+	grid_init(&g);
+	grid_init(&none);
+	view_draw(v, &m, &none, NOW); /* picks the glyphs for the locale */
+	grid_resize(&g, 8 + pw, rows + 3);
+	view_mem_chart(v, &m, &g, 0, rows, NOW, NOW + LINE_N, false);
+	for (int y = 0; y < rows; y++) {
+		text[y][0] = '\0';
+		for (int x = 0; x < pw; x++) {
+			strcat(text[y], cell(&g, 8 + x, y));
+			attrs[y][x] = attr_at(&g, 8 + x, y);
+		}
+	}
+	grid_free(&g);
+	model_free(&m);
+	memseries_free(s);
+	view_free(v);
+}
+
+/* Each row of the plot as wanted; the first row that differs is printed. */
+static bool rows_are(char text[][128], const char *const *want, int rows)
+{
+	for (int y = 0; y < rows; y++)
+		if (strcmp(text[y], want[y]) != 0) {
+			printf("#   row %d is \"%s\", want \"%s\"\n", y, text[y], want[y]);
+			return false;
+		}
+	return true;
+}
+
+/* A braille cell's dots, top to bottom (left column bits 0x01, 0x02, 0x04, 0x40; right 0x08,
+ * 0x10, 0x20, 0x80). */
+#define B_BOT "\xe2\xa3\x80"       /* U+28C0: both columns, row 4 */
+#define B_3 "\xe2\xa0\xa4"         /* U+2824: both, row 3 */
+#define B_2 "\xe2\xa0\x92"         /* U+2812: both, row 2 */
+#define B_TOP "\xe2\xa0\x89"       /* U+2809: both, row 1 */
+#define B_2L "\xe2\xa0\x82"        /* U+2802: left, row 2 */
+#define B_RISE "\xe2\xa1\x96"      /* U+2856: left rows 2-4, right row 2 */
+#define B_RISE_LOW "\xe2\xa0\x87"  /* U+2807: left rows 1-3 */
+#define B_FALL "\xe2\xa1\x84"      /* U+2844: left rows 3-4 */
+#define B_FALL_LOW "\xe2\xa3\x87"  /* U+28C7: left rows 1-4, right row 4 */
+#define B_UP "\xe2\xa1\x8f"        /* U+284F: left rows 1-4, right row 1 */
+#define B_UP_LOW "\xe2\xa0\x83"    /* U+2803: left rows 1-2 */
+#define GAP "\xc2\xa6"
+
+/* The same series in both modes: braille where the locale shows it, ASCII where not. The
+ * y axis tops at 8 MiB (5 MiB for the gap), so that with 8 dots down reading v MiB is on dot
+ * row 7 - floor(v) from the top. */
+static void test_chart_lines(bool braille)
+{
+	static const double rising[LINE_N] = { 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 7.5, 7.5 };
+	static const double steps[LINE_N] = { 0.5, 0.5, 6.5, 6.5, 6.5, 6.5, 0.5, 0.5, 0.5, 0.5 };
+	static const double jump[LINE_N] = { 1, 1, 1, 1, 5, 5, 5, 5, 5, 5 };
+	static const double sparse[LINE_N] = { 1, X, 1, X, 1, X, 1, X, 1, 1 };
+	double f_used[LINE_N], f_total[LINE_N], f_rss[LINE_N], f_ext[LINE_N];
+	const char *mode = braille ? "braille" : "ASCII";
+	char text[8][128];
+	int attrs[8][20];
+	bool same;
+
+	chart_of(line_series(rising, NULL, NULL, NULL, -1), braille, braille ? 2 : 8, text, attrs);
+	if (braille) {
+		static const char *const want[] = { "    " B_BOT B_3 B_2 B_TOP B_TOP B_TOP,
+			B_BOT B_3 B_2 B_TOP "      " };
+		ok(rows_are(text, want, 2), "braille: a rising line climbs a dot row a reading");
+	} else {
+		static const char *const want[] = { "              ######",
+			"            ##      ", "          ##        ", "        ##          ",
+			"      ##            ", "    ##              ", "  ##                ",
+			"##                  " };
+		ok(rows_are(text, want, 8), "ASCII: a rising line climbs a row a reading");
+	}
+	ok(attrs[braille ? 1 : 7][0] == GA_HEAT3, "%s: in heap used's attribute", mode);
+
+	chart_of(line_series(NULL, NULL, steps, NULL, -1), braille, braille ? 2 : 8, text, attrs);
+	if (braille) {
+		static const char *const want[] = { "  " B_RISE B_2 B_2 B_2 B_FALL "   ",
+			B_BOT B_BOT B_RISE_LOW "   " B_FALL_LOW B_BOT B_BOT B_BOT };
+		ok(rows_are(text, want, 2), "braille: a steep rise and fall are joined by a "
+			"vertical run of dots");
+	} else {
+		static const char *const want[] = { "                    ",
+			"    ========        ", "    =       =       ", "    =       =       ",
+			"    =       =       ", "    =       =       ", "    =       =       ",
+			"====        ========" };
+		ok(rows_are(text, want, 8), "ASCII: a steep rise and fall are joined");
+	}
+	ok(attrs[braille ? 0 : 1][braille ? 3 : 6] == GA_HEAT1, "%s: in rss's attribute", mode);
+
+	for (int i = 0; i < LINE_N; i++) {
+		f_rss[i] = 7.25;
+		f_total[i] = 5.25;
+		f_used[i] = 3.25;
+		f_ext[i] = 1.25;
+	}
+	chart_of(line_series(f_used, f_total, f_rss, f_ext, -1), braille, 4, text, attrs);
+	if (braille) {
+		static const char *const want[] = {
+			B_2 B_2 B_2 B_2 B_2 B_2 B_2 B_2 B_2 B_2,
+			B_2 B_2L B_2 B_2L B_2 B_2L B_2 B_2L B_2 B_2L,
+			B_2 B_2 B_2 B_2 B_2 B_2 B_2 B_2 B_2 B_2,
+			B_2L B_2L B_2L B_2L B_2L B_2L B_2L B_2L B_2L B_2L };
+		ok(rows_are(text, want, 4), "braille: flat lines: rss solid, heap total dashed, "
+			"heap used solid, external dotted");
+	} else {
+		static const char *const want[] = { "====================", "--------------------",
+			"####################", "...................." };
+		ok(rows_are(text, want, 4), "ASCII: flat lines: rss, heap total, heap used, external");
+	}
+	same = true;
+	for (int x = 0; x < (braille ? LINE_N : 2 * LINE_N); x++)
+		same = same && attrs[0][x] == GA_HEAT1 && attrs[1][x] == GA_HEAT2 &&
+			attrs[2][x] == GA_HEAT3 && attrs[3][x] == GA_DIM;
+	ok(same, "%s: each line in its series' attribute", mode);
+
+	chart_of(line_series(NULL, NULL, jump, NULL, 4), braille, braille ? 2 : 8, text, attrs);
+	if (braille) {
+		static const char *const want[] = { "    " B_TOP B_TOP B_TOP B_TOP B_TOP B_TOP,
+			B_3 B_3 B_3 B_3 GAP "     " };
+		ok(rows_are(text, want, 2), "braille: a gap is marked and the lines on either "
+			"side are not joined");
+	} else {
+		static const char *const want[] = { "        ============", "        |           ",
+			"        |           ", "        |           ", "        |           ",
+			"        |           ", "========|           ", "        |           " };
+		ok(rows_are(text, want, 8), "ASCII: a gap is marked and not joined across");
+	}
+	ok(attrs[1][braille ? 4 : 8] == GA_DIM, "%s: the gap mark is dim", mode);
+
+	chart_of(line_series(NULL, NULL, jump, NULL, -1), braille, braille ? 2 : 8, text, attrs);
+	if (braille) {
+		static const char *const want[] = { "    " B_UP B_TOP B_TOP B_TOP B_TOP B_TOP,
+			B_3 B_3 B_3 B_3 B_UP_LOW "     " };
+		ok(rows_are(text, want, 2), "braille: without the gap the same jump is joined");
+	} else {
+		static const char *const want[] = { "        ============", "        =           ",
+			"        =           ", "        =           ", "        =           ",
+			"        =           ", "========            ", "                    " };
+		ok(rows_are(text, want, 8), "ASCII: without the gap the same jump is joined");
+	}
+
+	chart_of(line_series(NULL, NULL, sparse, NULL, -1), braille, braille ? 2 : 8, text, attrs);
+	if (braille) {
+		static const char *const want[] = {
+			B_TOP B_TOP B_TOP B_TOP B_TOP B_TOP B_TOP B_TOP B_TOP B_TOP, "          " };
+		ok(rows_are(text, want, 2), "braille: a series read every other second is one line");
+	} else {
+		ok(strcmp(text[0], "====================") == 0,
+			"ASCII: a series read every other second is one line");
+	}
+}
+
 /* Where the locale cannot show blocks and box lines, ASCII stands in. */
 static void test_ascii(struct fixture *fx)
 {
@@ -681,6 +907,14 @@ static void test_ascii(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	ok(grid_bytes_ok(&g, true) && screen_has(&g, "      0+-----"), "C locale: ASCII axes");
 	ok(plot_cells(&g, find_line(&g, "      0+"), "|") >= 1, "and an ASCII gap mark");
+	view_key(v, &fx->m, '1');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(grid_bytes_ok(&g, true) && plot_cells(&g, find_line(&g, "      0+"), "#") > 50 &&
+		plot_cells(&g, find_line(&g, "      0+"), "=") > 20, "C locale: an ASCII chart");
+	ok(screen_has(&g, "# heap used") && screen_has(&g, "- heap total") &&
+		screen_has(&g, "= rss") && screen_has(&g, ". external 3.0M"),
+		"with its glyphs in the legend");
+	test_chart_lines(false);
 	view_free(v);
 	grid_free(&g);
 }
@@ -776,6 +1010,7 @@ int main(void)
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);
+	test_chart_lines(true);
 	test_ascii(&fx);
 	fixture_free(&fx);
 	free(last);
