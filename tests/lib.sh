@@ -110,6 +110,16 @@ require_tmux() {
 
 tmx() { "$TMUX_BIN" -L ntopjs-test -f "$WORK/tmux.conf" "$@"; }
 
+# A UTF-8 locale this machine has, for tests that choose the terminal's character set; fails
+# when there is none.
+utf8_locale() {
+	local l
+	for l in C.UTF-8 C.utf8 en_US.UTF-8 en_US.utf8; do
+		[ "$(LC_ALL= LANG=$l locale charmap 2>/dev/null)" = UTF-8 ] && { echo "$l"; return 0; }
+	done
+	return 1
+}
+
 # term_start WIDTH HEIGHT COMMAND: runs the command (a shell string) in a detached session.
 term_start() {
 	tmx new-session -d -s t -x "$1" -y "$2" "$3"
@@ -136,6 +146,9 @@ keys() { tmx send-keys -t t "$@"; }
 
 # wait_screen SECS REGEX: waits until the screen matches.
 screen_has() { screen | grep -qE -- "$1"; }
+# screen_has_pcre REGEX: the same with a Perl regex, whose \x{2800} ranges name code points
+# (an ERE range over braille is refused in C.UTF-8: "Invalid collation character").
+screen_has_pcre() { screen | grep -qP -- "$1"; }
 wait_screen() { wait_for "$1" screen_has "$2"; }
 
 pane_dead() { [ "$(tmx display -p -t t '#{pane_dead}')" = 1 ]; }

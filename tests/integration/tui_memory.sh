@@ -1,23 +1,35 @@
 #!/bin/bash
 # The memory side of the live view in a real terminal: the MEM header line, the memory
 # screen (m) with its chart, growth, heap spaces and allocation sites, a heap snapshot (H)
-# after confirmation, s saving the allocation profile, and --replay of a --log file.
+# after confirmation, s saving the allocation profile, and --replay of a --log file; all in a
+# UTF-8 locale (braille chart, block sparkline), then again with LANG=C (ASCII only).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 require_tmux
+utf8=$(utf8_locale) || skip_all "no UTF-8 locale"
+# Each run's LANG alone decides its character set (grep reads the screen in UTF-8).
+unset LC_ALL LC_CTYPE
+export LANG=$utf8
 
 start_node target --inspect-port=0 "$TARGETS/leak.js" 500000
 wait_ready target
 mkdir -p "$WORK/saves"
-term_start 220 45 "$NTOP_JS --pid $target_PID -d 0.5 --no-config --alloc --alloc-interval 5 \
---save-dir $WORK/saves --log $WORK/run.log 2>$WORK/err.log; echo EXIT=\$?; sleep 60"
+# ntop-js starts a moment late, so that everything it writes to the terminal is recorded.
+term_start 220 45 "sleep 1; LANG=$utf8 $NTOP_JS --pid $target_PID -d 0.5 --no-config --alloc \
+--alloc-interval 5 --save-dir $WORK/saves --log $WORK/run.log 2>$WORK/err.log; echo EXIT=\$?; \
+sleep 60"
+tmx pipe-pane -t t -o "cat >>$WORK/raw-utf8.bin"
 
 check "the header has a memory line" wait_screen 10 '^MEM rss [0-9.]+[KMG] +heap [0-9.]+[KMG]/[0-9.]+[KMG]'
+check "with a sparkline of block elements" wait_screen 10 '^MEM .*[▁▂▃▄▅▆▇█] *$'
 keys m
 check "m opens the memory screen" wait_screen 5 '^MEMORY +zoom 5 min'
 check "the chart has a y axis in bytes" screen_has '^ +[0-9.]+[KMG]│'
+check "the lines are braille dots" wait_for 5 screen_has_pcre '^ +[0-9.]*[KMG]?│ *[\x{2801}-\x{28ff}]'
+ok $(screen | grep -qE '│.*[#=]'; [ $? -ne 0 ]; echo $?) "and no ASCII glyphs in the plot"
 check "and a time axis ending now" screen_has 'now *$'
-check "a legend names the lines" screen_has 'heap used.*heap total.*rss.*external'
+check "a legend names the lines and their patterns" \
+	screen_has '⣿⣿ heap used .*⠒⠂ heap total .*⠒⠒ rss .*⠂⠂ external'
 check "growth figures for several spans" screen_has '^5m\*? '
 check "the heap spaces table" screen_has 'HEAP SPACE'
 check "the leaking function tops the allocation sites" wait_screen 15 '^ +[0-9.]+[KMG] leakyCache .*leak\.js'
@@ -53,12 +65,36 @@ keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on stderr" test ! -s "$WORK/err.log"
 check "the target is still running" alive "$target_PID"
+check "braille reached the terminal as UTF-8" grep -qaF $'\xe2\xa0\x92' "$WORK/raw-utf8.bin"
+check "and everything written was valid UTF-8" iconv -f UTF-8 -t UTF-8 "$WORK/raw-utf8.bin"
+ok $(! LC_ALL=C grep -qaP '\xc2[\x80-\x9f]' "$WORK/raw-utf8.bin"; echo $?) "with no C1 control"
 term_stop
 
-term_start 220 45 "$NTOP_JS --replay $WORK/run.log --no-config 2>$WORK/replay.err; echo EXIT=\$?; sleep 60"
+# LANG=C: a terminal that cannot show UTF-8 gets ASCII, byte for byte.
+term_start 220 45 "sleep 1; LANG=C $NTOP_JS --pid $target_PID -d 0.5 --no-config \
+2>$WORK/err-c.log; echo EXIT=\$?; sleep 60"
+tmx pipe-pane -t t -o "cat >>$WORK/raw-c.bin"
+check "LANG=C: the header has a memory line" wait_screen 10 '^MEM rss [0-9.]+[KMG] '
+check "LANG=C: its sparkline is ASCII" wait_screen 10 '^MEM .*(growing|stable|shrinking|unknown) +[_.,~=*#-]+ *$'
+keys m
+check "LANG=C: m opens the memory screen" wait_screen 5 '^MEMORY +zoom 5 min'
+check "LANG=C: an ASCII y axis" screen_has '^ +[0-9.]+[KMG]\|'
+check "LANG=C: and time axis" screen_has '^ +0\+-+$'
+check "LANG=C: the lines are ASCII glyphs" screen_has '^ +[0-9.]*[KMG]?\| *[#=]'
+check "LANG=C: the legend names them" screen_has '# heap used .*- heap total .*= rss .*\. external'
+keys q
+check "LANG=C: q quits with status 0" wait_screen 15 '^EXIT=0'
+check "LANG=C: nothing on stderr" test ! -s "$WORK/err-c.log"
+check "LANG=C: the terminal output was recorded" test -s "$WORK/raw-c.bin"
+ok $(! LC_ALL=C grep -qaP '[\x80-\xff]' "$WORK/raw-c.bin"; echo $?) \
+	"LANG=C: not one byte outside ASCII reached the terminal"
+term_stop
+
+term_start 220 45 "LANG=$utf8 $NTOP_JS --replay $WORK/run.log --no-config 2>$WORK/replay.err; \
+echo EXIT=\$?; sleep 60"
 check "--replay opens the memory screen of the log" wait_screen 10 '^MEMORY +zoom'
 check "the replay shows the recorded process" screen_has 'leak\.js|replay'
-check "the replayed chart has data" screen_has '[#=]'
+check "the replayed chart has data" screen_has_pcre '│ *[\x{2801}-\x{28ff}]'
 keys q
 check "q leaves the replay with status 0" wait_screen 10 '^EXIT=0'
 term_stop
