@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "export.h"
+#include "atomicfile.h"
 #include "calltree.h"
 #include "engine.h"
 #include "util.h"
@@ -40,7 +41,7 @@ int export_snapshot(struct engine *e, const char *dir, int pid, char **msg)
 		if (raw) {
 			/* The allocation profile as V8 sent it: DevTools' Memory panel opens it. */
 			char *p_heap = xasprintf("%s-alloc.heapprofile", base);
-			if (util_write_file_atomic(p_heap, raw, raw_len, &cause) == 0) {
+			if (atomic_file_save(p_heap, raw, raw_len, &cause) == 0) {
 				*msg = xasprintf("saved %s-{all,window}.cpuprofile, -all.folded and "
 					"-alloc.heapprofile", base);
 			} else {

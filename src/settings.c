@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "settings.h"
+#include "atomicfile.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -255,7 +256,7 @@ int settings_save(const struct settings *c, const char *path, char **cause)
 	int rc;
 
 	settings_mkdirs(path);
-	rc = util_write_file_atomic(path, text, strlen(text), cause);
+	rc = atomic_file_save(path, text, strlen(text), cause);
 	free(text);
 	return rc;
 }

@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <errno.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void (*die_hook)(void);
 
@@ -193,54 +190,4 @@ const char *util_display_url(const char *url)
 	if (strncmp(url, "file://", 7) == 0)
 		return url + 7;
 	return url;
-}
-
-int util_write_file_atomic(const char *path, const void *data, size_t len, char **cause)
-{
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	const char *p = data;
-	size_t done = 0;
-	int fd = mkstemp(tmp);
-
-	if (fd < 0)
-		goto fail;
-	if (fchmod(fd, 0600) < 0)
-		goto fail_fd;
-	while (done < len) {
-		ssize_t n = write(fd, p + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto fail_fd;
-		done += (size_t)n;
-	}
-	if (fsync(fd) < 0)
-		goto fail_fd;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail_unlink;
-	}
-	if (rename(tmp, path) < 0) {
-		fd = -1;
-		goto fail_unlink;
-	}
-	free(tmp);
-	return 0;
-
-fail_fd:
-	{
-		int saved = errno;
-		close(fd);
-		errno = saved;
-	}
-fail_unlink:
-	{
-		int saved = errno;
-		unlink(tmp);
-		errno = saved;
-	}
-fail:
-	*cause = xasprintf("cannot write %s: %s.", path, strerror(errno));
-	free(tmp);
-	return -1;
 }

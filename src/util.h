@@ -35,8 +35,4 @@ char *util_sanitize(const char *in, size_t len, char *out, size_t outsz);
 /* Strips a file:// prefix (and percent-decoding of the path is not attempted). */
 const char *util_display_url(const char *url);
 
-/* Writes len bytes to path atomically: a temporary file in the same directory (mode 0600),
- * fsync, then rename. Returns 0, or -1 with *cause (one sentence naming the path). */
-int util_write_file_atomic(const char *path, const void *data, size_t len, char **cause);
-
 #endif
