@@ -21,15 +21,13 @@
 
 #include "calltree.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomicfile.h"
 #include "functab.h"
 #include "profile.h"
 #include "strbuf.h"
@@ -717,54 +715,16 @@ int calltree_write_folded(const struct calltree *t, const struct functab *ft, FI
 int calltree_save(const struct calltree *t, const struct functab *ft, const char *path,
 	bool folded, char **cause)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-	const char *base = slash ? slash + 1 : path;
-	char *tmp = NULL;
-	FILE *f = NULL;
-	int fd, rc = -1, saved;
+	struct atomic_file *f = atomic_file_open(path, cause);
+	FILE *out;
 
-	if (!*base) {
-		*cause = xasprintf("cannot save to %s: it names a directory, not a file.", path);
-		goto out;
-	}
-	tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		*cause = xasprintf("cannot create a file in %s: %s.", dir, strerror(errno));
-		goto out;
-	}
-	if (fchmod(fd, 0600) != 0 || !(f = fdopen(fd, "w"))) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		*cause = xasprintf("cannot write %s: %s.", tmp, strerror(saved));
-		goto out;
-	}
-	errno = 0;
-	if ((folded ? calltree_write_folded(t, ft, f) : calltree_write_cpuprofile(t, ft, f)) != 0 ||
-	    fsync(fileno(f)) != 0) {
-		saved = errno ? errno : EIO;
-		fclose(f);
-		unlink(tmp);
-		*cause = xasprintf("cannot write %s: %s.", path, strerror(saved));
-		goto out;
-	}
-	if (fclose(f) != 0) {
-		saved = errno;
-		unlink(tmp);
-		*cause = xasprintf("cannot write %s: %s.", path, strerror(saved));
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		saved = errno;
-		unlink(tmp);
-		*cause = xasprintf("cannot rename %s to %s: %s.", tmp, path, strerror(saved));
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
-	free(dir);
-	return rc;
+	if (!f)
+		return -1;
+	out = atomic_file_stream(f);
+	/* A failed write stays with the file, and the commit reports it with its reason. */
+	if (folded)
+		(void)calltree_write_folded(t, ft, out);
+	else
+		(void)calltree_write_cpuprofile(t, ft, out);
+	return atomic_file_commit(f, cause);
 }

@@ -48,8 +48,8 @@ size_t calltree_node_count(const struct calltree *t);
 void calltree_node(const struct calltree *t, size_t i, uint32_t *func, int32_t *parent,
 	double *self_us);
 
-/* Writes to path atomically (temporary file in the same directory, mode 0600, then rename).
- * On failure returns -1 and sets *cause to a new message. */
+/* Writes to path as an atomic file (atomicfile.h: whole or not at all, mode 0600). On failure
+ * returns -1 and sets *cause to a new message. */
 int calltree_save(const struct calltree *t, const struct functab *ft, const char *path,
 	bool folded, char **cause);
 

@@ -1,24 +1,19 @@
 /* heapsnap.c: the heap snapshot writer of heapprof.h. Chunks arrive as the JSON strings of
- * HeapProfiler.addHeapSnapshotChunk events; each is decoded straight into a temporary file
- * next to the target, which is renamed into place only once complete, so a failed or
- * abandoned snapshot never leaves a truncated file under the name the user asked for. */
+ * HeapProfiler.addHeapSnapshotChunk events; each is decoded straight into an atomic file
+ * (atomicfile.h), so a failed or abandoned snapshot never leaves a truncated file under the
+ * name the user asked for. */
 #include "config.h"
 
 #include "heapprof.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomicfile.h"
 #include "jsonpull.h"
 #include "util.h"
 
 struct snapshot_file {
-	int fd;
-	char *path, *tmp;
+	struct atomic_file *out;
 	size_t bytes;
 	char *buf;
 	size_t cap;
@@ -27,49 +22,18 @@ struct snapshot_file {
 struct snapshot_file *snapshot_file_open(const char *path, char **cause)
 {
 	struct snapshot_file *f;
-	int fd;
+	struct atomic_file *out;
 
 	if (!path || !*path) {
 		*cause = xstrdup("no file name for the heap snapshot");
 		return NULL;
 	}
+	out = atomic_file_open(path, cause);
+	if (!out)
+		return NULL;
 	f = xcalloc(1, sizeof(*f));
-	f->path = xstrdup(path);
-	f->tmp = xasprintf("%s.XXXXXX", path);
-	fd = mkostemp(f->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		*cause = xasprintf("cannot create a file next to %s: %s", path, strerror(errno));
-		goto bad;
-	}
-	f->fd = fd;
-	/* mkstemp already uses 0600; say it anyway, the heap holds the app's secrets */
-	if (fchmod(fd, 0600) < 0) {
-		*cause = xasprintf("cannot restrict the mode of %s: %s", f->tmp, strerror(errno));
-		close(fd);
-		unlink(f->tmp);
-		goto bad;
-	}
+	f->out = out;
 	return f;
-bad:
-	free(f->path);
-	free(f->tmp);
-	free(f);
-	return NULL;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 int snapshot_file_chunk(struct snapshot_file *f, const char *json_string, size_t len, char **cause)
@@ -90,81 +54,42 @@ int snapshot_file_chunk(struct snapshot_file *f, const char *json_string, size_t
 		*cause = xstrdup("heap snapshot chunk is not a valid JSON string");
 		return -1;
 	}
-	if (write_all(f->fd, f->buf, (size_t)n) < 0) {
-		*cause = xasprintf("cannot write %s: %s", f->tmp, strerror(errno));
+	if (atomic_file_write(f->out, f->buf, (size_t)n, cause) < 0)
 		return -1;
-	}
 	f->bytes += (size_t)n;
 	return 0;
 }
 
 static void snapshot_file_release(struct snapshot_file *f)
 {
-	free(f->path);
-	free(f->tmp);
 	free(f->buf);
 	free(f);
 }
 
-/* Makes the rename itself durable; a failure here loses nothing already written. */
-static void sync_parent_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? (slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path)))
-		: xstrdup(".");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
 int snapshot_file_finish(struct snapshot_file *f, size_t *bytes_out, char **cause)
 {
-	int fd;
+	int rc;
 
 	if (!f) {
 		*cause = xstrdup("no heap snapshot in progress");
 		return -1;
 	}
-	fd = f->fd;
 	if (f->bytes == 0) {
 		*cause = xstrdup("the heap snapshot is empty");
-		goto bad;
+		snapshot_file_abort(f);
+		return -1;
 	}
-	if (fsync(fd) < 0) {
-		*cause = xasprintf("cannot write %s: %s", f->tmp, strerror(errno));
-		goto bad;
-	}
-	fd = -1;
-	if (close(f->fd) < 0) {
-		*cause = xasprintf("cannot write %s: %s", f->tmp, strerror(errno));
-		goto bad;
-	}
-	if (rename(f->tmp, f->path) < 0) {
-		*cause = xasprintf("cannot rename %s to %s: %s", f->tmp, f->path, strerror(errno));
-		goto bad;
-	}
-	sync_parent_dir(f->path);
-	if (bytes_out)
+	rc = atomic_file_commit(f->out, cause);
+	if (rc == 0 && bytes_out)
 		*bytes_out = f->bytes;
 	snapshot_file_release(f);
-	return 0;
-bad:
-	if (fd >= 0)
-		close(fd);
-	unlink(f->tmp);
-	snapshot_file_release(f);
-	return -1;
+	return rc;
 }
 
 void snapshot_file_abort(struct snapshot_file *f)
 {
 	if (!f)
 		return;
-	close(f->fd);
-	unlink(f->tmp);
+	atomic_file_abort(f->out);
 	snapshot_file_release(f);
 }
