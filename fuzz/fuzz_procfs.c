@@ -4,9 +4,10 @@
  * children, cmdline, environ, fd links) is a useful seed for all of them:
  * procfs_status_parse, procfs_status_rss, procfs_net_tcp_parse (both families),
  * procfs_children_parse, procfs_environ_get, procfs_cmdline_argv0, procfs_inspect_scan_argv,
- * procfs_inspect_scan_node_options, procfs_hostport_parse and procfs_socket_inode_parse (on a
- * NUL-terminated copy, and on each line). The harness checks that the results stay within the
- * structures (names NUL-terminated and free of control characters, ports in range). */
+ * procfs_inspect_scan_node_options, procfs_inspect_addr_scan, procfs_hostport_parse and
+ * procfs_socket_inode_parse (on a NUL-terminated copy, and on each line). The harness checks
+ * that the results stay within the structures (names NUL-terminated and free of control
+ * characters, ports in range). */
 #include "config.h"
 
 #include <math.h>
@@ -105,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_cmdline_argv0(text, size, argv0, 1);
 	CHECK(argv0[0] == '\0', "argv0 into a 1-byte buffer");
 	procfs_inspect_scan_argv(text, size, &a);
+	check_addr(&a);
+	procfs_inspect_addr_scan(text, size, text, size, &a);
 	check_addr(&a);
 
 	/* the string parsers take C strings: the input up to its first NUL, and each line */

@@ -406,27 +406,6 @@ static pid_t attach_find_node_child(pid_t pid)
 	return found;
 }
 
-/* Reads where the target's options say its inspector will listen. */
-static void attach_expected_addr(pid_t pid, struct procfs_inspect_addr *want)
-{
-	char path[64], *buf;
-	size_t len;
-
-	procfs_inspect_addr_init(want);
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	if (procfs_file_read(path, 1024 * 1024, &buf, &len, NULL) == 0) {
-		const char *v = procfs_environ_get(buf, len, "NODE_OPTIONS");
-		if (v)
-			procfs_inspect_scan_node_options(v, want);
-		free(buf);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (procfs_file_read(path, 1024 * 1024, &buf, &len, NULL) == 0) {
-		procfs_inspect_scan_argv(buf, len, want);
-		free(buf);
-	}
-}
-
 /* Would a listener keep Node from binding want's host and port? */
 static bool attach_listener_conflicts(const struct procfs_listener *l,
 	const struct procfs_inspect_addr *want)
@@ -659,7 +638,7 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 				(int)pid, strerror(err));
 		goto out;
 	}
-	attach_expected_addr(pid, &want);
+	procfs_inspect_addr_read(pid, &want);
 	netns = procfs_netns_same(pid);
 	/* An inspector that is already open is used as is, even when signals are disabled. */
 	if (netns != 0 && attach_find_inspector(&ls, &fds, NULL, &rejected, want.port,

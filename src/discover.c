@@ -87,30 +87,10 @@ static void discover_scan_free(struct discover_scan *sc)
 	free(sc->ns);
 }
 
-/* Where the process's inspector should listen: NODE_OPTIONS first, the command line wins. */
-static void discover_expected_addr(pid_t pid, const char *cmdline, size_t cmdline_len,
-	struct procfs_inspect_addr *want)
-{
-	char path[64], *buf;
-	size_t len;
-
-	procfs_inspect_addr_init(want);
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	if (procfs_file_read(path, DISCOVER_FILE_MAX_BYTES, &buf, &len, NULL) == 0) {
-		const char *v = procfs_environ_get(buf, len, "NODE_OPTIONS");
-		if (v)
-			procfs_inspect_scan_node_options(v, want);
-		free(buf);
-	}
-	if (cmdline_len)
-		procfs_inspect_scan_argv(cmdline, cmdline_len, want);
-}
-
 /* The loopback port among the process's listeners that is its inspector. Only /proc is read:
  * no connection is made, so with port 0 ("any free port") and several listeners the first
  * socket the process opened is taken, as Node opens its inspector before running any code. */
-static int discover_inspector_port(struct discover_scan *sc, pid_t pid, const char *cmdline,
-	size_t cmdline_len)
+static int discover_inspector_port(struct discover_scan *sc, pid_t pid)
 {
 	struct procfs_inodes fds = { 0 };
 	struct procfs_inspect_addr want;
@@ -126,7 +106,7 @@ static int discover_inspector_port(struct discover_scan *sc, pid_t pid, const ch
 		procfs_inodes_free(&fds);
 		return 0;
 	}
-	discover_expected_addr(pid, cmdline, cmdline_len, &want);
+	procfs_inspect_addr_read(pid, &want);
 	for (size_t i = 0; i < ls->n; i++) {
 		const struct procfs_listener *l = &ls->v[i];
 
@@ -237,7 +217,7 @@ static bool discover_one(struct discover_scan *sc, pid_t pid, struct node_proc *
 	p->uid = st.uid;
 	discover_user_name(st.uid, p->user, sizeof(p->user));
 	discover_command(cmd, cmd_len, &st, p->command, sizeof(p->command));
-	p->inspector_port = discover_inspector_port(sc, pid, cmd, cmd_len);
+	p->inspector_port = discover_inspector_port(sc, pid);
 	p->signal = discover_signal_state(pid, &st);
 	free(cmd);
 	return true;

@@ -352,24 +352,7 @@ static int launch_inspector_of(pid_t pid, const struct procfs_listeners *ls,
 		return port;
 	if (count != 1 || procfs_status_read(pid, &st, NULL) < 0 || !procfs_looks_like_node(pid, &st))
 		return 0;
-	{
-		char path[64], *buf;
-		size_t len;
-
-		procfs_inspect_addr_init(&want);
-		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-		if (procfs_file_read(path, 1024 * 1024, &buf, &len, NULL) == 0) {
-			const char *v = procfs_environ_get(buf, len, "NODE_OPTIONS");
-			if (v)
-				procfs_inspect_scan_node_options(v, &want);
-			free(buf);
-		}
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-		if (procfs_file_read(path, 1024 * 1024, &buf, &len, NULL) == 0) {
-			procfs_inspect_scan_argv(buf, len, &want);
-			free(buf);
-		}
-	}
+	procfs_inspect_addr_read(pid, &want);
 	return want.port == 0 || want.port == port ? port : 0;
 }
 

@@ -87,7 +87,7 @@ int procfs_children_parse(const char *text, size_t len, struct procfs_pids *out)
 int procfs_children_read(pid_t pid, struct procfs_pids *out, int *errno_out);
 
 /* Reads a whole /proc file (at most max_bytes) into a NUL-terminated buffer the caller
- * frees. Returns 0 or -1 with *errno_out. */
+ * frees. Returns 0, or -1 with *errno_out, *buf NULL and *len 0. */
 int procfs_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, int *errno_out);
 /* The value of NAME in a NUL-separated environ text, or NULL. Points into buf. */
 const char *procfs_environ_get(const char *buf, size_t len, const char *name);
@@ -111,6 +111,14 @@ int procfs_hostport_parse(const char *arg, char *host, size_t hostsz, int *port)
 void procfs_inspect_scan_argv(const char *buf, size_t len, struct procfs_inspect_addr *a);
 /* The same for a NODE_OPTIONS value (space-separated, double quotes and backslashes). */
 void procfs_inspect_scan_node_options(const char *value, struct procfs_inspect_addr *a);
+/* Where a process's options put its inspector, from the texts of its /proc environ and
+ * cmdline (either may be NULL): the defaults, then NODE_OPTIONS, then the command line, which
+ * is Node's order, so the command line wins. */
+void procfs_inspect_addr_scan(const char *env, size_t env_len, const char *cmd, size_t cmd_len,
+	struct procfs_inspect_addr *a);
+/* The same for a live PID. A file that cannot be read counts as empty: another user's
+ * environ is private, and then only the command line is known. */
+void procfs_inspect_addr_read(pid_t pid, struct procfs_inspect_addr *a);
 
 /* The PID (other than skip) with an open file on socket INODE, scanning /proc/ * /fd; 0 if
  * none could be seen (other users' processes are invisible unless we are root). */

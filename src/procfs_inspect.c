@@ -1,5 +1,6 @@
 /* procfs_inspect.c: Node's inspector options as /proc shows them: --inspect, --inspect-brk,
- * --inspect-port and --debug-port in a command line or NODE_OPTIONS, and [host:]port values.
+ * --inspect-port and --debug-port in a command line or NODE_OPTIONS, and [host:]port values;
+ * the one reader attach, discover and launch use for where a target's inspector should be.
  * Declared in procfs.h. */
 #include "config.h"
 
@@ -11,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Enough for any real environment or command line; past it the rest is not read. */
+#define PROCFS_INSPECT_ARGS_MAX_BYTES (1024u * 1024)
 
 void procfs_inspect_addr_init(struct procfs_inspect_addr *a)
 {
@@ -226,4 +230,31 @@ void procfs_inspect_scan_node_options(const char *value, struct procfs_inspect_a
 		free(copy);
 	}
 	strbuf_free(&sb);
+}
+
+void procfs_inspect_addr_scan(const char *env, size_t env_len, const char *cmd, size_t cmd_len,
+	struct procfs_inspect_addr *a)
+{
+	const char *node_options = env ? procfs_environ_get(env, env_len, "NODE_OPTIONS") : NULL;
+
+	procfs_inspect_addr_init(a);
+	if (node_options)
+		procfs_inspect_scan_node_options(node_options, a);
+	if (cmd)
+		procfs_inspect_scan_argv(cmd, cmd_len, a);
+}
+
+void procfs_inspect_addr_read(pid_t pid, struct procfs_inspect_addr *a)
+{
+	char path[64], *env, *cmd;
+	size_t env_len, cmd_len;
+
+	/* A file that cannot be read comes back NULL, and is scanned as empty. */
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	procfs_file_read(path, PROCFS_INSPECT_ARGS_MAX_BYTES, &env, &env_len, NULL);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	procfs_file_read(path, PROCFS_INSPECT_ARGS_MAX_BYTES, &cmd, &cmd_len, NULL);
+	procfs_inspect_addr_scan(env, env_len, cmd, cmd_len, a);
+	free(env);
+	free(cmd);
 }

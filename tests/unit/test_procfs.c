@@ -206,6 +206,35 @@ static void test_fds(const char *meta)
 	is_int(procfs_socket_inode_parse("socket:[42]"), 42, "socket:[42]");
 }
 
+/* The whole rule on recorded files: NODE_OPTIONS, then the command line over it. */
+static void test_inspect_addr_scan(void)
+{
+	struct procfs_inspect_addr a;
+	size_t env_len = 0, cmd_len = 0;
+	char *env = fixture_read("node4_environ", &env_len);
+	char *cmd = fixture_read("node4_cmdline", &cmd_len);
+
+	procfs_inspect_addr_scan(env, env_len, cmd, cmd_len, &a);
+	ok(a.seen && a.port == 0 && strcmp(a.host, "127.0.0.1") == 0,
+		"scan: --inspect=127.0.0.1:0 on the command line wins over NODE_OPTIONS' "
+		"127.0.0.2:9339 (%s:%d)", a.host, a.port);
+	procfs_inspect_addr_scan(env, env_len, NULL, 0, &a);
+	ok(a.seen && a.port == 9339 && strcmp(a.host, "127.0.0.2") == 0,
+		"scan: NODE_OPTIONS alone (%s:%d)", a.host, a.port);
+	procfs_inspect_addr_scan(NULL, 0, NULL, 0, &a);
+	ok(!a.seen && a.port == 9229 && strcmp(a.host, "127.0.0.1") == 0,
+		"scan: nothing readable gives Node's default");
+	static const char env2[] = "NODE_OPTIONS=--inspect=9300 --inspect-port=9301";
+	static const char cmd2[] = "node\0--inspect-port=9302\0--inspect=[::1]:9303\0app.js";
+	procfs_inspect_addr_scan(env2, sizeof(env2), cmd2, sizeof(cmd2), &a);
+	ok(a.port == 9303 && strcmp(a.host, "::1") == 0,
+		"scan: the last option of the command line wins (%s:%d)", a.host, a.port);
+	procfs_inspect_addr_scan(env2, sizeof(env2), NULL, 0, &a);
+	is_int(a.port, 9301, "scan: the last option of NODE_OPTIONS wins");
+	free(env);
+	free(cmd);
+}
+
 static void test_args(const char *meta)
 {
 	struct procfs_inspect_addr a;
@@ -292,6 +321,35 @@ static void test_args(const char *meta)
 	ok(procfs_environ_get(env, sizeof(env) - 1, "C") == NULL, "an unterminated entry is ignored");
 }
 
+/* The reader on a live process: its environ, not ours; and the defaults for no process. */
+static void test_inspect_addr_read(void)
+{
+	char *const argv[] = { "sleep", "30", NULL };
+	char *const envp[] = { "PATH=/usr/bin:/bin", "NODE_OPTIONS=--inspect-port=127.0.0.3:9444",
+		NULL };
+	struct procfs_inspect_addr a;
+	pid_t child = fork();
+
+	if (child == 0) {
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	procfs_inspect_addr_init(&a);
+	/* Until the exec, the child's environ is still ours. */
+	for (int i = 0; child > 0 && i < 200 && !a.seen; i++) {
+		usleep(10000);
+		procfs_inspect_addr_read(child, &a);
+	}
+	ok(a.seen && a.port == 9444 && strcmp(a.host, "127.0.0.3") == 0,
+		"read: a live process's NODE_OPTIONS (%s:%d)", a.host, a.port);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	procfs_inspect_addr_read(0x7ffffff0, &a);
+	ok(!a.seen && a.port == 9229, "read: no such PID gives Node's default");
+}
+
 static void test_live(void)
 {
 	struct procfs_status st;
@@ -352,7 +410,9 @@ int main(void)
 	test_net(meta);
 	test_fds(meta);
 	test_args(meta);
+	test_inspect_addr_scan();
 	test_live();
+	test_inspect_addr_read();
 	free(meta);
 	return done_testing();
 }
