@@ -103,7 +103,8 @@ struct procfs_inspect_addr {
 
 void procfs_inspect_addr_init(struct procfs_inspect_addr *a);
 /* Node's [host:]port syntax ("9230", "0.0.0.0", "[::1]:0", "localhost:9230"). Returns 0, or
- * -1 if malformed. host is "" when only a port is given, port -1 when only a host is. */
+ * -1 if malformed. host is "" when only a port is given (the host stays as it was); a host
+ * alone means port 9229, as in Node. */
 int procfs_hostport_parse(const char *arg, char *host, size_t hostsz, int *port);
 /* Applies --inspect[=hp], --inspect-brk[=hp], --inspect-wait[=hp], --inspect-port[=]hp and
  * --debug-port[=]hp found in a NUL-separated argv (argv[0] first; scanning stops at the script

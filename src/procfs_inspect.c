@@ -41,10 +41,11 @@ int procfs_hostport_parse(const char *arg, char *host, size_t hostsz, int *port)
 	unsigned long v;
 
 	host[0] = '\0';
-	*port = -1;
+	/* Same rules as Node's SplitHostPort, including its default port for a host given alone:
+	 * "--inspect-port=9300 --inspect=0.0.0.0" listens on 9229, not 9300. */
+	*port = PROCFS_INSPECT_DEFAULT_PORT;
 	if (n == 0)
 		return -1;
-	/* Same rules as Node's SplitHostPort. */
 	hn = procfs_unbracket(arg, n, &h);
 	if (hn < n) {
 		if (hn == 0 || hn >= hostsz)
@@ -87,8 +88,7 @@ static void procfs_inspect_apply(struct procfs_inspect_addr *a, const char *valu
 		return;
 	if (host[0])
 		snprintf(a->host, sizeof(a->host), "%s", host);
-	if (port >= 0)
-		a->port = port;
+	a->port = port;
 	a->seen = true;
 }
 

@@ -231,6 +231,11 @@ static void test_inspect_addr_scan(void)
 		"scan: the last option of the command line wins (%s:%d)", a.host, a.port);
 	procfs_inspect_addr_scan(env2, sizeof(env2), NULL, 0, &a);
 	is_int(a.port, 9301, "scan: the last option of NODE_OPTIONS wins");
+	static const char env3[] = "NODE_OPTIONS=--inspect-port=9305";
+	static const char cmd3[] = "node\0--inspect=127.0.0.1\0app.js";
+	procfs_inspect_addr_scan(env3, sizeof(env3), cmd3, sizeof(cmd3), &a);
+	ok(a.port == 9229 && strcmp(a.host, "127.0.0.1") == 0, "scan: a host alone on the command "
+		"line means 9229 over NODE_OPTIONS' port, as in Node (%s:%d)", a.host, a.port);
 	free(env);
 	free(cmd);
 }
@@ -282,6 +287,12 @@ static void test_args(const char *meta)
 	procfs_inspect_addr_init(&a);
 	procfs_inspect_scan_argv(argv3, sizeof(argv3), &a);
 	ok(a.port == 9229 && strcmp(a.host, "0.0.0.0") == 0, "--inspect-brk=HOST keeps port 9229");
+	/* Node 20: "Debugger listening on ws://0.0.0.0:9229/..." */
+	static const char argv3b[] = "node\0--inspect-port=9300\0--inspect=0.0.0.0\0x.js";
+	procfs_inspect_addr_init(&a);
+	procfs_inspect_scan_argv(argv3b, sizeof(argv3b), &a);
+	ok(a.port == 9229 && strcmp(a.host, "0.0.0.0") == 0,
+		"a later --inspect=HOST puts the port back to 9229, as in Node (%s:%d)", a.host, a.port);
 	static const char argv4[] = "node\0--\0--inspect=1111";
 	procfs_inspect_addr_init(&a);
 	procfs_inspect_scan_argv(argv4, sizeof(argv4), &a);
@@ -297,11 +308,11 @@ static void test_args(const char *meta)
 	ok(procfs_hostport_parse("9230", host, sizeof(host), &port) == 0 && !host[0] && port == 9230,
 		"hostport: port only");
 	ok(procfs_hostport_parse("0.0.0.0", host, sizeof(host), &port) == 0 &&
-		strcmp(host, "0.0.0.0") == 0 && port == -1, "hostport: host only");
+		strcmp(host, "0.0.0.0") == 0 && port == 9229, "hostport: host only means port 9229");
 	ok(procfs_hostport_parse("[::1]:0", host, sizeof(host), &port) == 0 &&
 		strcmp(host, "::1") == 0 && port == 0, "hostport: [::1]:0");
 	ok(procfs_hostport_parse("[::1]", host, sizeof(host), &port) == 0 &&
-		strcmp(host, "::1") == 0 && port == -1, "hostport: [::1]");
+		strcmp(host, "::1") == 0 && port == 9229, "hostport: [::1] means port 9229");
 	ok(procfs_hostport_parse("localhost:9230", host, sizeof(host), &port) == 0 &&
 		strcmp(host, "localhost") == 0 && port == 9230, "hostport: name:port");
 	ok(procfs_hostport_parse(":9231", host, sizeof(host), &port) == 0 && !host[0] &&
