@@ -115,6 +115,19 @@ static bool wait_handler(pid_t pid)
 	return false;
 }
 
+/* Node catches SIGUSR1 natively from its start (its inspector's handler), so the mask says
+ * nothing of a JavaScript listener: a target that installs one touches FILE after it, and
+ * this waits for that. A SIGUSR1 before it would open the inspector (on 9229) instead. */
+static bool wait_file(const char *path)
+{
+	for (int i = 0; i < 500; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		sleep_s(0.02);
+	}
+	return false;
+}
+
 /* The port of a listener PID owns, or 0. */
 static int owned_listen_port(pid_t pid)
 {
@@ -398,7 +411,7 @@ static void test_node(void)
 {
 	struct attach_opts o = { .timeout_s = 5 };
 	struct attach_result r;
-	char *cause = NULL, *cmd, arg[64];
+	char *cause = NULL, *cmd, arg[64], ready[64];
 	const char *node = node_bin();
 	pid_t n1, n2, sh, sl, dead, n3, n4, n5, nodekid = 0;
 	int code, port, hold_fd;
@@ -518,20 +531,29 @@ static void test_node(void)
 	stop(n4);
 
 	/* 7. An app that listens for SIGUSR1 itself: no inspector, a timeout. */
-	n4 = spawn((char *const[]){ (char *)node, "-e",
-		"process.on('SIGUSR1',()=>{});" KEEP_JS, NULL });
-	ok(n4 > 0 && wait_handler(n4), "node with its own SIGUSR1 listener");
+	snprintf(ready, sizeof ready, "/tmp/ntop-test-attach-%d.ready", (int)getpid());
+	unlink(ready);
+	cmd = xasprintf("process.on('SIGUSR1',()=>{});require('fs').writeFileSync('%s','');" KEEP_JS,
+		ready);
+	n4 = spawn((char *const[]){ (char *)node, "-e", cmd, NULL });
+	free(cmd);
+	ok(n4 > 0 && wait_file(ready), "node with its own SIGUSR1 listener");
+	unlink(ready);
 	o.pid = n4;
 	o.timeout_s = 0.5;
 	code = attach_target(&o, &r, &cause);
-	ok(code == EXIT_TIMEOUT && running(n4), "times out and leaves it running: %s", cause);
+	ok(code == EXIT_TIMEOUT && running(n4), "times out and leaves it running: status %d, %s", code,
+		cause ? cause : "");
 	free(cause);
 
 	/* 8. The target exits while we wait. */
 	stop(n4);
-	n4 = spawn((char *const[]){ (char *)node, "-e",
-		"process.on('SIGUSR1',()=>process.exit(0));" KEEP_JS, NULL });
-	ok(n4 > 0 && wait_handler(n4), "node that exits on SIGUSR1");
+	cmd = xasprintf("process.on('SIGUSR1',()=>process.exit(0));require('fs').writeFileSync('%s','');"
+		KEEP_JS, ready);
+	n4 = spawn((char *const[]){ (char *)node, "-e", cmd, NULL });
+	free(cmd);
+	ok(n4 > 0 && wait_file(ready), "node that exits on SIGUSR1");
+	unlink(ready);
 	o.pid = n4;
 	o.timeout_s = 3;
 	code = attach_target(&o, &r, &cause);
