@@ -9,6 +9,8 @@
 #include "jsonpull.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -808,4 +810,135 @@ void json_string_text(struct json_span v, struct json_scratch *s, const char **t
 	n = json_string_decode_into(v, s->buf);
 	*text = s->buf;
 	*len = n < 0 ? 0 : (size_t)n;
+}
+
+long json_key_unescape(struct json_span key, char *buf, size_t bufsz)
+{
+	if (key.n < 2 || key.n > bufsz || !memchr(key.p + 1, '\\', key.n - 2))
+		return -1;
+	return json_string_decode_into(key, buf);
+}
+
+/* The reader. */
+
+void json_reader_init(struct json_reader *r, const char *buf, size_t len, const char *doc)
+{
+	json_pull_init(&r->jp, buf, buf ? len : 0);
+	r->doc = doc;
+	r->err = NULL;
+}
+
+int json_reader_fail(struct json_reader *r, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (r->err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->err = xasprintf("%s: %s", r->doc, msg);
+	return -1;
+}
+
+/* The cursor does not move on a failed read, so what lies at it tells why it failed (a
+ * failure inside a skipped value shows as malformed at the value's start). */
+int json_reader_fail_json(struct json_reader *r)
+{
+	const struct json_pull *jp = &r->jp;
+	size_t p = skip_ws(jp->buf, jp->len, jp->pos);
+
+	if (p >= jp->len)
+		return json_reader_fail(r, "truncated JSON (byte %zu)", p);
+	if (jp->depth >= JSON_MAX_DEPTH && (jp->buf[p] == '{' || jp->buf[p] == '['))
+		return json_reader_fail(r, "JSON nested deeper than %d levels (byte %zu)",
+			JSON_MAX_DEPTH, p);
+	return json_reader_fail(r, "malformed JSON near byte %zu", p);
+}
+
+int json_read_begin(struct json_reader *r)
+{
+	if (pull_peek(&r->jp) != JSON_T_OBJECT)
+		return json_reader_fail(r, "not a JSON object");
+	return json_read_object(r, "the document");
+}
+
+int json_read_end(struct json_reader *r)
+{
+	if (r->jp.depth != 0)
+		return json_reader_fail_json(r);
+	if (json_pull_finish(&r->jp))
+		return json_reader_fail(r, "trailing data at byte %zu", r->jp.pos);
+	return 0;
+}
+
+static int read_begin(struct json_reader *r, enum json_type t, const char *what)
+{
+	if (pull_peek(&r->jp) != t)
+		return json_reader_fail(r, "%s is not %s (byte %zu)", what,
+			t == JSON_T_OBJECT ? "an object" : "an array", r->jp.pos);
+	return pull_begin(&r->jp, t) ? json_reader_fail_json(r) : 0;
+}
+
+int json_read_object(struct json_reader *r, const char *what)
+{
+	return read_begin(r, JSON_T_OBJECT, what);
+}
+
+int json_read_array(struct json_reader *r, const char *what)
+{
+	return read_begin(r, JSON_T_ARRAY, what);
+}
+
+int json_read_member(struct json_reader *r, struct json_span *key)
+{
+	int got = json_pull_object_next(&r->jp, key);
+
+	return got < 0 ? json_reader_fail_json(r) : got;
+}
+
+int json_read_element(struct json_reader *r)
+{
+	int got = pull_next(&r->jp, false);
+
+	return got < 0 ? json_reader_fail_json(r) : got;
+}
+
+int json_read_string(struct json_reader *r, struct json_span *out, const char *what)
+{
+	if (pull_peek(&r->jp) != JSON_T_STRING)
+		return json_reader_fail(r, "%s is not a string (byte %zu)", what, r->jp.pos);
+	return json_pull_string(&r->jp, out) ? json_reader_fail_json(r) : 0;
+}
+
+int json_read_number(struct json_reader *r, double *out, const char *what)
+{
+	size_t at;
+
+	if (pull_peek(&r->jp) != JSON_T_NUMBER)
+		return json_reader_fail(r, "%s is not a number (byte %zu)", what, r->jp.pos);
+	at = r->jp.pos;
+	if (scan_number(r->jp.buf, r->jp.len, &r->jp.pos, out))
+		return json_reader_fail_json(r);
+	if (!isfinite(*out))
+		return json_reader_fail(r, "%s is not finite (byte %zu)", what, at);
+	return 0;
+}
+
+int json_read_int(struct json_reader *r, double lo, double hi, double *out, const char *what)
+{
+	double d;
+
+	if (json_read_number(r, &d, what))
+		return -1;
+	if (!(d >= lo && d <= hi) || d != floor(d))
+		return json_reader_fail(r, "%s out of range or not an integer: %.17g", what, d);
+	*out = d;
+	return 0;
+}
+
+int json_read_skip(struct json_reader *r)
+{
+	return json_pull_value(&r->jp, NULL) ? json_reader_fail_json(r) : 0;
 }

@@ -1,7 +1,7 @@
 /* jsonpull.h: a small validating JSON scanner that works on spans of one buffer, with no tree
  * and no copies. The protocol layer uses it to read a message's envelope (id, method, and
- * where params/result/error lie) without building a tree of a 30 MB profile; the profile
- * parser uses it to walk the profile in one pass.
+ * where params/result/error lie) without building a tree of a 30 MB profile; the CPU and heap
+ * profile parsers walk their profile in one pass with its reader (struct json_reader).
  *
  * All functions treat the input as untrusted: they never read outside the span and report
  * malformed input with -1. Nesting deeper than JSON_MAX_DEPTH is malformed. */
@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* Deep enough for V8's sampling heap profiles (a nested tree: two levels a frame, up to 128
- * frames, inside the message envelope), shallow enough to bound work on hostile input. */
+ * frames, inside the message envelope), shallow enough to bound work on hostile input. The
+ * heap profile parser relies on it to bound its tree to half as many levels. */
 #define JSON_MAX_DEPTH 512
 
 struct json_span {
@@ -105,6 +106,52 @@ size_t json_pull_int_run(struct json_pull *jp, int64_t *out, size_t max);
 int json_pull_value(struct json_pull *jp, struct json_span *out);
 /* Returns 0 if every container is closed and only whitespace is left, else -1. */
 int json_pull_finish(struct json_pull *jp);
+
+/* A member key's text for matching against known names, when its raw bytes did not match:
+ * the decoded key in buf (which holds bufsz bytes), for a key with escapes (legal JSON, though
+ * V8 never writes one). Returns the decoded length, or -1 when there is nothing more to try:
+ * no escape (the raw bytes were the text), longer than buf, or not a valid string. */
+long json_key_unescape(struct json_span key, char *buf, size_t bufsz);
+
+/* A reader: the pull cursor as the profile parsers drive it. Data from the target is untrusted,
+ * so every read names the type it expects, and the first failure becomes the one sentence the
+ * user sees, after what the document is ("invalid heap profile: selfSize is not a number (byte
+ * 212)"); later failures, on the way out, keep it. Byte offsets count from buf. */
+struct json_reader {
+	struct json_pull jp;
+	const char *doc; /* "invalid profile" */
+	char *err;       /* the first failure's sentence, or NULL; the caller frees it */
+};
+
+void json_reader_init(struct json_reader *r, const char *buf, size_t len, const char *doc);
+/* Records a failure, if it is the first, and returns -1. */
+int json_reader_fail(struct json_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Records that the cursor stopped on bad JSON, saying which: the input ends (truncated), it
+ * nests deeper than JSON_MAX_DEPTH, or it is malformed. Returns -1. */
+int json_reader_fail_json(struct json_reader *r);
+
+/* Each read returns -1 with a sentence on failure; `what` names the field in it. */
+
+/* Opens the document, which must be an object ("not a JSON object" otherwise). */
+int json_read_begin(struct json_reader *r);
+/* After the document's object: nothing but whitespace may follow. */
+int json_read_end(struct json_reader *r);
+/* Opens the object or array at the cursor ("WHAT is not an object (byte N)"). */
+int json_read_object(struct json_reader *r, const char *what);
+int json_read_array(struct json_reader *r, const char *what);
+/* The next member of the innermost object: 1 with its raw key (the cursor is then at the
+ * value, which the caller must consume), 0 after its closing brace. */
+int json_read_member(struct json_reader *r, struct json_span *key);
+/* The next element of the innermost array: 1 when one follows, 0 after the closing bracket. */
+int json_read_element(struct json_reader *r);
+int json_read_string(struct json_reader *r, struct json_span *out, const char *what);
+/* A finite number. */
+int json_read_number(struct json_reader *r, double *out, const char *what);
+/* An integer in [lo, hi]. */
+int json_read_int(struct json_reader *r, double lo, double hi, double *out, const char *what);
+/* Consumes (and validates) any one value: a member nobody asked for. */
+int json_read_skip(struct json_reader *r);
 
 /* The envelope of an inspector protocol message: a reply has an id and a result or an
  * error; an event has a method and params. Spans that are absent have n == 0. */

@@ -11,9 +11,7 @@
 #include "profile.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,9 +36,8 @@ struct raw_node {
 };
 
 struct parser {
-	struct json_pull jp;
+	struct json_reader rd;
 	struct functab *ft;
-	char *err;
 	struct raw_node *nodes;
 	size_t n_nodes, nodes_cap;
 	uint32_t *child_ids; /* ids while parsing, then file-order indices */
@@ -55,26 +52,6 @@ struct parser {
 	bool has_nodes, has_start, has_end;
 	struct json_scratch name_buf, url_buf;
 };
-
-static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct parser *ps, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (ps->err)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ps->err = xasprintf("invalid profile: %s", msg);
-	return -1;
-}
-
-static int fail_json(struct parser *ps)
-{
-	return fail(ps, "malformed JSON near byte %zu", ps->jp.pos);
-}
 
 enum key {
 	K_OTHER, K_ID, K_CALLFRAME, K_HITCOUNT, K_CHILDREN, K_POSITIONTICKS, K_DEOPTREASON,
@@ -104,81 +81,52 @@ static enum key key_match_text(const char *s, size_t n)
 }
 
 /* Which known key k (a raw quoted key) is. V8 never escapes keys, so the raw bytes are tried
- * first; a key with escapes (legal JSON) is decoded and tried again. */
+ * first, and only a key that misses is looked at for escapes. */
 static enum key key_match(struct json_span k)
 {
 	enum key r = key_match_text(k.p + 1, k.n - 2);
 	char buf[128];
 	long n;
 
-	if (r != K_OTHER || !memchr(k.p + 1, '\\', k.n - 2) || k.n > sizeof(buf))
-		return r;
-	n = json_string_decode_into(k, buf);
-	return n < 0 ? K_OTHER : key_match_text(buf, (size_t)n);
-}
-
-static int pull_int(struct parser *ps, double lo, double hi, double *out, const char *what)
-{
-	double d;
-
-	if (json_pull_number(&ps->jp, &d)) {
-		if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
-			return fail(ps, "%s is not a number (byte %zu)", what, ps->jp.pos);
-		return fail_json(ps);
-	}
-	if (!(d >= lo && d <= hi) || d != (double)(int64_t)d)
-		return fail(ps, "%s out of range or not an integer: %.17g", what, d);
-	*out = d;
-	return 0;
-}
-
-static int pull_string(struct parser *ps, struct json_span *out, const char *what)
-{
-	if (json_pull_string(&ps->jp, out)) {
-		if (json_pull_peek(&ps->jp) != JSON_T_STRING)
-			return fail(ps, "%s is not a string (byte %zu)", what, ps->jp.pos);
-		return fail_json(ps);
-	}
-	return 0;
-}
-
-static int skip_value(struct parser *ps)
-{
-	return json_pull_value(&ps->jp, NULL) ? fail_json(ps) : 0;
+	if (r == K_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
+		r = key_match_text(buf, (size_t)n);
+	return r;
 }
 
 static int parse_call_frame(struct parser *ps, uint32_t *func)
 {
+	struct json_reader *rd = &ps->rd;
 	struct json_span k, name = {0}, url = {0};
 	double line = -1, column = -1;
 	const char *name_s, *url_s;
 	size_t name_n, url_n;
 	int r;
 
-	if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
-		return fail(ps, "callFrame is not an object (byte %zu)", ps->jp.pos);
-	if (json_pull_object_begin(&ps->jp))
-		return fail_json(ps);
-	while ((r = json_pull_object_next(&ps->jp, &k)) == 1) {
-		enum key key = key_match(k);
-		if (key == K_FUNCTIONNAME) {
-			if (pull_string(ps, &name, "callFrame.functionName"))
-				return -1;
-		} else if (key == K_URL) {
-			if (pull_string(ps, &url, "callFrame.url"))
-				return -1;
-		} else if (key == K_LINENUMBER) {
-			if (pull_int(ps, -1, INT32_MAX, &line, "callFrame.lineNumber"))
-				return -1;
-		} else if (key == K_COLUMNNUMBER) {
-			if (pull_int(ps, -1, INT32_MAX, &column, "callFrame.columnNumber"))
-				return -1;
-		} else if (skip_value(ps)) { /* scriptId and anything newer */
-			return -1;
+	if (json_read_object(rd, "callFrame"))
+		return -1;
+	while ((r = json_read_member(rd, &k)) == 1) {
+		switch (key_match(k)) {
+		case K_FUNCTIONNAME:
+			r = json_read_string(rd, &name, "callFrame.functionName");
+			break;
+		case K_URL:
+			r = json_read_string(rd, &url, "callFrame.url");
+			break;
+		case K_LINENUMBER:
+			r = json_read_int(rd, -1, INT32_MAX, &line, "callFrame.lineNumber");
+			break;
+		case K_COLUMNNUMBER:
+			r = json_read_int(rd, -1, INT32_MAX, &column, "callFrame.columnNumber");
+			break;
+		default: /* scriptId and anything newer */
+			r = json_read_skip(rd);
+			break;
 		}
+		if (r)
+			return -1;
 	}
 	if (r < 0)
-		return fail_json(ps);
+		return -1;
 	json_string_text(name, &ps->name_buf, &name_s, &name_n);
 	json_string_text(url, &ps->url_buf, &url_s, &url_n);
 	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
@@ -190,125 +138,128 @@ static int parse_children(struct parser *ps, struct raw_node *n)
 	double d;
 	int r;
 
-	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
-		return fail(ps, "children is not an array (byte %zu)", ps->jp.pos);
-	if (json_pull_array_begin(&ps->jp))
-		return fail_json(ps);
+	if (json_read_array(&ps->rd, "children"))
+		return -1;
 	n->child_first = (uint32_t)ps->n_child;
-	while ((r = json_pull_array_next(&ps->jp)) == 1) {
-		if (pull_int(ps, 0, UINT32_MAX - 1, &d, "child id"))
+	while ((r = json_read_element(&ps->rd)) == 1) {
+		if (json_read_int(&ps->rd, 0, UINT32_MAX - 1, &d, "child id"))
 			return -1;
 		if (ps->n_child >= PROFILE_MAX_NODES)
-			return fail(ps, "too many children");
+			return json_reader_fail(&ps->rd, "too many children");
 		if (ps->n_child == ps->child_cap)
 			ps->child_ids = xreallocarray_grow(ps->child_ids, &ps->child_cap, ps->n_child + 1,
 				sizeof(*ps->child_ids));
 		ps->child_ids[ps->n_child++] = (uint32_t)d;
 	}
 	if (r < 0)
-		return fail_json(ps);
+		return -1;
 	n->child_count = (uint32_t)(ps->n_child - n->child_first);
+	return 0;
+}
+
+/* One {line, ticks} entry of positionTicks. */
+static int parse_position_tick(struct parser *ps)
+{
+	struct json_reader *rd = &ps->rd;
+	struct json_span k;
+	double line = -1, ticks = -1;
+	int r;
+
+	if (json_read_object(rd, "positionTicks entry"))
+		return -1;
+	while ((r = json_read_member(rd, &k)) == 1) {
+		enum key key = key_match(k);
+		if (key == K_LINE)
+			r = json_read_int(rd, 0, UINT32_MAX, &line, "positionTicks.line");
+		else if (key == K_TICKS)
+			r = json_read_int(rd, 0, UINT32_MAX, &ticks, "positionTicks.ticks");
+		else
+			r = json_read_skip(rd);
+		if (r)
+			return -1;
+	}
+	if (r < 0)
+		return -1;
+	if (line < 0 || ticks < 0)
+		return json_reader_fail(rd, "positionTicks entry without line or ticks");
+	if (ps->n_ticks >= PROFILE_MAX_TICKS)
+		return json_reader_fail(rd, "too many positionTicks");
+	if (ps->n_ticks == ps->ticks_cap)
+		ps->ticks = xreallocarray_grow(ps->ticks, &ps->ticks_cap, ps->n_ticks + 1,
+			sizeof(*ps->ticks));
+	ps->ticks[ps->n_ticks++] = (struct position_tick){(uint32_t)line, (uint32_t)ticks};
 	return 0;
 }
 
 static int parse_position_ticks(struct parser *ps, struct raw_node *n)
 {
-	struct json_span k;
-	int r, r2;
+	int r;
 
-	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
-		return fail(ps, "positionTicks is not an array (byte %zu)", ps->jp.pos);
-	if (json_pull_array_begin(&ps->jp))
-		return fail_json(ps);
+	if (json_read_array(&ps->rd, "positionTicks"))
+		return -1;
 	n->ticks_first = (uint32_t)ps->n_ticks;
-	while ((r = json_pull_array_next(&ps->jp)) == 1) {
-		double line = -1, ticks = -1;
-		if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
-			return fail(ps, "positionTicks entry is not an object (byte %zu)", ps->jp.pos);
-		if (json_pull_object_begin(&ps->jp))
-			return fail_json(ps);
-		while ((r2 = json_pull_object_next(&ps->jp, &k)) == 1) {
-			enum key key = key_match(k);
-			if (key == K_LINE) {
-				if (pull_int(ps, 0, UINT32_MAX, &line, "positionTicks.line"))
-					return -1;
-			} else if (key == K_TICKS) {
-				if (pull_int(ps, 0, UINT32_MAX, &ticks, "positionTicks.ticks"))
-					return -1;
-			} else if (skip_value(ps)) {
-				return -1;
-			}
-		}
-		if (r2 < 0)
-			return fail_json(ps);
-		if (line < 0 || ticks < 0)
-			return fail(ps, "positionTicks entry without line or ticks");
-		if (ps->n_ticks >= PROFILE_MAX_TICKS)
-			return fail(ps, "too many positionTicks");
-		if (ps->n_ticks == ps->ticks_cap)
-			ps->ticks = xreallocarray_grow(ps->ticks, &ps->ticks_cap, ps->n_ticks + 1,
-				sizeof(*ps->ticks));
-		ps->ticks[ps->n_ticks++] = (struct position_tick){(uint32_t)line, (uint32_t)ticks};
-	}
+	while ((r = json_read_element(&ps->rd)) == 1)
+		if (parse_position_tick(ps))
+			return -1;
 	if (r < 0)
-		return fail_json(ps);
+		return -1;
 	n->ticks_count = (uint32_t)(ps->n_ticks - n->ticks_first);
 	return 0;
 }
 
 static int parse_node(struct parser *ps)
 {
+	struct json_reader *rd = &ps->rd;
 	struct raw_node n = {.func = NONE};
 	struct json_span k, deopt = {0};
 	bool has_id = false;
 	double d;
 	int r;
 
-	if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
-		return fail(ps, "node is not an object (byte %zu)", ps->jp.pos);
-	if (json_pull_object_begin(&ps->jp))
-		return fail_json(ps);
+	if (json_read_object(rd, "node"))
+		return -1;
 	n.child_first = (uint32_t)ps->n_child;
 	n.ticks_first = (uint32_t)ps->n_ticks;
-	while ((r = json_pull_object_next(&ps->jp, &k)) == 1) {
-		enum key key = key_match(k);
-		if (key == K_ID) {
-			if (pull_int(ps, 0, UINT32_MAX - 1, &d, "node id"))
-				return -1;
-			n.id = (uint32_t)d;
-			has_id = true;
-		} else if (key == K_CALLFRAME) {
-			if (n.func != NONE)
-				return fail(ps, "node with two callFrames");
-			if (parse_call_frame(ps, &n.func))
-				return -1;
-		} else if (key == K_HITCOUNT) {
-			if (pull_int(ps, 0, UINT32_MAX, &d, "hitCount"))
-				return -1;
-			n.hit_count = (uint32_t)d;
-		} else if (key == K_CHILDREN) {
-			if (n.child_count)
-				return fail(ps, "node with two children lists");
-			if (parse_children(ps, &n))
-				return -1;
-		} else if (key == K_POSITIONTICKS) {
-			if (n.ticks_count)
-				return fail(ps, "node with two positionTicks lists");
-			if (parse_position_ticks(ps, &n))
-				return -1;
-		} else if (key == K_DEOPTREASON) {
-			if (pull_string(ps, &deopt, "deoptReason"))
-				return -1;
-		} else if (skip_value(ps)) {
-			return -1;
+	while ((r = json_read_member(rd, &k)) == 1) {
+		switch (key_match(k)) {
+		case K_ID:
+			if ((r = json_read_int(rd, 0, UINT32_MAX - 1, &d, "node id")) == 0) {
+				n.id = (uint32_t)d;
+				has_id = true;
+			}
+			break;
+		case K_CALLFRAME:
+			r = n.func != NONE ? json_reader_fail(rd, "node with two callFrames") :
+				parse_call_frame(ps, &n.func);
+			break;
+		case K_HITCOUNT:
+			if ((r = json_read_int(rd, 0, UINT32_MAX, &d, "hitCount")) == 0)
+				n.hit_count = (uint32_t)d;
+			break;
+		case K_CHILDREN:
+			r = n.child_count ? json_reader_fail(rd, "node with two children lists") :
+				parse_children(ps, &n);
+			break;
+		case K_POSITIONTICKS:
+			r = n.ticks_count ? json_reader_fail(rd, "node with two positionTicks lists") :
+				parse_position_ticks(ps, &n);
+			break;
+		case K_DEOPTREASON:
+			r = json_read_string(rd, &deopt, "deoptReason");
+			break;
+		default:
+			r = json_read_skip(rd);
+			break;
 		}
+		if (r)
+			return -1;
 	}
 	if (r < 0)
-		return fail_json(ps);
+		return -1;
 	if (!has_id)
-		return fail(ps, "node without an id");
+		return json_reader_fail(rd, "node without an id");
 	if (n.func == NONE)
-		return fail(ps, "node %u without a callFrame", n.id);
+		return json_reader_fail(rd, "node %u without a callFrame", n.id);
 	if (deopt.n > 2) {
 		const char *s;
 		size_t len;
@@ -316,7 +267,7 @@ static int parse_node(struct parser *ps)
 		functab_set_deopt(ps->ft, n.func, s, len);
 	}
 	if (ps->n_nodes >= PROFILE_MAX_NODES)
-		return fail(ps, "too many nodes");
+		return json_reader_fail(rd, "too many nodes");
 	if (ps->n_nodes == ps->nodes_cap)
 		ps->nodes = xreallocarray_grow(ps->nodes, &ps->nodes_cap, ps->n_nodes + 1,
 			sizeof(*ps->nodes));
@@ -329,16 +280,14 @@ static int parse_nodes(struct parser *ps)
 	int r;
 
 	if (ps->has_nodes)
-		return fail(ps, "two nodes lists");
+		return json_reader_fail(&ps->rd, "two nodes lists");
 	ps->has_nodes = true;
-	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
-		return fail(ps, "nodes is not an array");
-	if (json_pull_array_begin(&ps->jp))
-		return fail_json(ps);
-	while ((r = json_pull_array_next(&ps->jp)) == 1)
+	if (json_read_array(&ps->rd, "nodes"))
+		return -1;
+	while ((r = json_read_element(&ps->rd)) == 1)
 		if (parse_node(ps))
 			return -1;
-	return r < 0 ? fail_json(ps) : 0;
+	return r;
 }
 
 /* Room for the integer array the cursor has just entered, so that the two biggest arrays of
@@ -348,13 +297,14 @@ static int parse_nodes(struct parser *ps)
  * the pages for the ones that do not exist are never touched. */
 static size_t int_array_bound(struct parser *ps, size_t other_len)
 {
+	const struct json_pull *jp = &ps->rd.jp;
 	const char *end;
 	size_t n;
 
 	if (other_len)
 		return other_len + 1;
-	end = memchr(ps->jp.buf + ps->jp.pos, ']', ps->jp.len - ps->jp.pos);
-	n = end ? (size_t)(end - (ps->jp.buf + ps->jp.pos)) / 2 + 1 : 1024;
+	end = memchr(jp->buf + jp->pos, ']', jp->len - jp->pos);
+	n = end ? (size_t)(end - (jp->buf + jp->pos)) / 2 + 1 : 1024;
 	return n < PROFILE_MAX_SAMPLES ? n + 1 : PROFILE_MAX_SAMPLES + 1;
 }
 
@@ -365,39 +315,38 @@ static int parse_samples(struct parser *ps)
 	int r;
 
 	if (ps->samples)
-		return fail(ps, "two samples lists");
-	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
-		return fail(ps, "samples is not an array");
-	if (json_pull_array_begin(&ps->jp))
-		return fail_json(ps);
+		return json_reader_fail(&ps->rd, "two samples lists");
+	if (json_read_array(&ps->rd, "samples"))
+		return -1;
 	ps->samples_cap = int_array_bound(ps, ps->n_deltas);
 	ps->samples = xmalloc(ps->samples_cap * sizeof(*ps->samples));
 	for (;;) {
-		size_t got = json_pull_int_run(&ps->jp, run, sizeof(run) / sizeof(run[0]));
+		size_t got = json_pull_int_run(&ps->rd.jp, run, sizeof(run) / sizeof(run[0]));
 		if (got) {
 			if (ps->n_samples + got > PROFILE_MAX_SAMPLES)
-				return fail(ps, "too many samples");
+				return json_reader_fail(&ps->rd, "too many samples");
 			ps->samples = xreallocarray_grow(ps->samples, &ps->samples_cap,
 				ps->n_samples + got, sizeof(*ps->samples));
 			for (size_t i = 0; i < got; i++) {
 				if (run[i] < 0 || run[i] >= (int64_t)UINT32_MAX)
-					return fail(ps, "sample id out of range: %lld", (long long)run[i]);
+					return json_reader_fail(&ps->rd, "sample id out of range: %lld",
+						(long long)run[i]);
 				ps->samples[ps->n_samples++] = (uint32_t)run[i];
 			}
 			continue;
 		}
 		/* whatever the fast path declined: the end, or an element in another form */
-		if ((r = json_pull_array_next(&ps->jp)) <= 0)
+		if ((r = json_read_element(&ps->rd)) <= 0)
 			break;
-		if (pull_int(ps, 0, UINT32_MAX - 1, &d, "sample id"))
+		if (json_read_int(&ps->rd, 0, UINT32_MAX - 1, &d, "sample id"))
 			return -1;
 		if (ps->n_samples >= PROFILE_MAX_SAMPLES)
-			return fail(ps, "too many samples");
+			return json_reader_fail(&ps->rd, "too many samples");
 		ps->samples = xreallocarray_grow(ps->samples, &ps->samples_cap, ps->n_samples + 1,
 			sizeof(*ps->samples));
 		ps->samples[ps->n_samples++] = (uint32_t)d;
 	}
-	return r < 0 ? fail_json(ps) : 0;
+	return r;
 }
 
 /* 2^53 µs is 285 years: a delta beyond that is garbage, and the conversion stays defined */
@@ -409,56 +358,47 @@ static int parse_deltas(struct parser *ps)
 	int r;
 
 	if (ps->deltas)
-		return fail(ps, "two timeDeltas lists");
-	if (json_pull_peek(&ps->jp) != JSON_T_ARRAY)
-		return fail(ps, "timeDeltas is not an array");
-	if (json_pull_array_begin(&ps->jp))
-		return fail_json(ps);
+		return json_reader_fail(&ps->rd, "two timeDeltas lists");
+	if (json_read_array(&ps->rd, "timeDeltas"))
+		return -1;
 	ps->deltas_cap = int_array_bound(ps, ps->n_samples);
 	ps->deltas = xmalloc(ps->deltas_cap * sizeof(*ps->deltas));
 	for (;;) {
 		/* integers of at most 18 digits go straight into the array */
 		size_t room = ps->deltas_cap - ps->n_deltas;
-		size_t got = json_pull_int_run(&ps->jp, ps->deltas + ps->n_deltas, room);
+		size_t got = json_pull_int_run(&ps->rd.jp, ps->deltas + ps->n_deltas, room);
 		if (got) {
 			for (size_t i = ps->n_deltas; i < ps->n_deltas + got; i++)
 				if (ps->deltas[i] > (int64_t)DELTA_MAX_US || ps->deltas[i] < -(int64_t)DELTA_MAX_US)
-					return fail(ps, "timeDeltas entry out of range: %lld",
+					return json_reader_fail(&ps->rd, "timeDeltas entry out of range: %lld",
 						(long long)ps->deltas[i]);
 			ps->n_deltas += got;
 			if (ps->n_deltas > PROFILE_MAX_SAMPLES)
-				return fail(ps, "too many timeDeltas");
+				return json_reader_fail(&ps->rd, "too many timeDeltas");
 			if (got == room)
 				ps->deltas = xreallocarray_grow(ps->deltas, &ps->deltas_cap,
 					ps->n_deltas + 1, sizeof(*ps->deltas));
 			continue;
 		}
-		if ((r = json_pull_array_next(&ps->jp)) <= 0)
+		if ((r = json_read_element(&ps->rd)) <= 0)
 			break;
-		if (json_pull_number(&ps->jp, &d)) {
-			if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
-				return fail(ps, "timeDeltas entry is not a number (byte %zu)", ps->jp.pos);
-			return fail_json(ps);
-		}
+		if (json_read_number(&ps->rd, &d, "timeDeltas entry"))
+			return -1;
 		if (!(fabs(d) <= DELTA_MAX_US))
-			return fail(ps, "timeDeltas entry out of range: %g", d);
+			return json_reader_fail(&ps->rd, "timeDeltas entry out of range: %g", d);
 		if (ps->n_deltas >= PROFILE_MAX_SAMPLES)
-			return fail(ps, "too many timeDeltas");
+			return json_reader_fail(&ps->rd, "too many timeDeltas");
 		ps->deltas = xreallocarray_grow(ps->deltas, &ps->deltas_cap, ps->n_deltas + 1,
 			sizeof(*ps->deltas));
 		ps->deltas[ps->n_deltas++] = (int64_t)llround(d);
 	}
-	return r < 0 ? fail_json(ps) : 0;
+	return r;
 }
 
 static int parse_time(struct parser *ps, double *out, bool *has, const char *what)
 {
-	if (json_pull_peek(&ps->jp) != JSON_T_NUMBER)
-		return fail(ps, "%s is not a number", what);
-	if (json_pull_number(&ps->jp, out))
-		return fail_json(ps);
-	if (!isfinite(*out))
-		return fail(ps, "%s is not finite", what);
+	if (json_read_number(&ps->rd, out, what))
+		return -1;
 	*has = true;
 	return 0;
 }
@@ -468,11 +408,9 @@ static int parse_top(struct parser *ps)
 	struct json_span k;
 	int r;
 
-	if (json_pull_peek(&ps->jp) != JSON_T_OBJECT)
-		return fail(ps, "not a JSON object");
-	if (json_pull_object_begin(&ps->jp))
-		return fail_json(ps);
-	while ((r = json_pull_object_next(&ps->jp, &k)) == 1) {
+	if (json_read_begin(&ps->rd))
+		return -1;
+	while ((r = json_read_member(&ps->rd, &k)) == 1) {
 		enum key key = key_match(k);
 		if (key == K_NODES)
 			r = parse_nodes(ps);
@@ -485,13 +423,11 @@ static int parse_top(struct parser *ps)
 		else if (key == K_ENDTIME)
 			r = parse_time(ps, &ps->end_us, &ps->has_end, "endTime");
 		else
-			r = skip_value(ps);
+			r = json_read_skip(&ps->rd);
 		if (r)
 			return -1;
 	}
-	if (r < 0 || json_pull_finish(&ps->jp))
-		return fail_json(ps);
-	return 0;
+	return r < 0 ? -1 : json_read_end(&ps->rd);
 }
 
 /* id -> file-order index, open addressing over a power-of-two table. */
@@ -534,7 +470,7 @@ static int build_tree(struct parser *ps, struct profile *out)
 		size_t s = id_hash(ps->nodes[i].id) & map.mask;
 		while (map.slot[s] != NONE) {
 			if (ps->nodes[map.slot[s]].id == ps->nodes[i].id) {
-				fail(ps, "node id %u appears twice", ps->nodes[i].id);
+				json_reader_fail(&ps->rd, "node id %u appears twice", ps->nodes[i].id);
 				goto out;
 			}
 			s = (s + 1) & map.mask;
@@ -550,11 +486,11 @@ static int build_tree(struct parser *ps, struct profile *out)
 			uint32_t *slot = &ps->child_ids[rn->child_first + c];
 			uint32_t j = id_map_find(&map, ps->nodes, *slot);
 			if (j == NONE) {
-				fail(ps, "node %u lists unknown child %u", rn->id, *slot);
+				json_reader_fail(&ps->rd, "node %u lists unknown child %u", rn->id, *slot);
 				goto out;
 			}
 			if (parent[j] != NONE) {
-				fail(ps, "node %u has two parents (%u and %u)", *slot,
+				json_reader_fail(&ps->rd, "node %u has two parents (%u and %u)", *slot,
 					ps->nodes[parent[j]].id, rn->id);
 				goto out;
 			}
@@ -567,9 +503,9 @@ static int build_tree(struct parser *ps, struct profile *out)
 			root = (uint32_t)i;
 	if (n_roots != 1) {
 		if (n_roots)
-			fail(ps, "%zu nodes without a parent (one root expected)", n_roots);
+			json_reader_fail(&ps->rd, "%zu nodes without a parent (one root expected)", n_roots);
 		else
-			fail(ps, "no root: every node has a parent");
+			json_reader_fail(&ps->rd, "no root: every node has a parent");
 		goto out;
 	}
 
@@ -593,7 +529,7 @@ static int build_tree(struct parser *ps, struct profile *out)
 			stack[top++] = ps->child_ids[rn->child_first + c];
 	}
 	if (k != n) {
-		fail(ps, "%zu nodes not reachable from the root (a cycle?)", n - k);
+		json_reader_fail(&ps->rd, "%zu nodes not reachable from the root (a cycle?)", n - k);
 		goto out;
 	}
 	out->n_nodes = n;
@@ -601,7 +537,7 @@ static int build_tree(struct parser *ps, struct profile *out)
 	for (size_t s = 0; s < ps->n_samples; s++) {
 		uint32_t j = id_map_find(&map, ps->nodes, ps->samples[s]);
 		if (j == NONE) {
-			fail(ps, "sample %zu refers to unknown node %u", s, ps->samples[s]);
+			json_reader_fail(&ps->rd, "sample %zu refers to unknown node %u", s, ps->samples[s]);
 			goto out;
 		}
 		ps->samples[s] = new_index[j];
@@ -623,19 +559,19 @@ int profile_parse(const char *json, size_t len, struct functab *ft, struct profi
 	memset(out, 0, sizeof(*out));
 	memset(&ps, 0, sizeof(ps));
 	ps.ft = ft;
-	json_pull_init(&ps.jp, json, len);
+	json_reader_init(&ps.rd, json, len, "invalid profile");
 	if (parse_top(&ps))
 		goto bad;
 	if (!ps.has_nodes || ps.n_nodes == 0) {
-		fail(&ps, "no nodes");
+		json_reader_fail(&ps.rd, "no nodes");
 		goto bad;
 	}
 	if (!ps.has_start || !ps.has_end) {
-		fail(&ps, "startTime or endTime missing");
+		json_reader_fail(&ps.rd, "startTime or endTime missing");
 		goto bad;
 	}
 	if (ps.n_samples != ps.n_deltas) {
-		fail(&ps, "%zu samples but %zu timeDeltas", ps.n_samples, ps.n_deltas);
+		json_reader_fail(&ps.rd, "%zu samples but %zu timeDeltas", ps.n_samples, ps.n_deltas);
 		goto bad;
 	}
 	if (build_tree(&ps, out))
@@ -665,9 +601,9 @@ bad:
 	free(ps.name_buf.buf);
 	free(ps.url_buf.buf);
 	if (err)
-		*err = ps.err;
+		*err = ps.rd.err;
 	else
-		free(ps.err);
+		free(ps.rd.err);
 	return -1;
 }
 

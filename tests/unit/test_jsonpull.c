@@ -336,6 +336,89 @@ static void test_envelope(void)
 		"unknown members skipped");
 }
 
+/* Reads {"a": <value>} with the reader: the first member's value as an int in [0, 10]. Returns
+ * the sentence for a failure (to free), or NULL. */
+static char *read_a(const char *doc)
+{
+	struct json_reader r;
+	struct json_span k;
+	double d;
+
+	json_reader_init(&r, doc, strlen(doc), "invalid thing");
+	if (json_read_begin(&r) == 0 && json_read_member(&r, &k) == 1 &&
+	    json_read_int(&r, 0, 10, &d, "a") == 0 && json_read_member(&r, &k) == 0)
+		json_read_end(&r);
+	else if (!r.err)
+		json_reader_fail(&r, "no failure recorded");
+	return r.err;
+}
+
+static void expect_sentence(const char *doc, const char *want, const char *what)
+{
+	char *err = read_a(doc);
+
+	ok(err && strstr(err, want) && strncmp(err, "invalid thing: ", 15) == 0, "%s: %s", what,
+		err ? err : "(accepted)");
+	free(err);
+}
+
+static void test_reader(void)
+{
+	struct json_reader r;
+	struct json_span k, s;
+	char *err, buf[16], deep[2 * JSON_MAX_DEPTH + 16];
+	size_t n = 0;
+
+	err = read_a("{\"a\":3}");
+	ok(err == NULL, "a good document reads without a sentence");
+	free(err);
+	expect_sentence("", "not a JSON object", "empty input");
+	expect_sentence("[1]", "not a JSON object", "an array");
+	expect_sentence("{\"a\":\"3\"}", "a is not a number (byte 5)", "a string for a number");
+	expect_sentence("{\"a\":3.5}", "a out of range or not an integer: 3.5", "a fraction");
+	expect_sentence("{\"a\":11}", "out of range", "past the upper bound");
+	expect_sentence("{\"a\":1e999}", "a is not finite", "an infinite number");
+	expect_sentence("{\"a\":3", "truncated JSON (byte 6)", "cut after a value");
+	expect_sentence("{\"a\":3 ,", "truncated JSON (byte 8)", "cut after a comma");
+	expect_sentence("{\"a\":3]", "malformed JSON near byte 6", "a wrong closing bracket");
+	expect_sentence("{\"a\":3} x", "trailing data at byte 8", "trailing data");
+
+	/* nesting: the sentence says so rather than "malformed" */
+	for (int i = 0; i < JSON_MAX_DEPTH; i++)
+		deep[n++] = '[';
+	json_reader_init(&r, deep, n, "invalid thing");
+	for (int i = 0; i < JSON_MAX_DEPTH && json_read_array(&r, "x") == 0; i++)
+		;
+	ok(r.err == NULL && r.jp.depth == JSON_MAX_DEPTH, "JSON_MAX_DEPTH arrays open");
+	deep[n] = '{';
+	json_reader_init(&r, deep, n + 1, "invalid thing");
+	for (int i = 0; i < JSON_MAX_DEPTH; i++)
+		json_read_array(&r, "x");
+	ok(json_read_object(&r, "x") == -1 && r.err && strstr(r.err, "nested deeper than"),
+		"one more level is refused as too deep: %s", r.err ? r.err : "(none)");
+	free(r.err);
+
+	/* the first failure is the one kept */
+	json_reader_init(&r, "{\"s\":7}", 7, "invalid thing");
+	ok(json_read_begin(&r) == 0 && json_read_member(&r, &k) == 1 &&
+		json_read_string(&r, &s, "s") == -1, "a number for a string refused");
+	json_reader_fail(&r, "later");
+	is_str(r.err, "invalid thing: s is not a string (byte 5)", "the first sentence is kept");
+	free(r.err);
+	json_reader_init(&r, NULL, 5, "invalid thing");
+	ok(json_read_begin(&r) == -1 && r.err, "NULL input is empty input");
+	free(r.err);
+
+	/* keys with escapes */
+	s = span_of("\"\\u0069d\"");
+	is_int(json_key_unescape(s, buf, sizeof(buf)), 2, "an escaped key decodes");
+	ok(memcmp(buf, "id", 2) == 0, "to its text");
+	s = span_of("\"id\"");
+	is_int(json_key_unescape(s, buf, sizeof(buf)), -1, "a key without escapes has nothing more");
+	s = span_of("\"\\u0069\\u0069\\u0069d\"");
+	is_int(json_key_unescape(s, buf, 8), -1, "nor one longer than the buffer");
+}
+
 int main(void)
 {
 	test_grammar();
@@ -346,5 +429,6 @@ int main(void)
 	test_iterators();
 	test_int_run();
 	test_envelope();
+	test_reader();
 	return done_testing();
 }

@@ -300,7 +300,7 @@ static void test_hostile(void)
 	rejects("{\"nodes\":[{" FRAME("(root)") "}]," TIMES "}", "without an id", "a node without id");
 	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") ",\"positionTicks\":[{\"line\":1}]}]," TIMES "}",
 		"without line or ticks", "an incomplete positionTicks entry");
-	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES "} x", "malformed JSON", "trailing garbage");
+	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES "} x", "trailing data", "trailing garbage");
 	rejects("{\"nodes\":[{\"id\":1," FRAME("(root)") "}]," TIMES ",\"x\":[1,]}", "malformed JSON",
 		"malformed unknown member");
 	rejects("", "not a JSON object", "empty input");
