@@ -842,15 +842,33 @@ int json_reader_fail(struct json_reader *r, const char *fmt, ...)
 	return -1;
 }
 
+/* Whether the token at p (a key with its ':', a string, number or literal) runs into the end
+ * of the input, so that the input was cut there rather than being malformed. */
+static bool token_cut(const char *b, size_t len, size_t p)
+{
+	if (p >= len)
+		return true;
+	if (b[p] == '"') {
+		for (p++; p < len && b[p] != '"'; p++)
+			if (b[p] == '\\')
+				p++;
+		return p >= len || skip_ws(b, len, p + 1) >= len;
+	}
+	while (p < len && (is_digit(b[p]) || (b[p] >= 'a' && b[p] <= 'z') || b[p] == '-' ||
+		b[p] == '+' || b[p] == '.' || b[p] == 'E'))
+		p++;
+	return p >= len;
+}
+
 /* The cursor does not move on a failed read, so what lies at it tells why it failed (a
- * failure inside a skipped value shows as malformed at the value's start). */
+ * failure deep inside a skipped value shows as malformed at the value's start). */
 int json_reader_fail_json(struct json_reader *r)
 {
 	const struct json_pull *jp = &r->jp;
 	size_t p = skip_ws(jp->buf, jp->len, jp->pos);
 
-	if (p >= jp->len)
-		return json_reader_fail(r, "truncated JSON (byte %zu)", p);
+	if (token_cut(jp->buf, jp->len, p))
+		return json_reader_fail(r, "truncated JSON (byte %zu)", jp->len);
 	if (jp->depth >= JSON_MAX_DEPTH && (jp->buf[p] == '{' || jp->buf[p] == '['))
 		return json_reader_fail(r, "JSON nested deeper than %d levels (byte %zu)",
 			JSON_MAX_DEPTH, p);

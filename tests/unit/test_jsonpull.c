@@ -380,7 +380,10 @@ static void test_reader(void)
 	expect_sentence("{\"a\":1e999}", "a is not finite", "an infinite number");
 	expect_sentence("{\"a\":3", "truncated JSON (byte 6)", "cut after a value");
 	expect_sentence("{\"a\":3 ,", "truncated JSON (byte 8)", "cut after a comma");
+	expect_sentence("{\"a", "truncated JSON (byte 3)", "cut inside a key");
+	expect_sentence("{\"a\" ", "truncated JSON (byte 5)", "cut before a key's colon");
 	expect_sentence("{\"a\":3]", "malformed JSON near byte 6", "a wrong closing bracket");
+	expect_sentence("{\"a\" 3}", "malformed JSON near byte 1", "a key without its colon");
 	expect_sentence("{\"a\":3} x", "trailing data at byte 8", "trailing data");
 
 	/* nesting: the sentence says so rather than "malformed" */
