@@ -2,17 +2,14 @@
  *
  * A sampling heap profile is a tree nested in the JSON itself: each frame of a stack adds an
  * object and a children array, and V8 keeps up to 128 frames, so a real profile nests about
- * 260 levels deep, far past the scanner's JSON_MAX_DEPTH (64). The tree's skeleton (node
- * objects and children arrays) is therefore walked here with an explicit stack of our own;
- * every leaf value (numbers, strings, the callFrame object, samples) is read with a pull
- * cursor started at that value, whose depth counts from there. Heap snapshots are written
- * by heapsnap.c. */
+ * 260 levels deep. The pull reader walks it in one pass; its JSON_MAX_DEPTH (512) bounds the
+ * tree to 255 levels, twice what V8 sends. The nodes still open are kept on a stack of our
+ * own, since a node's bytes are charged to its nearest application ancestor. Heap snapshots
+ * are written by heapsnap.c. */
 #include "config.h"
 
 #include "heapprof.h"
 
-#include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +18,19 @@
 #include "jsonpull.h"
 #include "util.h"
 
-/* V8 records at most 128 frames (tree depth 129); far deeper is hostile. */
-#define HEAPPROF_MAX_DEPTH 4096
 #define HEAPPROF_MAX_NODES (1u << 24)
 /* No single site holds a petabyte; a total beyond 2^53 bytes loses integer precision. */
 #define HEAPPROF_MAX_NODE_BYTES 1125899906842624.0 /* 2^50 */
 #define HEAPPROF_MAX_TOTAL_BYTES 9007199254740992.0 /* 2^53 */
 #define NONE UINT32_MAX
 
+/* A node whose closing brace has not been read yet. */
 struct frame {
 	uint32_t func;        /* NONE until the callFrame is read */
 	double id;
 	double self_bytes;
 	bool has_id, has_self, has_children;
 	bool in_children;     /* between the '[' and ']' of children */
-	bool more;            /* a member (or, in children, an element) was read: a comma is due */
-	bool more_children;
 };
 
 struct site_pair {
@@ -45,10 +39,8 @@ struct site_pair {
 };
 
 struct parser {
-	const char *buf;
-	size_t len, pos;
+	struct json_reader rd;
 	struct functab *ft;
-	char *err;
 	struct frame *stack;
 	size_t depth, stack_cap;
 	struct site_pair *pairs;
@@ -57,26 +49,6 @@ struct parser {
 	double total_bytes;
 	struct json_scratch name_buf, url_buf, file_url_buf;
 };
-
-static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct parser *ps, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (ps->err)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ps->err = xasprintf("invalid heap profile: %s", msg);
-	return -1;
-}
-
-static int fail_json(struct parser *ps)
-{
-	return fail(ps, "malformed JSON near byte %zu", ps->pos);
-}
 
 enum key {
 	K_OTHER, K_HEAD, K_SAMPLES, K_ID, K_SELFSIZE, K_CALLFRAME, K_CHILDREN, K_FUNCTIONNAME,
@@ -106,106 +78,12 @@ static enum key key_match_text(const char *s, size_t n)
 static enum key key_match(struct json_span k)
 {
 	enum key r = key_match_text(k.p + 1, k.n - 2);
-	char buf[64];
+	char buf[128];
 	long n;
 
-	if (r != K_OTHER || !memchr(k.p + 1, '\\', k.n - 2) || k.n > sizeof(buf))
-		return r;
-	n = json_string_decode_into(k, buf);
-	return n < 0 ? K_OTHER : key_match_text(buf, (size_t)n);
-}
-
-/* The skeleton: whitespace and punctuation between values. */
-
-static int peek_byte(struct parser *ps)
-{
-	while (ps->pos < ps->len) {
-		char c = ps->buf[ps->pos];
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			return (unsigned char)c;
-		ps->pos++;
-	}
-	return -1;
-}
-
-static int expect_byte(struct parser *ps, char c)
-{
-	int got = peek_byte(ps);
-
-	if (got < 0)
-		return fail(ps, "truncated JSON (byte %zu)", ps->pos);
-	if (got != (unsigned char)c)
-		return fail_json(ps);
-	ps->pos++;
-	return 0;
-}
-
-/* A pull cursor over the rest of the buffer, for one value; sub_done() moves past what it
- * consumed. */
-static void sub_begin(struct parser *ps, struct json_pull *jp)
-{
-	json_pull_init(jp, ps->buf + ps->pos, ps->len - ps->pos);
-}
-
-static void sub_done(struct parser *ps, const struct json_pull *jp)
-{
-	ps->pos += jp->pos;
-}
-
-/* Reads a member key and its ':'. */
-static int read_key(struct parser *ps, enum key *out)
-{
-	struct json_pull jp;
-	struct json_span k;
-
-	sub_begin(ps, &jp);
-	if (json_pull_string(&jp, &k))
-		return fail_json(ps);
-	sub_done(ps, &jp);
-	*out = key_match(k);
-	return expect_byte(ps, ':');
-}
-
-static int skip_value(struct parser *ps)
-{
-	struct json_pull jp;
-
-	sub_begin(ps, &jp);
-	if (json_pull_value(&jp, NULL))
-		return fail_json(ps);
-	sub_done(ps, &jp);
-	return 0;
-}
-
-static int read_number_jp(struct parser *ps, struct json_pull *jp, double *out, const char *what)
-{
-	size_t at = ps->pos + jp->pos;
-
-	if (json_pull_peek(jp) != JSON_T_NUMBER)
-		return fail(ps, "%s is not a number (byte %zu)", what, at);
-	if (json_pull_number(jp, out))
-		return fail(ps, "malformed JSON near byte %zu", at);
-	if (!isfinite(*out))
-		return fail(ps, "%s is not finite (byte %zu)", what, at);
-	return 0;
-}
-
-static int read_number(struct parser *ps, double *out, const char *what)
-{
-	struct json_pull jp;
-
-	sub_begin(ps, &jp);
-	if (read_number_jp(ps, &jp, out, what))
-		return -1;
-	sub_done(ps, &jp);
-	return 0;
-}
-
-static int check_int(struct parser *ps, double d, double lo, double hi, const char *what)
-{
-	if (!(d >= lo && d <= hi) || d != floor(d))
-		return fail(ps, "%s out of range or not an integer: %.17g", what, d);
-	return 0;
+	if (r == K_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
+		r = key_match_text(buf, (size_t)n);
+	return r;
 }
 
 /* The CPU profiler gives a CommonJS script's url as a file URL (Node's resourceNameToUrl),
@@ -244,62 +122,43 @@ static void url_from_path(const char *path, size_t n, struct json_scratch *s, co
 	*len = o;
 }
 
-static int pull_string_jp(struct parser *ps, struct json_pull *jp, struct json_span *out,
-	const char *what)
-{
-	size_t at = ps->pos + jp->pos;
-
-	if (json_pull_peek(jp) != JSON_T_STRING)
-		return fail(ps, "%s is not a string (byte %zu)", what, at);
-	if (json_pull_string(jp, out))
-		return fail(ps, "malformed JSON near byte %zu", at);
-	return 0;
-}
-
 static int parse_call_frame(struct parser *ps, uint32_t *func)
 {
-	struct json_pull jp;
+	struct json_reader *rd = &ps->rd;
 	struct json_span k, name = {0}, url = {0}, script = {0};
 	double line = -1, column = -1;
 	const char *name_s, *url_s;
 	size_t name_n, url_n;
 	int r;
 
-	if (peek_byte(ps) != '{')
-		return fail(ps, "callFrame is not an object (byte %zu)", ps->pos);
-	sub_begin(ps, &jp);
-	if (json_pull_object_begin(&jp))
-		return fail_json(ps);
-	while ((r = json_pull_object_next(&jp, &k)) == 1) {
+	if (json_read_object(rd, "callFrame"))
+		return -1;
+	while ((r = json_read_member(rd, &k)) == 1) {
 		switch (key_match(k)) {
 		case K_FUNCTIONNAME:
-			r = pull_string_jp(ps, &jp, &name, "callFrame.functionName");
+			r = json_read_string(rd, &name, "callFrame.functionName");
 			break;
 		case K_URL:
-			r = pull_string_jp(ps, &jp, &url, "callFrame.url");
+			r = json_read_string(rd, &url, "callFrame.url");
 			break;
 		case K_SCRIPTID:
-			r = pull_string_jp(ps, &jp, &script, "callFrame.scriptId");
+			r = json_read_string(rd, &script, "callFrame.scriptId");
 			break;
 		case K_LINENUMBER:
-			r = read_number_jp(ps, &jp, &line, "callFrame.lineNumber") ||
-				check_int(ps, line, -1, INT32_MAX, "callFrame.lineNumber");
+			r = json_read_int(rd, -1, INT32_MAX, &line, "callFrame.lineNumber");
 			break;
 		case K_COLUMNNUMBER:
-			r = read_number_jp(ps, &jp, &column, "callFrame.columnNumber") ||
-				check_int(ps, column, -1, INT32_MAX, "callFrame.columnNumber");
+			r = json_read_int(rd, -1, INT32_MAX, &column, "callFrame.columnNumber");
 			break;
 		default:
-			r = json_pull_value(&jp, NULL) ? fail(ps, "malformed JSON near byte %zu",
-				ps->pos + jp.pos) : 0;
+			r = json_read_skip(rd);
 			break;
 		}
 		if (r)
 			return -1;
 	}
 	if (r < 0)
-		return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
-	sub_done(ps, &jp);
+		return -1;
 	json_string_text(name, &ps->name_buf, &name_s, &name_n);
 	json_string_text(url, &ps->url_buf, &url_s, &url_n);
 	if (url_n && url_s[0] == '/')
@@ -308,16 +167,13 @@ static int parse_call_frame(struct parser *ps, uint32_t *func)
 	return 0;
 }
 
-/* Opens a node object at the cursor. */
-static int push_node(struct parser *ps)
+/* Opens a node object (the head, or a child) at the cursor. */
+static int push_node(struct parser *ps, const char *what)
 {
-	if (peek_byte(ps) != '{')
-		return fail(ps, "node is not an object (byte %zu)", ps->pos);
-	if (ps->depth >= HEAPPROF_MAX_DEPTH)
-		return fail(ps, "tree deeper than %d levels", HEAPPROF_MAX_DEPTH);
+	if (json_read_object(&ps->rd, what))
+		return -1;
 	if (ps->n_nodes >= HEAPPROF_MAX_NODES)
-		return fail(ps, "more than %u nodes", HEAPPROF_MAX_NODES);
-	ps->pos++;
+		return json_reader_fail(&ps->rd, "more than %u nodes", HEAPPROF_MAX_NODES);
 	ps->n_nodes++;
 	if (ps->depth == ps->stack_cap)
 		ps->stack = xreallocarray_grow(ps->stack, &ps->stack_cap, ps->depth + 1,
@@ -355,15 +211,17 @@ static uint32_t charge_func(const struct parser *ps, uint32_t func)
 /* The node's closing brace was read: check it and record its bytes. */
 static int close_node(struct parser *ps, const struct frame *f)
 {
+	struct json_reader *rd = &ps->rd;
+
 	if (!f->has_id)
-		return fail(ps, "node without an id (byte %zu)", ps->pos);
+		return json_reader_fail(rd, "node without an id (byte %zu)", rd->jp.pos);
 	if (f->func == NONE)
-		return fail(ps, "node %.17g without a callFrame", f->id);
+		return json_reader_fail(rd, "node %.17g without a callFrame", f->id);
 	if (!f->has_self)
-		return fail(ps, "node %.17g without a selfSize", f->id);
+		return json_reader_fail(rd, "node %.17g without a selfSize", f->id);
 	ps->total_bytes += f->self_bytes;
 	if (ps->total_bytes > HEAPPROF_MAX_TOTAL_BYTES)
-		return fail(ps, "total selfSize above 2^53 bytes");
+		return json_reader_fail(rd, "total selfSize above 2^53 bytes");
 	if (f->self_bytes > 0) {
 		if (ps->n_pairs == ps->pairs_cap)
 			ps->pairs = xreallocarray_grow(ps->pairs, &ps->pairs_cap, ps->n_pairs + 1,
@@ -374,169 +232,151 @@ static int close_node(struct parser *ps, const struct frame *f)
 	return 0;
 }
 
+static int read_self_size(struct json_reader *rd, struct frame *f)
+{
+	if (f->has_self)
+		return json_reader_fail(rd, "node with two selfSizes (byte %zu)", rd->jp.pos);
+	if (json_read_number(rd, &f->self_bytes, "selfSize"))
+		return -1;
+	if (!(f->self_bytes >= 0) || f->self_bytes > HEAPPROF_MAX_NODE_BYTES)
+		return json_reader_fail(rd, "selfSize out of range: %.17g", f->self_bytes);
+	f->has_self = true;
+	return 0;
+}
+
 /* One step inside a node's member list: a member, or the closing brace. */
 static int node_member(struct parser *ps)
 {
+	struct json_reader *rd = &ps->rd;
 	struct frame *f = &ps->stack[ps->depth - 1];
-	enum key key;
-	int c = peek_byte(ps);
+	struct json_span k;
+	int r = json_read_member(rd, &k);
 
-	if (c == '}') {
-		ps->pos++;
-		if (close_node(ps, f))
+	if (r <= 0) {
+		if (r < 0 || close_node(ps, f))
 			return -1;
 		ps->depth--;
 		return 0;
 	}
-	if (f->more && expect_byte(ps, ','))
-		return -1;
-	f->more = true;
-	if (read_key(ps, &key))
-		return -1;
-	switch (key) {
+	switch (key_match(k)) {
 	case K_ID:
 		if (f->has_id)
-			return fail(ps, "node with two ids (byte %zu)", ps->pos);
-		if (read_number(ps, &f->id, "node id") ||
-		    check_int(ps, f->id, 0, HEAPPROF_MAX_TOTAL_BYTES, "node id"))
+			return json_reader_fail(rd, "node with two ids (byte %zu)", rd->jp.pos);
+		if (json_read_int(rd, 0, HEAPPROF_MAX_TOTAL_BYTES, &f->id, "node id"))
 			return -1;
 		f->has_id = true;
 		return 0;
 	case K_SELFSIZE:
-		if (f->has_self)
-			return fail(ps, "node with two selfSizes (byte %zu)", ps->pos);
-		if (read_number(ps, &f->self_bytes, "selfSize"))
-			return -1;
-		if (!(f->self_bytes >= 0) || f->self_bytes > HEAPPROF_MAX_NODE_BYTES)
-			return fail(ps, "selfSize out of range: %.17g", f->self_bytes);
-		f->has_self = true;
-		return 0;
+		return read_self_size(rd, f);
 	case K_CALLFRAME:
 		if (f->func != NONE)
-			return fail(ps, "node with two callFrames (byte %zu)", ps->pos);
+			return json_reader_fail(rd, "node with two callFrames (byte %zu)", rd->jp.pos);
 		return parse_call_frame(ps, &f->func);
 	case K_CHILDREN:
 		if (f->has_children)
-			return fail(ps, "node with two children lists (byte %zu)", ps->pos);
-		if (peek_byte(ps) != '[')
-			return fail(ps, "children is not an array (byte %zu)", ps->pos);
-		ps->pos++;
+			return json_reader_fail(rd, "node with two children lists (byte %zu)",
+				rd->jp.pos);
 		f->has_children = f->in_children = true;
-		f->more_children = false;
-		return 0;
+		return json_read_array(rd, "children");
 	default:
-		return skip_value(ps);
+		return json_read_skip(rd);
 	}
 }
 
 /* One step inside a children array: the next child (pushed), or the closing bracket. */
 static int child_element(struct parser *ps)
 {
-	struct frame *f = &ps->stack[ps->depth - 1];
+	int r = json_read_element(&ps->rd);
 
-	if (peek_byte(ps) == ']') {
-		ps->pos++;
-		f->in_children = false;
-		return 0;
-	}
-	if (f->more_children && expect_byte(ps, ','))
-		return -1;
-	f->more_children = true;
-	if (peek_byte(ps) != '{')
-		return fail(ps, "child is not an object (byte %zu)", ps->pos);
-	return push_node(ps);
+	if (r == 1)
+		return push_node(ps, "child");
+	if (r == 0)
+		ps->stack[ps->depth - 1].in_children = false;
+	return r;
 }
 
 static int parse_tree(struct parser *ps)
 {
-	if (push_node(ps))
+	if (push_node(ps, "node"))
 		return -1;
 	while (ps->depth) {
-		int r;
-		if (peek_byte(ps) < 0)
-			return fail(ps, "truncated JSON (byte %zu)", ps->pos);
-		r = ps->stack[ps->depth - 1].in_children ? child_element(ps) : node_member(ps);
+		int r = ps->stack[ps->depth - 1].in_children ? child_element(ps) : node_member(ps);
 		if (r)
 			return -1;
 	}
 	return 0;
 }
 
-/* samples: [{size, nodeId, ordinal}]. Not needed for the sums, only checked. */
-static int parse_samples(struct parser *ps)
+/* One {size, nodeId, ordinal} of samples. */
+static int parse_sample(struct json_reader *rd)
 {
-	struct json_pull jp;
 	struct json_span k;
-	int r, r2;
+	double d;
+	int r;
 
-	if (peek_byte(ps) != '[')
-		return fail(ps, "samples is not an array (byte %zu)", ps->pos);
-	sub_begin(ps, &jp);
-	if (json_pull_array_begin(&jp))
-		return fail_json(ps);
-	while ((r = json_pull_array_next(&jp)) == 1) {
-		if (json_pull_peek(&jp) != JSON_T_OBJECT || json_pull_object_begin(&jp))
-			return fail(ps, "sample is not an object (byte %zu)", ps->pos + jp.pos);
-		while ((r2 = json_pull_object_next(&jp, &k)) == 1) {
-			enum key key = key_match(k);
-			double d;
-			if (key == K_SIZE || key == K_NODEID || key == K_ORDINAL) {
-				if (read_number_jp(ps, &jp, &d, "sample field"))
-					return -1;
-				if (!(d >= 0))
-					return fail(ps, "negative sample field: %.17g", d);
-			} else if (json_pull_value(&jp, NULL)) {
-				r2 = -1;
-				break;
-			}
+	if (json_read_object(rd, "sample"))
+		return -1;
+	while ((r = json_read_member(rd, &k)) == 1) {
+		enum key key = key_match(k);
+		if (key == K_SIZE || key == K_NODEID || key == K_ORDINAL) {
+			if (json_read_number(rd, &d, "sample field"))
+				return -1;
+			if (!(d >= 0))
+				return json_reader_fail(rd, "negative sample field: %.17g", d);
+		} else if (json_read_skip(rd)) {
+			return -1;
 		}
-		if (r2 < 0)
-			return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
 	}
-	if (r < 0)
-		return fail(ps, "malformed JSON near byte %zu", ps->pos + jp.pos);
-	sub_done(ps, &jp);
-	return 0;
+	return r;
+}
+
+/* samples: not needed for the sums, only checked. */
+static int parse_samples(struct json_reader *rd)
+{
+	int r;
+
+	if (json_read_array(rd, "samples"))
+		return -1;
+	while ((r = json_read_element(rd)) == 1)
+		if (parse_sample(rd))
+			return -1;
+	return r;
 }
 
 static int parse_top(struct parser *ps)
 {
-	bool has_head = false, has_samples = false, more = false;
-	enum key key;
-	int c;
+	struct json_reader *rd = &ps->rd;
+	bool has_head = false, has_samples = false;
+	struct json_span k;
+	int r;
 
-	if (peek_byte(ps) != '{')
-		return fail(ps, "not a JSON object");
-	ps->pos++;
-	while ((c = peek_byte(ps)) != '}') {
-		if (c < 0)
-			return fail(ps, "truncated JSON (byte %zu)", ps->pos);
-		if (more && expect_byte(ps, ','))
-			return -1;
-		more = true;
-		if (read_key(ps, &key))
-			return -1;
-		if (key == K_HEAD) {
+	if (json_read_begin(rd))
+		return -1;
+	while ((r = json_read_member(rd, &k)) == 1) {
+		switch (key_match(k)) {
+		case K_HEAD:
 			if (has_head)
-				return fail(ps, "two heads");
+				return json_reader_fail(rd, "two heads");
 			has_head = true;
-			if (parse_tree(ps))
-				return -1;
-		} else if (key == K_SAMPLES) {
+			r = parse_tree(ps);
+			break;
+		case K_SAMPLES:
 			if (has_samples)
-				return fail(ps, "two samples lists");
+				return json_reader_fail(rd, "two samples lists");
 			has_samples = true;
-			if (parse_samples(ps))
-				return -1;
-		} else if (skip_value(ps)) {
-			return -1;
+			r = parse_samples(rd);
+			break;
+		default:
+			r = json_read_skip(rd);
+			break;
 		}
+		if (r)
+			return -1;
 	}
-	ps->pos++;
-	if (peek_byte(ps) >= 0)
-		return fail(ps, "trailing data at byte %zu", ps->pos);
+	if (r < 0 || json_read_end(rd))
+		return -1;
 	if (!has_head)
-		return fail(ps, "no head (not a SamplingHeapProfile)");
+		return json_reader_fail(rd, "no head (not a SamplingHeapProfile)");
 	return 0;
 }
 
@@ -600,8 +440,7 @@ int heapprof_parse(const char *json, size_t len, struct functab *ft, struct allo
 	t->total_live_bytes = 0;
 	t->time_s = 0;
 	memset(&ps, 0, sizeof(ps));
-	ps.buf = json;
-	ps.len = json ? len : 0;
+	json_reader_init(&ps.rd, json, len, "invalid heap profile");
 	ps.ft = ft;
 	if (parse_top(&ps))
 		goto out;
@@ -628,9 +467,9 @@ out:
 	free(ps.url_buf.buf);
 	free(ps.file_url_buf.buf);
 	if (err)
-		*err = ps.err;
+		*err = ps.rd.err;
 	else
-		free(ps.err);
+		free(ps.rd.err);
 	return ret;
 }
 

@@ -270,6 +270,9 @@ static void test_fixtures(void)
 	functab_free(ft);
 }
 
+/* The deepest tree the scanner lets through. */
+#define DEEPEST ((JSON_MAX_DEPTH - 1) / 2)
+
 /* A chain of n nodes; the last one holds 100 bytes in function "bottom". */
 static char *deep_chain(int n, size_t *len)
 {
@@ -333,12 +336,22 @@ static void test_synthetic(void)
 		is_num(t.total_live_bytes, 4, 0, "root's own bytes are kept");
 	}
 
-	/* deep but valid: far past JSON_MAX_DEPTH */
-	json = deep_chain(1000, &len);
-	is_int(parse_mem(json, len, ft, &t, &err), 0, "a 1000-level tree parses (JSON nests ~2000)");
+	/* a node at tree level d nests 2d deep in the JSON, its callFrame and children 2d + 1:
+	 * the scanner's limit allows 255 levels, twice the 129 V8 sends */
+	json = deep_chain(DEEPEST, &len);
+	is_int(parse_mem(json, len, ft, &t, &err), 0, "a %d-level tree parses (JSON nests %d)",
+		DEEPEST, 2 * DEEPEST + 1);
 	if (err)
 		printf("#   %s\n", err);
 	is_str(site_name(&t, ft, 0), "bottom", "its leaf is found");
+	is_num(t.total_live_bytes, 100, 0, "with its bytes");
+	free(json);
+	json = deep_chain(DEEPEST + 1, &len);
+	is_int(parse_mem(json, len, ft, &t, &err), -1, "a level more is refused");
+	ok(err && strstr(err, "nested deeper than"), "with a message: %s", err ? err : "(none)");
+	ok(t.n == 0, "leaving an empty table");
+	free(err);
+	err = NULL;
 	free(json);
 	json = deep_chain(5000, &len);
 	is_int(parse_mem(json, len, ft, &t, &err), -1, "a 5000-level tree is refused");
@@ -460,6 +473,50 @@ static void test_hostile(void)
 	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,\"children\":[{" CF("b", 2)
 		",\"selfSize\":1,\"id\":2}", "truncated", "truncated inside the tree");
 
+	/* a wrong type anywhere, each with its field named */
+	rejects("{\"head\":[]}", "node is not an object", "head an array");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,\"children\":[[]]}}",
+		"child is not an object", "a child an array");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":true,\"id\":1}}",
+		"selfSize is not a number", "boolean selfSize");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":null}}",
+		"node id is not a number", "null id");
+	rejects("{\"head\":{\"callFrame\":{\"functionName\":\"a\",\"columnNumber\":{}},"
+		"\"selfSize\":1,\"id\":1}}", "columnNumber is not a number", "object columnNumber");
+	rejects("{\"head\":{\"callFrame\":\"a\",\"selfSize\":1,\"id\":1}}",
+		"callFrame is not an object", "callFrame a string");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1},\"samples\":[3]}",
+		"sample is not an object", "a sample a number");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1},\"samples\":[{\"nodeId\":\"1\"}]}",
+		"sample field is not a number", "a string nodeId");
+
+	/* a field given twice */
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,\"id\":2}}", "two ids",
+		"two ids");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"selfSize\":1,\"id\":1}}",
+		"two selfSizes", "two selfSizes");
+	rejects("{\"head\":{" CF("a", 1) "," CF("b", 2) ",\"selfSize\":1,\"id\":1}}",
+		"two callFrames", "two callFrames");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,\"children\":[],"
+		"\"children\":[]}}", "two children lists", "two children lists");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1},\"head\":{}}", "two heads",
+		"two heads");
+	rejects("{\"samples\":[],\"samples\":[]}", "two samples lists", "two samples lists");
+
+	/* the JSON itself */
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,\"children\":[{" CF("b", 2)
+		",\"selfSize\":1,\"id\":2},]}}", "child is not an object", "a trailing comma in children");
+	rejects("{\"head\":{" CF("a", 1) " \"selfSize\":1,\"id\":1}}", "malformed JSON",
+		"a missing comma");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,\"x\":[1,]}}", "malformed JSON",
+		"a malformed unknown member");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1,", "truncated",
+		"cut after a member");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1},\"samples\":[{\"size\":1}",
+		"truncated", "cut inside samples");
+	rejects("{\"head\":{" CF("a", 1) ",\"selfSize\":1,\"id\":1}", "truncated",
+		"cut before the last brace");
+
 	/* every cut of a real profile fails cleanly (a stride keeps it quick under ASan) */
 	alloc_table_init(&t);
 	for (size_t cut = 0; json && cut < len - 2; cut += cut < 2000 ? 1 : 37) {
@@ -472,6 +529,20 @@ static void test_hostile(void)
 	}
 	is_int(accepted, 0, "no truncation of the real profile is accepted");
 	is_int(no_msg, 0, "every truncation gets a message and an empty table");
+	free(json);
+	/* the same where the JSON nests deepest */
+	json = read_fixture("heap-sampling-deep.json", &len);
+	accepted = no_msg = 0;
+	for (size_t cut = 0; json && cut < len - 2; cut += cut < 8000 ? 1 : 37) {
+		if (parse_mem(json, cut, ft, &t, &err) == 0)
+			accepted++;
+		else if (!err || t.n != 0)
+			no_msg++;
+		free(err);
+		err = NULL;
+	}
+	is_int(accepted, 0, "no truncation of the deep profile is accepted");
+	is_int(no_msg, 0, "every one gets a message and an empty table");
 	is_int(heapprof_parse(NULL, 0, ft, &t, &err), -1, "NULL input refused");
 	free(err);
 	alloc_table_free(&t);
