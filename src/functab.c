@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonpull.h"
 #include "util.h"
 
 #define ARENA_CHUNK_BYTES (64 * 1024)
@@ -40,6 +41,8 @@ struct functab {
 	uint32_t *slots; /* open addressing over funcs; UINT32_MAX is empty */
 	size_t slots_cap;
 	const char *empty; /* the interned "" */
+	/* decoded call frame strings, reused from one call frame to the next */
+	struct json_scratch name_buf, url_buf, file_url_buf;
 };
 
 /* A fast 64-bit hash over 8-byte words (not cryptographic; collisions only cost time). */
@@ -186,6 +189,9 @@ void functab_free(struct functab *ft)
 		free(c);
 	}
 	free(ft->strs);
+	free(ft->name_buf.buf);
+	free(ft->url_buf.buf);
+	free(ft->file_url_buf.buf);
 	free(ft->funcs);
 	free(ft->func_hash);
 	free(ft->slots);
@@ -278,4 +284,112 @@ const char *functab_display_name(const struct func_info *fi)
 size_t functab_count(const struct functab *ft)
 {
 	return ft->n_funcs;
+}
+
+/* Reading call frames. */
+
+enum cf_key { CF_OTHER, CF_FUNCTIONNAME, CF_URL, CF_SCRIPTID, CF_LINENUMBER, CF_COLUMNNUMBER };
+
+static enum cf_key cf_key_text(const char *s, size_t n)
+{
+#define KM(lit, k) if (n == sizeof(lit) - 1 && memcmp(s, lit, sizeof(lit) - 1) == 0) return k
+	KM("functionName", CF_FUNCTIONNAME);
+	KM("url", CF_URL);
+	KM("scriptId", CF_SCRIPTID);
+	KM("lineNumber", CF_LINENUMBER);
+	KM("columnNumber", CF_COLUMNNUMBER);
+#undef KM
+	return CF_OTHER;
+}
+
+/* k is a raw quoted key; V8 never escapes keys, but JSON allows it. */
+static enum cf_key cf_key(struct json_span k)
+{
+	enum cf_key r = cf_key_text(k.p + 1, k.n - 2);
+	char buf[128];
+	long n;
+
+	if (r == CF_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
+		r = cf_key_text(buf, (size_t)n);
+	return r;
+}
+
+/* The CPU profiler gives a CommonJS script's url as a file URL (Node's resourceNameToUrl),
+ * the sampling heap profiler gives its bare path: "/app/x.js" here is "file:///app/x.js"
+ * there. Converting the path the way Node does (its '%' escape, then the WHATWG URL path
+ * percent-encode set; checked against Node 20 on odd names) makes both name the same
+ * function-table entry. Dot segments are left alone: Node's module paths have none. */
+static void url_from_path(const char *path, size_t n, struct json_scratch *s, const char **text,
+	size_t *len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t need = 7 + 3 * n, o;
+
+	if (s->cap < need) {
+		free(s->buf);
+		s->cap = need;
+		s->buf = xmalloc(s->cap);
+	}
+	memcpy(s->buf, "file://", 7);
+	o = 7;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if (c == '\t' || c == '\n' || c == '\r') {
+			continue; /* the URL parser drops them */
+		} else if (c == '\\') {
+			s->buf[o++] = '/'; /* a separator in file URLs */
+		} else if (c <= 0x20 || c >= 0x7f || strchr("\"#<>?`{}%", c)) {
+			s->buf[o++] = '%';
+			s->buf[o++] = hex[c >> 4];
+			s->buf[o++] = hex[c & 15];
+		} else {
+			s->buf[o++] = (char)c;
+		}
+	}
+	*text = s->buf;
+	*len = o;
+}
+
+int functab_read_call_frame(struct functab *ft, struct json_reader *r, uint32_t *func)
+{
+	struct json_span k, name = {0}, url = {0}, script;
+	double line = -1, column = -1;
+	const char *name_s, *url_s;
+	size_t name_n, url_n;
+	int got;
+
+	if (json_read_object(r, "callFrame"))
+		return -1;
+	while ((got = json_read_member(r, &k)) == 1) {
+		switch (cf_key(k)) {
+		case CF_FUNCTIONNAME:
+			got = json_read_string(r, &name, "callFrame.functionName");
+			break;
+		case CF_URL:
+			got = json_read_string(r, &url, "callFrame.url");
+			break;
+		case CF_SCRIPTID: /* not kept: the url names the script for as long as we care */
+			got = json_read_string(r, &script, "callFrame.scriptId");
+			break;
+		case CF_LINENUMBER:
+			got = json_read_int(r, -1, INT32_MAX, &line, "callFrame.lineNumber");
+			break;
+		case CF_COLUMNNUMBER:
+			got = json_read_int(r, -1, INT32_MAX, &column, "callFrame.columnNumber");
+			break;
+		default:
+			got = json_read_skip(r);
+			break;
+		}
+		if (got)
+			return -1;
+	}
+	if (got < 0)
+		return -1;
+	json_string_text(name, &ft->name_buf, &name_s, &name_n);
+	json_string_text(url, &ft->url_buf, &url_s, &url_n);
+	if (url_n && url_s[0] == '/')
+		url_from_path(url_s, url_n, &ft->file_url_buf, &url_s, &url_n);
+	*func = functab_intern(ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
+	return 0;
 }

@@ -42,4 +42,11 @@ const struct func_info *functab_get(const struct functab *ft, uint32_t func);
 const char *functab_display_name(const struct func_info *fi);
 size_t functab_count(const struct functab *ft);
 
+struct json_reader;
+/* Reads the V8 call frame object (Runtime.CallFrame: functionName, url, scriptId, lineNumber,
+ * columnNumber; other members are skipped) at the reader's cursor and interns it into *func.
+ * CPU and heap profiles both come through here, so that a function has one entry whichever
+ * profiler named it. Returns 0, or -1 with the reader's sentence. */
+int functab_read_call_frame(struct functab *ft, struct json_reader *r, uint32_t *func);
+
 #endif

@@ -47,12 +47,11 @@ struct parser {
 	size_t n_pairs, pairs_cap;
 	size_t n_nodes;
 	double total_bytes;
-	struct json_scratch name_buf, url_buf, file_url_buf;
 };
 
 enum key {
-	K_OTHER, K_HEAD, K_SAMPLES, K_ID, K_SELFSIZE, K_CALLFRAME, K_CHILDREN, K_FUNCTIONNAME,
-	K_SCRIPTID, K_URL, K_LINENUMBER, K_COLUMNNUMBER, K_SIZE, K_NODEID, K_ORDINAL,
+	K_OTHER, K_HEAD, K_SAMPLES, K_ID, K_SELFSIZE, K_CALLFRAME, K_CHILDREN, K_SIZE, K_NODEID,
+	K_ORDINAL,
 };
 
 static enum key key_match_text(const char *s, size_t n)
@@ -60,15 +59,11 @@ static enum key key_match_text(const char *s, size_t n)
 #define KM(lit, k) if (memcmp(s, lit, sizeof(lit) - 1) == 0) return k
 	switch (n) {
 	case 2: KM("id", K_ID); break;
-	case 3: KM("url", K_URL); break;
 	case 4: KM("head", K_HEAD); KM("size", K_SIZE); break;
 	case 6: KM("nodeId", K_NODEID); break;
 	case 7: KM("samples", K_SAMPLES); KM("ordinal", K_ORDINAL); break;
-	case 8: KM("selfSize", K_SELFSIZE); KM("children", K_CHILDREN); KM("scriptId", K_SCRIPTID);
-		break;
+	case 8: KM("selfSize", K_SELFSIZE); KM("children", K_CHILDREN); break;
 	case 9: KM("callFrame", K_CALLFRAME); break;
-	case 10: KM("lineNumber", K_LINENUMBER); break;
-	case 12: KM("functionName", K_FUNCTIONNAME); KM("columnNumber", K_COLUMNNUMBER); break;
 	}
 #undef KM
 	return K_OTHER;
@@ -84,87 +79,6 @@ static enum key key_match(struct json_span k)
 	if (r == K_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
 		r = key_match_text(buf, (size_t)n);
 	return r;
-}
-
-/* The CPU profiler gives a CommonJS script's url as a file URL (Node's resourceNameToUrl),
- * the sampling heap profiler gives its bare path: "/app/x.js" here is "file:///app/x.js"
- * there. Converting the path the way Node does (its '%' escape, then the WHATWG URL path
- * percent-encode set; checked against Node 20 on odd names) makes both name the same
- * function-table entry. Dot segments are left alone: Node's module paths have none. */
-static void url_from_path(const char *path, size_t n, struct json_scratch *s, const char **text,
-	size_t *len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t need = 7 + 3 * n, o;
-
-	if (s->cap < need) {
-		free(s->buf);
-		s->cap = need;
-		s->buf = xmalloc(s->cap);
-	}
-	memcpy(s->buf, "file://", 7);
-	o = 7;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)path[i];
-		if (c == '\t' || c == '\n' || c == '\r') {
-			continue; /* the URL parser drops them */
-		} else if (c == '\\') {
-			s->buf[o++] = '/'; /* a separator in file URLs */
-		} else if (c <= 0x20 || c >= 0x7f || strchr("\"#<>?`{}%", c)) {
-			s->buf[o++] = '%';
-			s->buf[o++] = hex[c >> 4];
-			s->buf[o++] = hex[c & 15];
-		} else {
-			s->buf[o++] = (char)c;
-		}
-	}
-	*text = s->buf;
-	*len = o;
-}
-
-static int parse_call_frame(struct parser *ps, uint32_t *func)
-{
-	struct json_reader *rd = &ps->rd;
-	struct json_span k, name = {0}, url = {0}, script = {0};
-	double line = -1, column = -1;
-	const char *name_s, *url_s;
-	size_t name_n, url_n;
-	int r;
-
-	if (json_read_object(rd, "callFrame"))
-		return -1;
-	while ((r = json_read_member(rd, &k)) == 1) {
-		switch (key_match(k)) {
-		case K_FUNCTIONNAME:
-			r = json_read_string(rd, &name, "callFrame.functionName");
-			break;
-		case K_URL:
-			r = json_read_string(rd, &url, "callFrame.url");
-			break;
-		case K_SCRIPTID:
-			r = json_read_string(rd, &script, "callFrame.scriptId");
-			break;
-		case K_LINENUMBER:
-			r = json_read_int(rd, -1, INT32_MAX, &line, "callFrame.lineNumber");
-			break;
-		case K_COLUMNNUMBER:
-			r = json_read_int(rd, -1, INT32_MAX, &column, "callFrame.columnNumber");
-			break;
-		default:
-			r = json_read_skip(rd);
-			break;
-		}
-		if (r)
-			return -1;
-	}
-	if (r < 0)
-		return -1;
-	json_string_text(name, &ps->name_buf, &name_s, &name_n);
-	json_string_text(url, &ps->url_buf, &url_s, &url_n);
-	if (url_n && url_s[0] == '/')
-		url_from_path(url_s, url_n, &ps->file_url_buf, &url_s, &url_n);
-	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
-	return 0;
 }
 
 /* Opens a node object (the head, or a child) at the cursor. */
@@ -271,7 +185,7 @@ static int node_member(struct parser *ps)
 	case K_CALLFRAME:
 		if (f->func != NONE)
 			return json_reader_fail(rd, "node with two callFrames (byte %zu)", rd->jp.pos);
-		return parse_call_frame(ps, &f->func);
+		return functab_read_call_frame(ps->ft, rd, &f->func);
 	case K_CHILDREN:
 		if (f->has_children)
 			return json_reader_fail(rd, "node with two children lists (byte %zu)",
@@ -463,9 +377,6 @@ out:
 		t->n = 0;
 	free(ps.stack);
 	free(ps.pairs);
-	free(ps.name_buf.buf);
-	free(ps.url_buf.buf);
-	free(ps.file_url_buf.buf);
 	if (err)
 		*err = ps.rd.err;
 	else

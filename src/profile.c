@@ -50,13 +50,12 @@ struct parser {
 	size_t n_deltas, deltas_cap;
 	double start_us, end_us;
 	bool has_nodes, has_start, has_end;
-	struct json_scratch name_buf, url_buf;
+	struct json_scratch deopt_buf;
 };
 
 enum key {
 	K_OTHER, K_ID, K_CALLFRAME, K_HITCOUNT, K_CHILDREN, K_POSITIONTICKS, K_DEOPTREASON,
-	K_FUNCTIONNAME, K_URL, K_LINENUMBER, K_COLUMNNUMBER, K_LINE, K_TICKS, K_NODES, K_SAMPLES,
-	K_TIMEDELTAS, K_STARTTIME, K_ENDTIME,
+	K_LINE, K_TICKS, K_NODES, K_SAMPLES, K_TIMEDELTAS, K_STARTTIME, K_ENDTIME,
 };
 
 static enum key key_match_text(const char *s, size_t n)
@@ -65,15 +64,13 @@ static enum key key_match_text(const char *s, size_t n)
 #define KM(lit, k) if (memcmp(s, lit, sizeof(lit) - 1) == 0) return k
 	switch (n) {
 	case 2: KM("id", K_ID); break;
-	case 3: KM("url", K_URL); break;
 	case 4: KM("line", K_LINE); break;
 	case 5: KM("ticks", K_TICKS); KM("nodes", K_NODES); break;
 	case 7: KM("samples", K_SAMPLES); KM("endTime", K_ENDTIME); break;
 	case 8: KM("hitCount", K_HITCOUNT); KM("children", K_CHILDREN); break;
 	case 9: KM("callFrame", K_CALLFRAME); KM("startTime", K_STARTTIME); break;
-	case 10: KM("lineNumber", K_LINENUMBER); KM("timeDeltas", K_TIMEDELTAS); break;
+	case 10: KM("timeDeltas", K_TIMEDELTAS); break;
 	case 11: KM("deoptReason", K_DEOPTREASON); break;
-	case 12: KM("functionName", K_FUNCTIONNAME); KM("columnNumber", K_COLUMNNUMBER); break;
 	case 13: KM("positionTicks", K_POSITIONTICKS); break;
 	}
 #undef KM
@@ -91,46 +88,6 @@ static enum key key_match(struct json_span k)
 	if (r == K_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
 		r = key_match_text(buf, (size_t)n);
 	return r;
-}
-
-static int parse_call_frame(struct parser *ps, uint32_t *func)
-{
-	struct json_reader *rd = &ps->rd;
-	struct json_span k, name = {0}, url = {0};
-	double line = -1, column = -1;
-	const char *name_s, *url_s;
-	size_t name_n, url_n;
-	int r;
-
-	if (json_read_object(rd, "callFrame"))
-		return -1;
-	while ((r = json_read_member(rd, &k)) == 1) {
-		switch (key_match(k)) {
-		case K_FUNCTIONNAME:
-			r = json_read_string(rd, &name, "callFrame.functionName");
-			break;
-		case K_URL:
-			r = json_read_string(rd, &url, "callFrame.url");
-			break;
-		case K_LINENUMBER:
-			r = json_read_int(rd, -1, INT32_MAX, &line, "callFrame.lineNumber");
-			break;
-		case K_COLUMNNUMBER:
-			r = json_read_int(rd, -1, INT32_MAX, &column, "callFrame.columnNumber");
-			break;
-		default: /* scriptId and anything newer */
-			r = json_read_skip(rd);
-			break;
-		}
-		if (r)
-			return -1;
-	}
-	if (r < 0)
-		return -1;
-	json_string_text(name, &ps->name_buf, &name_s, &name_n);
-	json_string_text(url, &ps->url_buf, &url_s, &url_n);
-	*func = functab_intern(ps->ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
-	return 0;
 }
 
 static int parse_children(struct parser *ps, struct raw_node *n)
@@ -230,7 +187,7 @@ static int parse_node(struct parser *ps)
 			break;
 		case K_CALLFRAME:
 			r = n.func != NONE ? json_reader_fail(rd, "node with two callFrames") :
-				parse_call_frame(ps, &n.func);
+				functab_read_call_frame(ps->ft, rd, &n.func);
 			break;
 		case K_HITCOUNT:
 			if ((r = json_read_int(rd, 0, UINT32_MAX, &d, "hitCount")) == 0)
@@ -263,7 +220,7 @@ static int parse_node(struct parser *ps)
 	if (deopt.n > 2) {
 		const char *s;
 		size_t len;
-		json_string_text(deopt, &ps->name_buf, &s, &len);
+		json_string_text(deopt, &ps->deopt_buf, &s, &len);
 		functab_set_deopt(ps->ft, n.func, s, len);
 	}
 	if (ps->n_nodes >= PROFILE_MAX_NODES)
@@ -588,8 +545,7 @@ int profile_parse(const char *json, size_t len, struct functab *ft, struct profi
 	ps.deltas = NULL;
 	free(ps.nodes);
 	free(ps.child_ids);
-	free(ps.name_buf.buf);
-	free(ps.url_buf.buf);
+	free(ps.deopt_buf.buf);
 	return 0;
 bad:
 	profile_release(out);
@@ -598,8 +554,7 @@ bad:
 	free(ps.ticks);
 	free(ps.samples);
 	free(ps.deltas);
-	free(ps.name_buf.buf);
-	free(ps.url_buf.buf);
+	free(ps.deopt_buf.buf);
 	if (err)
 		*err = ps.rd.err;
 	else

@@ -1,12 +1,69 @@
-/* test_functab.c: interning, stable strings, special names. */
+/* test_functab.c: interning, stable strings, special names, call frames read from JSON. */
 #include "config.h"
 
 #include "functab.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "jsonpull.h"
 #include "tap.h"
+
+/* Reads the call frame in json; the function's index, or -1 with *err set (to free). */
+static long read_frame(struct functab *ft, const char *json, char **err)
+{
+	struct json_reader r;
+	uint32_t func;
+
+	json_reader_init(&r, json, strlen(json), "invalid frame");
+	*err = NULL;
+	if (functab_read_call_frame(ft, &r, &func) == 0 && json_read_end(&r) == 0)
+		return func;
+	*err = r.err;
+	return -1;
+}
+
+static void test_call_frames(void)
+{
+	struct functab *ft = functab_create();
+	const struct func_info *fi;
+	char *err;
+	long f;
+
+	f = read_frame(ft, "{\"functionName\":\"fib\",\"scriptId\":\"81\",\"url\":\"file:///a.js\","
+		"\"lineNumber\":4,\"columnNumber\":10}", &err);
+	is_int(f, functab_intern(ft, "fib", 3, "file:///a.js", 12, 4, 10), "a call frame is interned");
+	f = read_frame(ft, "{\"columnNumber\":10,\"new\":[{}],\"lineNumber\":4,"
+		"\"\\u0075rl\":\"file:///a.js\",\"functionName\":\"f\\u0069b\"}", &err);
+	is_int(f, functab_intern(ft, "fib", 3, "file:///a.js", 12, 4, 10),
+		"in any order, escaped, with members V8 may add later");
+	f = read_frame(ft, "{\"functionName\":\"load\",\"url\":\"/app/my lib.js\",\"lineNumber\":1,"
+		"\"columnNumber\":2}", &err);
+	fi = f >= 0 ? functab_get(ft, (uint32_t)f) : NULL;
+	is_str(fi ? fi->url : NULL, "file:///app/my%20lib.js", "a bare path becomes the file URL");
+	f = read_frame(ft, "{\"functionName\":\"push\",\"url\":\"\"}", &err);
+	fi = f >= 0 ? functab_get(ft, (uint32_t)f) : NULL;
+	ok(fi && fi->line == -1 && fi->column == -1 && fi->url[0] == '\0',
+		"no position and no url: -1, -1, \"\"");
+
+	static const struct { const char *json, *want; } bad[] = {
+		{"[]", "callFrame is not an object"},
+		{"{\"functionName\":1}", "callFrame.functionName is not a string"},
+		{"{\"url\":null}", "callFrame.url is not a string"},
+		{"{\"scriptId\":81}", "callFrame.scriptId is not a string"},
+		{"{\"lineNumber\":\"4\"}", "callFrame.lineNumber is not a number"},
+		{"{\"columnNumber\":-2}", "callFrame.columnNumber out of range"},
+		{"{\"lineNumber\":2147483648}", "callFrame.lineNumber out of range"},
+		{"{\"functionName\":\"a\"", "truncated"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = read_frame(ft, bad[i].json, &err);
+		ok(f == -1 && err && strstr(err, bad[i].want), "refused: %s", err ? err : bad[i].json);
+		free(err);
+	}
+	functab_free(ft);
+}
 
 int main(void)
 {
@@ -80,5 +137,6 @@ int main(void)
 		is_str(functab_display_name(functab_get(d, named)), "fib", "a name is shown as it is");
 		functab_free(d);
 	}
+	test_call_frames();
 	return done_testing();
 }
