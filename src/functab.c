@@ -286,6 +286,20 @@ size_t functab_count(const struct functab *ft)
 	return ft->n_funcs;
 }
 
+/* One answer for the two questions that ask it, which must agree: the heap profile charges
+ * bytes allocated in internal code to the nearest application caller (a string made by
+ * Array.prototype.join in leakyCache() is leakyCache's), and the views dim internal rows and
+ * hide them on request. An empty url only says "no script"; the position tells native code
+ * (none, like the pseudo-functions) from evaluated code (one), as functab_display_name() does.
+ * Evaluated code is charged and shown as the application's: a template engine's compiled
+ * function holds its own allocations. */
+bool functab_is_internal(const struct func_info *fi)
+{
+	if (strncmp(fi->url, "node:", 5) == 0 || strncmp(fi->url, "internal/", 9) == 0)
+		return true;
+	return fi->url[0] == '\0' && (fi->kind != FUNC_JS || fi->line < 0);
+}
+
 /* Reading call frames. */
 
 enum cf_key { CF_OTHER, CF_FUNCTIONNAME, CF_URL, CF_SCRIPTID, CF_LINENUMBER, CF_COLUMNNUMBER };

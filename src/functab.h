@@ -6,6 +6,7 @@
 #ifndef NTOP_FUNCTAB_H
 #define NTOP_FUNCTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,12 @@ const struct func_info *functab_get(const struct functab *ft, uint32_t func);
  * code)" (a position but no script: eval, new Function, Runtime.evaluate), "(anonymous)". */
 const char *functab_display_name(const struct func_info *fi);
 size_t functab_count(const struct functab *ft);
+/* Whether fi is Node's or V8's own code rather than the application's: a node: (or, before
+ * Node 16, internal/) script, native code (no script and no position: a builtin such as
+ * JSON.parse, or one of Node's C++ bindings), or one of the VM's pseudo-functions ((root),
+ * (program), ...). Evaluated code (no script but a position: eval, new Function,
+ * Runtime.evaluate) is the application's, since the application wrote it. */
+bool functab_is_internal(const struct func_info *fi);
 
 struct json_reader;
 /* Reads the V8 call frame object (Runtime.CallFrame: functionName, url, scriptId, lineNumber,

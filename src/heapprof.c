@@ -96,18 +96,16 @@ static int push_node(struct parser *ps, const char *what)
 	return 0;
 }
 
-/* Code of Node itself (node:..., internal/...) or a native without a script. */
 static bool func_is_internal(const struct functab *ft, uint32_t func)
 {
 	const struct func_info *fi = functab_get(ft, func);
 
-	return !fi || fi->url[0] == '\0' || strncmp(fi->url, "node:", 5) == 0 ||
-		strncmp(fi->url, "internal/", 9) == 0;
+	return !fi || functab_is_internal(fi);
 }
 
-/* The function charged with a node's bytes: the node's own, or, when that is Node's own code
- * (Buffer.toString's slice, JSON.parse...), the nearest caller in the application, which is
- * what holds the memory. The node is on top of the stack. */
+/* The function charged with a node's bytes: the node's own, or, when that is Node's or V8's
+ * code (Buffer.toString's slice, JSON.parse...), the nearest caller in the application, which
+ * is what holds the memory. The node is on top of the stack. */
 static uint32_t charge_func(const struct parser *ps, uint32_t func)
 {
 	size_t d;

@@ -1,8 +1,8 @@
 /* heapprof.h: who holds the memory. V8's sampling heap profiler (HeapProfiler.startSampling /
  * getSamplingProfile) gives a tree of allocation sites with the bytes still live; this module
  * sums it per function, and compares it with a baseline profile to find what grows. Bytes
- * allocated inside Node's own code (node: and internal/ scripts, natives) are charged to the
- * nearest calling function of the application: a string made by Buffer.toString() in
+ * allocated inside Node's own code (node: and internal/ scripts, natives: see
+ * functab_is_internal()) are charged to the nearest calling function of the application: a string made by Buffer.toString() in
  * leakyCache() is held by leakyCache, not by node:buffer's slice. It also
  * streams heap snapshots (HeapProfiler.addHeapSnapshotChunk) to a file. */
 #ifndef NTOP_HEAPPROF_H

@@ -75,7 +75,7 @@ static const char usage_text[] =
 	"      --mode MODE        window (the last one), decayed (an average with a 5 s\n"
 	"                         half-life) or cumulative (since attach)\n"
 	"      --filter TEXT      show functions whose name or location contains TEXT\n"
-	"      --hide-internals   hide Node's own code (node: and internal/ URLs)\n"
+	"      --hide-internals   hide Node's own code (node:, internal/, native)\n"
 	"      --hide-node-modules  hide code under node_modules\n"
 	"      --threshold PCT    hide functions under PCT % self and total\n"
 	"      --no-color         no colours (also when NO_COLOR is set)\n"

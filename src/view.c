@@ -131,8 +131,7 @@ bool view_func_internal(const struct model *m, uint32_t func)
 {
 	const struct func_info *fi = view_func(m, func);
 
-	return fi && fi->url &&
-		(strncmp(fi->url, "node:", 5) == 0 || strncmp(fi->url, "internal/", 9) == 0);
+	return fi && functab_is_internal(fi);
 }
 
 static int view_lower(int c)

@@ -72,7 +72,7 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("/, n, N", "search function names and locations; next and previous match");
 	ENTRY("\\", "filter: show only rows whose name or location contains the text (empty "
 		"clears)");
-	ENTRY("i", "hide or show Node internals (node: and internal/ code)");
+	ENTRY("i", "hide or show Node internals (node: and internal/ scripts, native code)");
 	ENTRY("M", "hide or show code under node_modules");
 	ENTRY("+, -", "raise or lower the threshold (0, 0.1, 0.5, 1, 2, 5, 10%%): rows under it in "
 		"both SELF%% and TOTAL%% are hidden");

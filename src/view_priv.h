@@ -77,6 +77,7 @@ const char *view_func_name(const struct model *m, uint32_t func);
 /* "path:line" (1-based line), or "path:line:col" with with_column; "" for none. */
 void view_func_location(const struct model *m, uint32_t func, bool with_column, char *out,
 	size_t outsz);
+/* Node's or V8's own code (functab_is_internal()): dimmed, and hidden by i. */
 bool view_func_internal(const struct model *m, uint32_t func);
 bool view_contains_ci(const char *hay, const char *needle);
 bool view_row_matches(const struct model *m, uint32_t func, const char *needle);

@@ -65,6 +65,38 @@ static void test_call_frames(void)
 	functab_free(ft);
 }
 
+/* What counts as Node's or V8's own code, by url and position. */
+static void test_internal(void)
+{
+	static const struct {
+		const char *name, *url;
+		int line;
+		bool internal;
+		const char *what;
+	} cases[] = {
+		{"listOnTimeout", "node:internal/timers", 511, true, "a node: script"},
+		{"emit", "internal/events.js", 20, true, "an internal/ script (before Node 16)"},
+		{"push", "", -1, true, "native code: no script, no position"},
+		{"(root)", "", -1, true, "the VM's root"},
+		{"(garbage collector)", "", -1, true, "the garbage collector"},
+		{"gen_7_work", "", 2, false, "evaluated code: a position, no script"},
+		{"", "", 0, false, "anonymous evaluated code"},
+		{"handler", "file:///app/server.js", 9, false, "an application script"},
+		{"map", "file:///app/node_modules/lodash/map.js", 4, false, "a dependency"},
+		{"x", "file:///app/node:y.js", 1, false, "node: inside a path"},
+		{"(idle)", "file:///x.js", 0, false, "a special name in a script"},
+	};
+	struct functab *ft = functab_create();
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t f = functab_intern(ft, cases[i].name, strlen(cases[i].name), cases[i].url,
+			strlen(cases[i].url), cases[i].line, cases[i].line < 0 ? -1 : 0);
+		is_int(functab_is_internal(functab_get(ft, f)), cases[i].internal, "%s: %s",
+			cases[i].what, cases[i].internal ? "internal" : "the application's");
+	}
+	functab_free(ft);
+}
+
 int main(void)
 {
 	struct functab *ft = functab_create();
@@ -138,5 +170,6 @@ int main(void)
 		functab_free(d);
 	}
 	test_call_frames();
+	test_internal();
 	return done_testing();
 }

@@ -112,7 +112,9 @@ static void ref_walk(struct ref *r, const cJSON *node, int depth, const char *us
 		cJSON_GetObjectItemCaseSensitive(cf, "lineNumber")->valueint,
 		cJSON_GetObjectItemCaseSensitive(cf, "columnNumber")->valueint);
 	const char *url = cJSON_GetObjectItemCaseSensitive(cf, "url")->valuestring;
-	bool internal = url[0] == '\0' || strncmp(url, "node:", 5) == 0 ||
+	int line = cJSON_GetObjectItemCaseSensitive(cf, "lineNumber")->valueint;
+	/* native code and V8's pseudo-frames have neither script nor position */
+	bool internal = (url[0] == '\0' && line < 0) || strncmp(url, "node:", 5) == 0 ||
 		strncmp(url, "internal/", 9) == 0;
 	char own[600];
 
@@ -373,6 +375,48 @@ static void test_synthetic(void)
 		strbuf_free(&sb);
 	}
 
+	alloc_table_free(&t);
+	functab_free(ft);
+}
+
+#define FRAME(name, url, line) "\"callFrame\":{\"functionName\":\"" name "\",\"scriptId\":\"1\"," \
+	"\"url\":\"" url "\",\"lineNumber\":" #line ",\"columnNumber\":0}"
+
+/* Whose bytes are whose: Node's and V8's code is charged to the nearest application caller,
+ * evaluated code is the application's own (functab_is_internal). */
+static void test_charging(void)
+{
+	const char *json = "{\"head\":{" FRAME("(root)", "", -1) ",\"selfSize\":0,\"id\":1,\"children\":["
+		"{" FRAME("app", "file:///app.js", 3) ",\"selfSize\":1,\"id\":2,\"children\":["
+			"{" FRAME("push", "", -1) ",\"selfSize\":10,\"id\":3,\"children\":[]},"
+			"{" FRAME("slice", "node:buffer", 40) ",\"selfSize\":0,\"id\":4,\"children\":["
+				"{" FRAME("toString", "", -1) ",\"selfSize\":20,\"id\":5,\"children\":[]}]},"
+			"{" FRAME("compiled", "", 2) ",\"selfSize\":40,\"id\":6,\"children\":["
+				"{" FRAME("join", "", -1) ",\"selfSize\":80,\"id\":7,\"children\":[]}]}]},"
+		"{" FRAME("processTicks", "node:internal/process/task_queues", 94) ",\"selfSize\":0,"
+			"\"id\":8,\"children\":["
+			"{" FRAME("(V8 API)", "", -1) ",\"selfSize\":160,\"id\":9,\"children\":[]}]}]},"
+		"\"samples\":[]}";
+	struct functab *ft = functab_create();
+	struct alloc_table t;
+	const struct alloc_site *s;
+	char *err = NULL;
+
+	alloc_table_init(&t);
+	is_int(parse_mem(json, strlen(json), ft, &t, &err), 0, "charging profile parses");
+	if (err)
+		printf("#   %s\n", err);
+	s = find_site(&t, ft, "app");
+	is_num(s ? s->live_bytes : 0, 31, 0,
+		"a native and a node: script's bytes are charged to their application caller");
+	s = find_site(&t, ft, "compiled");
+	is_num(s ? s->live_bytes : 0, 120, 0,
+		"evaluated code keeps its own bytes, and is the caller natives under it charge");
+	s = find_site(&t, ft, "(V8 API)");
+	is_num(s ? s->live_bytes : 0, 160, 0, "with no application caller, bytes stay where they are");
+	ok(!find_site(&t, ft, "push") && !find_site(&t, ft, "toString") && !find_site(&t, ft, "join"),
+		"no site for the natives that had a caller");
+	is_num(t.total_live_bytes, 311, 0, "total unchanged");
 	alloc_table_free(&t);
 	functab_free(ft);
 }
@@ -784,6 +828,7 @@ int main(void)
 
 	test_fixtures();
 	test_synthetic();
+	test_charging();
 	test_urls();
 	test_hostile();
 	test_diff();

@@ -662,6 +662,26 @@ static void test_formats(void)
 	is_str(buf, "?", "a negative span is unknown");
 }
 
+/* Rows dimmed and hidden by i are what the heap profile charges to callers: functab's test. */
+static void test_internal_rows(void)
+{
+	struct functab *ft = functab_create();
+	uint32_t native = functab_intern(ft, "writeUtf8String", 15, "", 0, -1, -1);
+	uint32_t evaluated = functab_intern(ft, "gen_7_work", 10, "", 0, 2, 28);
+	uint32_t node = functab_intern(ft, "listOnTimeout", 13, "node:internal/timers", 20, 511, 16);
+	uint32_t app = functab_intern(ft, "handler", 7, "file:///app/server.js", 21, 9, 0);
+	struct model m;
+
+	model_init(&m);
+	m.ft = ft;
+	ok(view_func_internal(&m, native), "a native row is internal");
+	ok(!view_func_internal(&m, evaluated), "an evaluated one is the application's");
+	ok(view_func_internal(&m, node) && !view_func_internal(&m, app), "node: is, file:// is not");
+	ok(!view_func_internal(&m, 999), "an unknown function is not");
+	model_free(&m);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -672,6 +692,7 @@ int main(void)
 		return 0;
 	}
 	test_formats();
+	test_internal_rows();
 	fixture_init(&fx);
 	test_table(&fx);
 	test_detail_and_help(&fx);
