@@ -7,31 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "functab.h"
 #include "profile.h"
 #include "tap.h"
-
-static char *read_fixture(const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", SRCDIR, name);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static int parse(const char *json, struct functab *ft, struct profile *p)
 {
@@ -279,7 +258,7 @@ static void test_fixture(void)
 	struct profile p;
 	struct window_stats w;
 	size_t len;
-	char *buf = read_fixture("profile-fib.json", &len);
+	char *buf = fixture_read("profile-fib.json", &len);
 
 	window_stats_init(&w);
 	ok(buf && profile_parse(buf, len, ft, &p, NULL) == 0, "fixture parses");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "fixture.h"
 #include "functab.h"
 #include "profile.h"
 #include "tap.h"
@@ -692,22 +693,6 @@ static void test_save(struct functab *ft, const struct funcs *fn)
 	calltree_free(big);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n;
-
-	for (*len = 0; f && (buf = xreallocarray_grow(buf, &cap, *len + 65537, 1)) &&
-	     (n = fread(buf + *len, 1, 65536, f)) > 0;)
-		*len += n;
-	if (f)
-		fclose(f);
-	if (buf)
-		buf[*len] = '\0';
-	return buf;
-}
-
 /* The samples and timeDeltas arrays of an export, as text, to compare two exports. */
 static char *timeline_of(const char *text)
 {
@@ -721,7 +706,7 @@ static char *timeline_of(const char *text)
 static void test_fixture(void)
 {
 	const char *srcdir = getenv("top_srcdir");
-	char *path, *json, *text, *err = NULL, *merged, *single, *fold1, *fold2;
+	char *json, *text, *err = NULL, *merged, *single, *fold1, *fold2;
 	size_t len, j, k;
 	struct functab *ft = functab_create(), *ft2 = functab_create();
 	struct profile p, p2, a, b;
@@ -732,13 +717,11 @@ static void test_fixture(void)
 	bool same = true;
 	double ts_j1 = 0, ts_k1 = 0;
 
-	path = xasprintf("%s/tests/fixtures/profile-fib.json", srcdir && *srcdir ? srcdir : "..");
-	json = slurp(path, &len);
+	json = fixture_read("profile-fib.json", &len);
 	if (!json || profile_parse(json, len, ft, &p, &err) != 0) {
-		ok(0, "fixture %s read and parsed (%s)", path, err ? err : strerror(errno));
+		ok(0, "fixture profile-fib.json read and parsed (%s)", err ? err : "unreadable");
 		free(err);
 		free(json);
-		free(path);
 		functab_free(ft);
 		functab_free(ft2);
 		calltree_free(t);
@@ -869,7 +852,6 @@ static void test_fixture(void)
 	profile_release(&p);
 	profile_release(&p2);
 	free(json);
-	free(path);
 	calltree_free(t);
 	calltree_free(t2);
 	functab_free(ft);

@@ -11,6 +11,7 @@
 #include "attach.h"
 #include "engine.h"
 #include "exitcode.h"
+#include "fixture.h"
 #include "functab.h"
 #include "loop.h"
 #include "profile.h"
@@ -344,22 +345,6 @@ static void methods_since(const struct fake *f, int from, char *out, size_t outs
 static const char *last_expression(const struct fake *f)
 {
 	return f->n_sent && f->sent[f->n_sent - 1].expression ? f->sent[f->n_sent - 1].expression : "";
-}
-
-static char *read_file(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	struct strbuf b;
-	char buf[4096];
-	size_t n;
-
-	if (!fp)
-		return NULL;
-	strbuf_init(&b);
-	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-		strbuf_append(&b, buf, n);
-	fclose(fp);
-	return b.data;
 }
 
 /* A small profile of a busy fibHot: startTime, then one sample of node 3 per delta. */
@@ -797,7 +782,9 @@ static void test_stop(void)
 
 int main(void)
 {
-	fib_profile = read_file(SRCDIR "/tests/fixtures/profile-fib.json");
+	size_t len;
+
+	fib_profile = fixture_read_text("profile-fib.json", &len);
 	ok(fib_profile != NULL, "the fixture");
 	if (!fib_profile)
 		return done_testing();

@@ -14,37 +14,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "fixture.h"
 #include "functab.h"
 #include "jsonpull.h"
 #include "strbuf.h"
 #include "tap.h"
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n > 0 ? (size_t)n : 1); /* exact size: ASan catches reads past the end */
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static char *read_fixture(const char *name, size_t *len)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", SRCDIR, name);
-	return read_file(path, len);
-}
 
 static int parse_mem(const char *json, size_t n, struct functab *ft, struct alloc_table *t,
 	char **err)
@@ -178,7 +152,7 @@ static void check_fixture(const char *name, struct functab *ft, struct alloc_tab
 	struct ref *r)
 {
 	size_t len = 0;
-	char *json = read_fixture(name, &len);
+	char *json = fixture_read(name, &len);
 	char *err = NULL;
 	bool sorted = true, match = true;
 	double sum = 0;
@@ -462,7 +436,7 @@ static void test_urls(void)
 static void test_hostile(void)
 {
 	size_t len = 0;
-	char *json = read_fixture("heap-sampling-2.json", &len);
+	char *json = fixture_read("heap-sampling-2.json", &len);
 	struct functab *ft = functab_create();
 	struct alloc_table t;
 	char *err = NULL;
@@ -575,7 +549,7 @@ static void test_hostile(void)
 	is_int(no_msg, 0, "every truncation gets a message and an empty table");
 	free(json);
 	/* the same where the JSON nests deepest */
-	json = read_fixture("heap-sampling-deep.json", &len);
+	json = fixture_read("heap-sampling-deep.json", &len);
 	accepted = no_msg = 0;
 	for (size_t cut = 0; json && cut < len - 2; cut += cut < 8000 ? 1 : 37) {
 		if (parse_mem(json, cut, ft, &t, &err) == 0)
@@ -662,7 +636,7 @@ static void test_snapshot_fixture(const char *dir)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/fixture.heapsnapshot", dir);
-	fixture = read_fixture("heap-snapshot-chunks.json", &len);
+	fixture = fixture_read("heap-snapshot-chunks.json", &len);
 	ok(fixture && json_validate(fixture, len, &arr) == 0, "chunks fixture read");
 	if (!fixture)
 		return;
@@ -684,7 +658,7 @@ static void test_snapshot_fixture(const char *dir)
 	ok(f && count_entries(dir) == 1 && access(path, F_OK) != 0,
 		"while writing: one temporary file, the target not there yet");
 	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished");
-	out = read_file(path, &out_len);
+	out = fixture_read_file(path, &out_len);
 	ok(out && out_len == want.len && bytes == want.len && memcmp(out, want.data, want.len) == 0,
 		"the file is the decoded chunks (%zu bytes), as cJSON decodes them", bytes);
 	ok(out && out_len > 20 && memcmp(out, "{\"snapshot\":{\"meta\":", 20) == 0,
@@ -720,7 +694,7 @@ static void test_snapshot_small(const char *dir)
 	ok(f && snapshot_file_chunk(f, c1, strlen(c1), &cause) == 0 &&
 		snapshot_file_chunk(f, c2, strlen(c2), &cause) == 0, "escaped chunks accepted");
 	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished over an existing file");
-	out = read_file(path, &out_len);
+	out = fixture_read_file(path, &out_len);
 	root = out ? cJSON_ParseWithLength(out, out_len) : NULL;
 	ok(root, "the concatenation is valid JSON (%zu bytes)", out_len);
 	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(root, "k")), "q\"\xc3\xa9\xf0\x9f\x98\x80",
@@ -804,7 +778,7 @@ static void test_snapshot_live(const char *dir)
 	is_int(p ? pclose(p) : -1, 0, "node exited cleanly");
 	ok(chunks > 3 && bad == 0, "%d chunks written", chunks);
 	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished");
-	out = read_file(path, &out_len);
+	out = fixture_read_file(path, &out_len);
 	root = out ? cJSON_ParseWithLength(out, out_len) : NULL;
 	ok(root, "the whole %zu-byte snapshot is valid JSON", bytes);
 	{

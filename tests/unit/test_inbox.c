@@ -5,6 +5,7 @@
  * dropping or freeing the inbox discards what it holds. */
 #include "config.h"
 
+#include "fixture.h"
 #include "functab.h"
 #include "inbox.h"
 #include "loop.h"
@@ -88,27 +89,6 @@ static char *on_take(void *ud)
 	return b;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc(*len + 1);
-	if (fread(buf, 1, *len, f) != *len) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* A consoleProfileFinished event around profile (its title after it, as V8 sends it). */
 static char *finished_event(const char *profile, const char *title)
 {
@@ -155,7 +135,7 @@ int main(void)
 
 	r.loop = loop_create(NULL, &cause);
 	ok(r.loop != NULL, "event loop");
-	json = read_file(SRCDIR "/tests/fixtures/profile-graph.json", &len);
+	json = fixture_read_text("profile-graph.json", &len);
 	ok(json != NULL && len > BIG, "fixture read (%zu bytes)", len);
 	if (!r.loop || !json)
 		return done_testing();

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "procfs.h"
+#include "fixture.h"
 #include "util.h"
 #include "tap.h"
 
@@ -16,21 +17,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char *fixture_read(const char *name, size_t *len)
-{
-	const char *top = getenv("top_srcdir");
-	char *path = xasprintf("%s/tests/fixtures/proc/%s", top ? top : ".", name);
-	char *buf = NULL;
-	int err = 0;
-
-	if (procfs_file_read(path, 1 << 20, &buf, len, &err) < 0) {
-		printf("# cannot read %s: %s\n", path, strerror(err));
-		buf = NULL;
-	}
-	free(path);
-	return buf;
-}
 
 /* A value from meta.txt, or -1. */
 static long meta_get(const char *meta, const char *key)
@@ -67,7 +53,7 @@ static void test_status(const char *meta)
 	size_t len;
 	char *t;
 
-	t = fixture_read("node4_status", &len);
+	t = fixture_read_text("proc/node4_status", &len);
 	ok(t && procfs_status_parse(t, len, &st) == 0, "node status parses");
 	if (t) {
 		is_str(st.name, "node", "node status: name");
@@ -81,11 +67,11 @@ static void test_status(const char *meta)
 			"status without SigCgt is refused");
 	}
 	free(t);
-	t = fixture_read("node6_status", &len);
+	t = fixture_read_text("proc/node6_status", &len);
 	ok(t && procfs_status_parse(t, len, &st) == 0 && st.tgid == meta_get(meta, "node6_pid") &&
 		(st.sig_cgt & PROCFS_SIGUSR1_MASK), "second node's status");
 	free(t);
-	t = fixture_read("sh_status", &len);
+	t = fixture_read_text("proc/sh_status", &len);
 	ok(t && procfs_status_parse(t, len, &st) == 0, "sh status parses");
 	if (t) {
 		is_int(st.tgid, meta_get(meta, "sh_pid"), "sh status: tgid");
@@ -93,7 +79,7 @@ static void test_status(const char *meta)
 		ok(!(st.sig_blk & PROCFS_SIGUSR1_MASK), "sh does not block SIGUSR1");
 	}
 	free(t);
-	t = fixture_read("sleep_status", &len);
+	t = fixture_read_text("proc/sleep_status", &len);
 	ok(t && procfs_status_parse(t, len, &st) == 0, "sleep status parses");
 	if (t) {
 		is_str(st.name, "sleep", "sleep status: name");
@@ -123,7 +109,7 @@ static void test_net(const char *meta)
 	char *t;
 	int n;
 
-	t = fixture_read("node4_net_tcp", &len);
+	t = fixture_read_text("proc/node4_net_tcp", &len);
 	n = t ? procfs_net_tcp_parse(t, len, AF_INET, &ls) : -1;
 	ok(n > 0, "tcp parses (%d listeners)", n);
 	if (t)
@@ -141,7 +127,7 @@ static void test_net(const char *meta)
 	free(t);
 	procfs_listeners_free(&ls);
 
-	t = fixture_read("node6_net_tcp6", &len);
+	t = fixture_read_text("proc/node6_net_tcp6", &len);
 	n = t ? procfs_net_tcp_parse(t, len, AF_INET6, &ls) : -1;
 	ok(n >= 1, "tcp6 parses");
 	l = find_inode(&ls, (unsigned long)meta_get(meta, "node6_inspector_inode"));
@@ -178,7 +164,7 @@ static void test_fds(const char *meta)
 {
 	struct procfs_inodes s = { 0 };
 	size_t len;
-	char *t = fixture_read("node4_fd_links", &len), *line, *save = NULL;
+	char *t = fixture_read_text("proc/node4_fd_links", &len), *line, *save = NULL;
 
 	for (line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long ino = procfs_socket_inode_parse(line);
@@ -192,7 +178,7 @@ static void test_fds(const char *meta)
 		"the app server's inode is among node's fds");
 	free(t);
 	procfs_inodes_free(&s);
-	t = fixture_read("node6_fd_links", &len);
+	t = fixture_read_text("proc/node6_fd_links", &len);
 	for (line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
 		procfs_inodes_add(&s, procfs_socket_inode_parse(line));
 	ok(procfs_inodes_has(&s, (unsigned long)meta_get(meta, "node6_inspector_inode")),
@@ -211,8 +197,8 @@ static void test_inspect_addr_scan(void)
 {
 	struct procfs_inspect_addr a;
 	size_t env_len = 0, cmd_len = 0;
-	char *env = fixture_read("node4_environ", &env_len);
-	char *cmd = fixture_read("node4_cmdline", &cmd_len);
+	char *env = fixture_read("proc/node4_environ", &env_len);
+	char *cmd = fixture_read("proc/node4_cmdline", &cmd_len);
 
 	procfs_inspect_addr_scan(env, env_len, cmd, cmd_len, &a);
 	ok(a.seen && a.port == 0 && strcmp(a.host, "127.0.0.1") == 0,
@@ -250,7 +236,7 @@ static void test_args(const char *meta)
 	char *t;
 	int port;
 
-	t = fixture_read("node4_environ", &len);
+	t = fixture_read_text("proc/node4_environ", &len);
 	v = t ? procfs_environ_get(t, len, "NODE_OPTIONS") : NULL;
 	is_str(v, "--max-old-space-size=64 --inspect-port=127.0.0.2:9339", "NODE_OPTIONS from environ");
 	ok(t && procfs_environ_get(t, len, "NODE") == NULL, "a prefix of a name does not match");
@@ -259,7 +245,7 @@ static void test_args(const char *meta)
 		procfs_inspect_scan_node_options(v, &a);
 	ok(a.seen && a.port == 9339 && strcmp(a.host, "127.0.0.2") == 0, "NODE_OPTIONS port");
 	free(t);
-	t = fixture_read("node4_cmdline", &len);
+	t = fixture_read_text("proc/node4_cmdline", &len);
 	if (t) {
 		procfs_cmdline_argv0(t, len, base, sizeof(base));
 		is_str(base, "node", "argv[0] basename");
@@ -267,7 +253,7 @@ static void test_args(const char *meta)
 	}
 	ok(a.port == 0 && strcmp(a.host, "127.0.0.1") == 0, "the command line wins over NODE_OPTIONS");
 	free(t);
-	t = fixture_read("node6_cmdline", &len);
+	t = fixture_read_text("proc/node6_cmdline", &len);
 	procfs_inspect_addr_init(&a);
 	if (t)
 		procfs_inspect_scan_argv(t, len, &a);
@@ -321,7 +307,7 @@ static void test_args(const char *meta)
 	ok(procfs_hostport_parse("h:x", host, sizeof(host), &port) < 0, "hostport: bad port");
 	ok(procfs_hostport_parse("", host, sizeof(host), &port) < 0, "hostport: empty");
 
-	t = fixture_read("sh_children", &len);
+	t = fixture_read_text("proc/sh_children", &len);
 	ok(t && procfs_children_parse(t, len, &kids) == 1, "sh has one child");
 	ok(kids.n == 1 && kids.v[0] == meta_get(meta, "sleep_pid"), "the child is the sleep");
 	free(t);
@@ -409,12 +395,32 @@ static void test_live(void)
 	procfs_listeners_free(&ls);
 }
 
+/* procfs_file_read, which the other readers build on, against a recorded file. */
+static void test_file_read(void)
+{
+	char path[4096], *want, *buf = NULL;
+	size_t want_len = 0, len = 0;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/proc/node4_status", SRCDIR);
+	want = fixture_read_text("proc/node4_status", &want_len);
+	ok(procfs_file_read(path, 1 << 20, &buf, &len, &err) == 0 && want && len == want_len &&
+		memcmp(buf, want, len) == 0 && buf[len] == '\0', "reads a whole file, NUL-terminated");
+	free(buf);
+	ok(procfs_file_read(path, 10, &buf, &len, &err) == 0 && len == 10 && buf[10] == '\0' &&
+		want && memcmp(buf, want, 10) == 0, "at most max_bytes of it");
+	free(buf);
+	ok(procfs_file_read(SRCDIR "/tests/fixtures/proc/no-such-file", 100, &buf, &len, &err) < 0 &&
+		err == ENOENT && buf == NULL, "a missing file: -1 with ENOENT");
+	free(want);
+}
+
 int main(void)
 {
 	size_t len;
-	char *meta = fixture_read("meta.txt", &len);
+	char *meta = fixture_read_text("proc/meta.txt", &len);
 
-	ok(meta != NULL, "fixtures found (set top_srcdir)");
+	ok(meta != NULL, "fixtures found");
 	if (!meta)
 		return done_testing();
 	test_status(meta);
@@ -422,6 +428,7 @@ int main(void)
 	test_fds(meta);
 	test_args(meta);
 	test_inspect_addr_scan();
+	test_file_read();
 	test_live();
 	test_inspect_addr_read();
 	free(meta);

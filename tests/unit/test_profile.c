@@ -10,29 +10,8 @@
 
 #include "functab.h"
 #include "strbuf.h"
+#include "fixture.h"
 #include "tap.h"
-
-static char *read_fixture(const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", SRCDIR, name);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n); /* exact size: ASan catches any read past the end */
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static bool preorder_ok(const struct profile *p)
 {
@@ -90,7 +69,7 @@ static void test_fixtures(void)
 		struct profile p;
 		char *err = NULL;
 		size_t len;
-		char *buf = read_fixture(fx[k].file, &len);
+		char *buf = fixture_read(fx[k].file, &len);
 
 		ok(buf != NULL, "%s readable", fx[k].file);
 		if (!buf)
@@ -350,7 +329,7 @@ static char *pretty(const char *in, size_t len, size_t *out_len)
 static void test_pretty_and_mutations(void)
 {
 	size_t len, plen;
-	char *buf = read_fixture("profile-graph.json", &len);
+	char *buf = fixture_read("profile-graph.json", &len);
 	struct functab *ft = functab_create();
 	struct profile a, b;
 
