@@ -911,8 +911,10 @@ int json_read_array(struct json_reader *r, const char *what)
 
 int json_read_member(struct json_reader *r, struct json_span *key)
 {
-	int got = json_pull_object_next(&r->jp, key);
+	int got = pull_next(&r->jp, true);
 
+	if (got == 1 && scan_member_key(r->jp.buf, r->jp.len, &r->jp.pos, key))
+		got = -1;
 	return got < 0 ? json_reader_fail_json(r) : got;
 }
 
@@ -930,7 +932,8 @@ int json_read_string(struct json_reader *r, struct json_span *out, const char *w
 	return json_pull_string(&r->jp, out) ? json_reader_fail_json(r) : 0;
 }
 
-int json_read_number(struct json_reader *r, double *out, const char *what)
+/* (inline: CPU profiles hold millions of numbers) */
+static inline int read_number(struct json_reader *r, double *out, const char *what)
 {
 	size_t at;
 
@@ -944,13 +947,19 @@ int json_read_number(struct json_reader *r, double *out, const char *what)
 	return 0;
 }
 
+int json_read_number(struct json_reader *r, double *out, const char *what)
+{
+	return read_number(r, out, what);
+}
+
 int json_read_int(struct json_reader *r, double lo, double hi, double *out, const char *what)
 {
 	double d;
 
-	if (json_read_number(r, &d, what))
+	if (read_number(r, &d, what))
 		return -1;
-	if (!(d >= lo && d <= hi) || d != floor(d))
+	/* the range first: only then is the conversion defined */
+	if (!(d >= lo && d <= hi) || d != (double)(int64_t)d)
 		return json_reader_fail(r, "%s out of range or not an integer: %.17g", what, d);
 	*out = d;
 	return 0;

@@ -148,7 +148,7 @@ int json_read_element(struct json_reader *r);
 int json_read_string(struct json_reader *r, struct json_span *out, const char *what);
 /* A finite number. */
 int json_read_number(struct json_reader *r, double *out, const char *what);
-/* An integer in [lo, hi]. */
+/* An integer in [lo, hi] (bounds within ±2^63). */
 int json_read_int(struct json_reader *r, double lo, double hi, double *out, const char *what);
 /* Consumes (and validates) any one value: a member nobody asked for. */
 int json_read_skip(struct json_reader *r);
