@@ -234,3 +234,19 @@ matrix_node() {
 	fi
 	return 1
 }
+
+# require_npm_deps: the npm packages bench/npm pins (express, autocannon, typescript), installed
+# once into ~/.cache/ntop-js/npm, on NODE_PATH. Without them the test is skipped, or fails when
+# the versions are required (CI).
+require_npm_deps() {
+	local deps
+	if ! deps=$(bash -c ". '$top_srcdir/bench/lib.sh' && bench_npm_deps" 2>"$WORK/npm.log"); then
+		if [ "$required" -eq 1 ]; then
+			ok 1 "the pinned npm packages installed: $(tail -n 3 "$WORK/npm.log")"
+			done_testing
+			exit
+		fi
+		skip_all "the pinned npm packages could not be installed"
+	fi
+	export NODE_PATH=$deps/node_modules
+}

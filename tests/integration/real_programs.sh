@@ -13,15 +13,7 @@ require_node
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 warm=${NTOP_WARM_S:-10}
 
-if ! deps=$(bash -c ". '$top_srcdir/bench/lib.sh' && bench_npm_deps" 2>"$WORK/npm.log"); then
-	if [ "$required" -eq 1 ]; then
-		ok 1 "the pinned npm packages installed: $(tail -n 3 "$WORK/npm.log")"
-		done_testing
-		exit
-	fi
-	skip_all "the pinned npm packages could not be installed"
-fi
-export NODE_PATH=$deps/node_modules
+require_npm_deps
 
 # shares FILE: self time of each function, windows 2.., as % of the busy time (no idle)
 shares_js='

@@ -30,15 +30,7 @@ read -ra extra_args <<<"${NTOP_TSC_ARGS:-}"
 tol=${NTOP_TSC_TOL:-2.5}
 fixtures=$top_srcdir/tests/fixtures/accuracy
 
-if ! deps=$(bash -c ". '$top_srcdir/bench/lib.sh' && bench_npm_deps" 2>"$WORK/npm.log"); then
-	if [ "$required" -eq 1 ]; then
-		ok 1 "the pinned npm packages installed: $(tail -n 3 "$WORK/npm.log")"
-		done_testing
-		exit
-	fi
-	skip_all "the pinned npm packages could not be installed"
-fi
-export NODE_PATH=$deps/node_modules
+require_npm_deps
 
 # compare REFERENCE.json NTOP.jsonl: prints "max-error worst-key extra-share extra-key" and a
 # table of the reference's top 8 on stderr.

@@ -5,6 +5,7 @@
 #ifndef NTOP_FIXTURE_H
 #define NTOP_FIXTURE_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -47,6 +48,23 @@ static inline char *fixture_load_(const char *path, size_t *len, bool nul)
 static inline char *fixture_read_file(const char *path, size_t *len)
 {
 	return fixture_load_(path, len, false);
+}
+
+/* The entries of a directory but . and .., or -1 if it cannot be read: what the tests of
+ * files written whole count to see that no temporary file was left behind. */
+static inline int fixture_count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
 }
 
 #ifdef SRCDIR

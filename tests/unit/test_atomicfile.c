@@ -18,21 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void put_file(const char *path, const char *text, mode_t mode)
 {
 	FILE *f = fopen(path, "w");
@@ -84,7 +69,7 @@ static void test_save(const char *dir)
 	ok(file_is(path, "b=2\n") && mode_of(path) == 0600, "replaced, and the mode is 0600 again");
 	is_int(atomic_file_save(path, "", 0, &cause), 0, "an empty content is a file too");
 	ok(file_is(path, ""), "now empty");
-	is_int(count_entries(dir), 1, "no temporary file left");
+	is_int(fixture_count_entries(dir), 1, "no temporary file left");
 	unlink(path);
 	free(path);
 }
@@ -103,7 +88,7 @@ static void test_stream(const char *dir)
 	fprintf(atomic_file_stream(f), "%d\n", 900);
 	for (int i = 0; i < 20000; i++)
 		fputs("main;bar 1\n", atomic_file_stream(f));
-	ok(file_is(path, "previous") && count_entries(dir) == 2,
+	ok(file_is(path, "previous") && fixture_count_entries(dir) == 2,
 		"while writing: the old file intact, one temporary file beside it");
 	is_int(atomic_file_commit(f, &cause), 0, "commit");
 	{
@@ -113,7 +98,7 @@ static void test_stream(const char *dir)
 			"the file is the bytes and the formatted text, in order (%zu bytes)", len);
 		free(got);
 	}
-	is_int(count_entries(dir), 1, "only the target left");
+	is_int(fixture_count_entries(dir), 1, "only the target left");
 
 	f = atomic_file_open(path, &cause);
 	ok(f && atomic_file_write(f, "half", 4, &cause) == 0, "a second write, abandoned");
@@ -121,7 +106,7 @@ static void test_stream(const char *dir)
 	{
 		size_t len = 0;
 		char *got = fixture_read_file(path, &len);
-		ok(count_entries(dir) == 1 && got && len > 12 && memcmp(got, "main;foo 900", 12) == 0,
+		ok(fixture_count_entries(dir) == 1 && got && len > 12 && memcmp(got, "main;foo 900", 12) == 0,
 			"abort: the temporary file gone, the target untouched");
 		free(got);
 	}
@@ -201,7 +186,7 @@ static void test_refusals(const char *dir)
 		cause ? cause : "(none)");
 	free(cause);
 	cause = NULL;
-	ok(count_entries(dir) == 1 && count_entries(sub) == 0,
+	ok(fixture_count_entries(dir) == 1 && fixture_count_entries(sub) == 0,
 		"nothing left beside it, nothing put in it");
 	rmdir(sub);
 
@@ -217,7 +202,7 @@ static void test_refusals(const char *dir)
 			printf("ok %d # SKIP\n", ++tap_n);
 		} else {
 			is_int(rc, -1, "a read-only directory: refused");
-			ok(one_sentence(cause, ro, strerror(EACCES)) && count_entries(sub) == 0,
+			ok(one_sentence(cause, ro, strerror(EACCES)) && fixture_count_entries(sub) == 0,
 				"with one sentence, nothing left: %s", cause ? cause : "(none)");
 		}
 		free(cause);
@@ -270,7 +255,7 @@ static void test_write_error(const char *dir)
 
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
-	ok(count_entries(dir) == 1 && file_is(path, "kept"),
+	ok(fixture_count_entries(dir) == 1 && file_is(path, "kept"),
 		"no temporary file left, the old file kept");
 	unlink(path);
 	free(path);
@@ -288,7 +273,7 @@ int main(void)
 	test_stream(dir);
 	test_refusals(dir);
 	test_write_error(dir);
-	is_int(count_entries(dir), 0, "the directory is empty at the end");
+	is_int(fixture_count_entries(dir), 0, "the directory is empty at the end");
 	rmdir(dir);
 	return done_testing();
 }

@@ -565,20 +565,6 @@ static void test_huge_deltas(struct functab *ft, const struct funcs *fn)
 	calltree_free(t2);
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static int run_checker(const char *node, const char *script, const char *file, const char *args)
 {
 	char *cmd = xasprintf("'%s' '%s' '%s' --quiet %s", node, script, file, args);
@@ -620,7 +606,7 @@ static void test_save(struct functab *ft, const struct funcs *fn)
 	is_int(calltree_save(t, ft, path, false, &cause), 0, "save succeeds");
 	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "saved file has mode 0600");
 	is_int(calltree_save(t, ft, path, false, &cause), 0, "save replaces an existing file");
-	is_int(count_entries(dir), 1, "no temporary file left behind");
+	is_int(fixture_count_entries(dir), 1, "no temporary file left behind");
 	is_int(calltree_save(t, ft, fpath, true, &cause), 0, "folded save succeeds");
 	is_int(calltree_save(t, ft, bad, false, &cause), -1, "save into a missing directory fails");
 	ok(cause && strstr(cause, "missing") && strstr(cause, "No such file") &&
@@ -628,7 +614,7 @@ static void test_save(struct functab *ft, const struct funcs *fn)
 		cause ? cause : "none");
 	free(cause);
 	cause = NULL;
-	is_int(count_entries(dir), 2, "failed save leaves nothing behind");
+	is_int(fixture_count_entries(dir), 2, "failed save leaves nothing behind");
 	{
 		FILE *full = fopen("/dev/full", "w");
 		if (full) {
@@ -645,7 +631,7 @@ static void test_save(struct functab *ft, const struct funcs *fn)
 		if (getcwd(cwd, sizeof(cwd)) && chdir(dir) == 0) {
 			is_int(calltree_save(t, ft, "rel.cpuprofile", false, &cause), 0,
 				"save to a relative path (temporary file in the current directory)");
-			is_int(count_entries("."), 3, "only the saved file added");
+			is_int(fixture_count_entries("."), 3, "only the saved file added");
 			unlink("rel.cpuprofile");
 			if (chdir(cwd) != 0)
 				ok(0, "chdir back: %s", strerror(errno));

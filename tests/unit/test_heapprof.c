@@ -608,21 +608,6 @@ static void test_diff(void)
 
 /* Snapshots. */
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void test_snapshot_fixture(const char *dir)
 {
 	char path[4096], *cause = NULL, *fixture, *out;
@@ -655,7 +640,7 @@ static void test_snapshot_fixture(const char *dir)
 	}
 	is_int(n, 3, "three raw chunks");
 	is_int(bad, 0, "each chunk decoded and written");
-	ok(f && count_entries(dir) == 1 && access(path, F_OK) != 0,
+	ok(f && fixture_count_entries(dir) == 1 && access(path, F_OK) != 0,
 		"while writing: one temporary file, the target not there yet");
 	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished");
 	out = fixture_read_file(path, &out_len);
@@ -664,7 +649,7 @@ static void test_snapshot_fixture(const char *dir)
 	ok(out && out_len > 20 && memcmp(out, "{\"snapshot\":{\"meta\":", 20) == 0,
 		"it starts as a heap snapshot");
 	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600");
-	is_int(count_entries(dir), 1, "no temporary file left");
+	is_int(fixture_count_entries(dir), 1, "no temporary file left");
 	unlink(path);
 	free(out);
 	free(fixture);
@@ -710,7 +695,7 @@ static void test_snapshot_small(const char *dir)
 	f = snapshot_file_open(path, &cause);
 	ok(f && snapshot_file_chunk(f, c1, strlen(c1), &cause) == 0, "chunk before abort");
 	snapshot_file_abort(f);
-	is_int(count_entries(dir), 0, "abort leaves nothing");
+	is_int(fixture_count_entries(dir), 0, "abort leaves nothing");
 
 	/* a bad chunk */
 	f = snapshot_file_open(path, &cause);
@@ -727,12 +712,12 @@ static void test_snapshot_small(const char *dir)
 	free(cause);
 	cause = NULL;
 	snapshot_file_abort(f);
-	is_int(count_entries(dir), 0, "nothing left after the refused chunks");
+	is_int(fixture_count_entries(dir), 0, "nothing left after the refused chunks");
 
 	/* empty */
 	f = snapshot_file_open(path, &cause);
 	is_int(snapshot_file_finish(f, &bytes, &cause), -1, "an empty snapshot is refused");
-	ok(cause && count_entries(dir) == 0, "with a message, leaving nothing: %s",
+	ok(cause && fixture_count_entries(dir) == 0, "with a message, leaving nothing: %s",
 		cause ? cause : "(none)");
 	free(cause);
 	cause = NULL;
@@ -793,7 +778,7 @@ static void test_snapshot_live(const char *dir)
 	cJSON_Delete(root);
 	free(out);
 	unlink(path);
-	is_int(count_entries(dir), 0, "nothing else left");
+	is_int(fixture_count_entries(dir), 0, "nothing else left");
 }
 
 int main(void)
