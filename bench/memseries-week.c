@@ -1,7 +1,9 @@
 /* memseries-week.c: a week of 1 s memory readings through the series, as a week-long
  * unattended session would feed it. Prints what the series holds in memory (the bound, and
  * the resident growth of this process) and the time taken: per reading, for a chart query
- * and for the growth rule.
+ * and for the growth rule. The resident growth of the first and of the second hour shows
+ * the tiers' pages being touched for the first time: the 1 s tier fills in its first hour
+ * and then wraps (the 0.4 MB an hour of a weekend's first hour, doc/long-sessions.md).
  *
  *   bench/memseries_week [--weeks N] */
 #include "config.h"
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
 	struct mem_bucket out[400];
 	struct mem_growth g;
 	struct mem_sample m;
-	long rss0, rss1;
+	long rss0, rss1, rss_1h = 0, rss_2h = 0;
 	size_t n = 0, nq = 0, bytes0;
 	int reps = 1000;
 
@@ -64,6 +66,10 @@ int main(int argc, char **argv)
 		m.v[MEM_ARRAY_BUFFERS] = fmod(dt, 10) == 0 ? 1 * mb : NAN;
 		memseries_add(s, &m);
 		n++;
+		if (n == 3600)
+			rss_1h = rss_now_kib();
+		else if (n == 7200)
+			rss_2h = rss_now_kib();
 	}
 	add_s = util_now_mono_s() - start;
 	rss1 = rss_now_kib();
@@ -82,6 +88,9 @@ int main(int argc, char **argv)
 		(double)bytes0 / 1048576.0,
 		memseries_bytes(s) == bytes0 ? "unchanged" : "CHANGED");
 	printf("process RSS growth:  %ld KiB while feeding\n", rss1 - rss0);
+	if (rss_2h > 0)
+		printf("  first hour:        %ld KiB; second hour: %ld KiB\n", rss_1h - rss0,
+			rss_2h - rss_1h);
 	printf("feeding time:        %.3f s total, %.1f ns per reading\n", add_s, add_s / (double)n * 1e9);
 	printf("24 h chart query:    %.1f us (200 buckets, %zu returned)\n", query_s * 1e6, nq / reps);
 	printf("1 h growth rule:     %.1f us (%s, %.2f MB/h, %zu floors)\n", growth_s * 1e6,
