@@ -6,7 +6,7 @@
 #include "grid.h"
 #include "term.h"
 #include "util.h"
-#include "view.h"
+#include "keys.h"
 
 #include <poll.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
 
 #include "term.h"
 #include "grid.h"
+#include "keys.h"
 #include "util.h"
-#include "view.h"
 
 #include <curses.h>
 #include <fcntl.h>

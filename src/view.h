@@ -1,5 +1,5 @@
-/* view.h: the screens (the table of hot functions, the detail of one function, help) drawn
- * into a grid, and the keys that steer them. Pure: a view reads the model, and a key changes
+/* view.h: the screens (the table of hot functions, the detail of one function, help, memory)
+ * drawn into a grid, and the keys that steer them. Pure: a view reads the model, and a key changes
  * only the view's own state or asks the app for an action. Tests feed keys and read grids. */
 #ifndef NTOP_VIEW_H
 #define NTOP_VIEW_H
@@ -8,15 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys.h"
 #include "model.h"
 
 struct grid;
-
-/* Key codes: printable characters and control characters as themselves, others below. */
-enum view_key {
-	VK_UP = 0x10000, VK_DOWN, VK_LEFT, VK_RIGHT, VK_PGUP, VK_PGDN, VK_HOME, VK_END,
-	VK_ENTER, VK_ESC, VK_BACKSPACE, VK_F1, VK_RESIZE,
-};
 
 enum view_action {
 	VA_NONE,    /* nothing changed */
