@@ -675,6 +675,42 @@ static void test_timeout(void)
 	free_fake(&f);
 }
 
+/* A 2 GB heap: starting the profiler is predicted to pause the target far past --max-pause.
+ * Batch mode (no ask_pause) refuses with EXIT_PAUSE and the sentence, and never touches the
+ * Profiler domain. */
+static void test_pause_refused(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200];
+	int from;
+	char *cause = NULL;
+
+	base_config(&cfg);
+	cfg.max_pause_s = 0.2;
+	make_engine(&f, &cfg);
+	if (engine_start(f.e, &cause) < 0) {
+		ok(0, "engine_start: %s", cause);
+		free(cause);
+		free_fake(&f);
+		return;
+	}
+	f.conn->h->on_open(f.conn->ud);
+	from = f.n_sent;
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":2147483648,"
+		"\"b\":null,\"k\":null,\"v\":\"11.3.244.8-node.19\"}}}");
+	advance(&f, 0);
+	is_int(f.finished, 1, "pause: the session ends");
+	is_int(f.status, EXIT_PAUSE, "pause: with EXIT_PAUSE");
+	ok(strstr(f.why, "starting the CPU profiler would pause the target") != NULL &&
+		strstr(f.why, "--max-pause") != NULL, "pause: the sentence names the pause and the way out: %s",
+		f.why);
+	methods_since(&f, from, methods, sizeof methods);
+	ok(strstr(methods, "Profiler.") == NULL, "pause: the Profiler domain was never touched (%s)",
+		methods);
+	free_fake(&f);
+}
+
 /* A rotation that throws (the inspector module's console gone, say) is the protocol failing. */
 static void test_exception(void)
 {
@@ -795,6 +831,7 @@ int main(void)
 	test_large();
 	test_no_eval();
 	test_timeout();
+	test_pause_refused();
 	test_exception();
 	test_leave_and_follow();
 	test_stop();
