@@ -14,6 +14,7 @@
 #include "fixture.h"
 #include "functab.h"
 #include "loop.h"
+#include "memseries.h"
 #include "profile.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -711,6 +712,45 @@ static void test_pause_refused(void)
 	free_fake(&f);
 }
 
+/* Memory readings: one Runtime.getHeapUsage every mem_interval_s, its sizes in the series (the
+ * first one waits for the detail evaluation: external memory, heap spaces, the GC profiler);
+ * a reply that lies (a negative size, a string) is not a reading, and ends nothing. */
+static void test_memory(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	const struct mem_sample *m;
+
+	base_config(&cfg);
+	cfg.mem_interval_s = 0.4;
+	cfg.mem_detail_interval_s = 1000;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	advance(&f, 0.4);
+	answer(&f, "Runtime.getHeapUsage", "{\"usedSize\":5000000,\"totalSize\":8000000}");
+	ok(strstr(last_expression(&f), "ntopJsMemory") != NULL,
+		"memory: the first reading asks for the detail evaluation too");
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"string\",\"value\":"
+		"\"{\\\"e\\\":123456,\\\"a\\\":1000,\\\"g\\\":null,\\\"s\\\":[]}\"}}");
+	advance(&f, 0);
+	m = memseries_last(engine_memseries(f.e));
+	ok(m && m->v[MEM_HEAP_USED] == 5000000 && m->v[MEM_HEAP_TOTAL] == 8000000 &&
+		m->v[MEM_EXTERNAL] == 123456, "memory: heap used, total and external are in the series");
+	advance(&f, 0.4);
+	answer(&f, "Runtime.getHeapUsage", "{\"usedSize\":-7,\"totalSize\":\"lots\"}");
+	advance(&f, 0);
+	m = memseries_last(engine_memseries(f.e));
+	ok(m && m->v[MEM_HEAP_USED] == 5000000,
+		"memory: a negative or string size does not reach the series (heap used still 5000000)");
+	is_int(f.finished, 0, "memory: a lying reply ends nothing");
+	advance(&f, 0.4);
+	answer(&f, "Runtime.getHeapUsage", "{\"usedSize\":6000000,\"totalSize\":8000000}");
+	advance(&f, 0);
+	m = memseries_last(engine_memseries(f.e));
+	ok(m && m->v[MEM_HEAP_USED] == 6000000, "memory: the next reading is taken again");
+	free_fake(&f);
+}
+
 /* A rotation that throws (the inspector module's console gone, say) is the protocol failing. */
 static void test_exception(void)
 {
@@ -832,6 +872,7 @@ int main(void)
 	test_no_eval();
 	test_timeout();
 	test_pause_refused();
+	test_memory();
 	test_exception();
 	test_leave_and_follow();
 	test_stop();
