@@ -42,8 +42,7 @@
  * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
  * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
  * otherwise. With fewer, the trough rule runs, but its GROWING (SHRINKING) stands only over
- * 60 s with at least 3 majors (or 2 half the span apart), each higher (lower) than the one
- * before and the last above
+ * 60 s with at least 3 majors, each higher (lower) than the one before and the last above
  * (below) the first by more than the limit, none below the troughs' line by more than
  * max(limit, a quarter of the rise): otherwise STABLE when two or more majors, spread over
  * half the span, lie so close that their range drawn out to the span stays under
@@ -86,10 +85,8 @@
 /* Too few majors: the troughs stand for the live heap only if no major collection left the
  * heap more than this share of the troughs' rise (or the rise limit) below their line. */
 #define GROWTH_TROUGH_GC_TOLERANCE 0.25
-/* Major collections that confirm climbing troughs: three, or two at least half the span apart
- * (a loaded machine's leak target saw only two in two minutes, in CI). */
+/* Major collections that must confirm climbing troughs. */
 #define GROWTH_TROUGH_MIN_MAJORS 3
-#define GROWTH_TROUGH_MIN_MAJORS_SPREAD 2
 
 struct slot {
 	uint32_t idx;                /* bucket number: floor(t / width); valid only if it matches */
@@ -578,8 +575,7 @@ static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
 /* Too few major collections for their own line. The troughs may be garbage V8 put off
  * collecting, and they fall when it finally does; they stand for the live heap only over a
  * span as long as the post-GC rule's (a program's heap grows while it warms up), if at least
- * three major collections in it (or two, half the span apart) left the heap not far below the
- * troughs' line, and the sizes after
+ * three major collections in it left the heap not far below the troughs' line, and the sizes after
  * them move one to the next the way the troughs do (rise for a rise, fall for a fall), and by
  * as much as a verdict needs first to last: majors a few hundred KB apart, each a little
  * lower, are a stable heap whatever the troughs do (a sawtooth read "shrinking" in CI). */
@@ -590,12 +586,10 @@ static bool troughs_confirmed(const struct gcseries *gc, const struct gc_fit *g,
 	double pt[64], pu[64];
 	size_t n;
 
-	if (g->n < GROWTH_TROUGH_MIN_MAJORS_SPREAD || span_s < GROWTH_POST_GC_MIN_SPAN_S)
+	if (g->n < GROWTH_TROUGH_MIN_MAJORS || span_s < GROWTH_POST_GC_MIN_SPAN_S)
 		return false;
 	n = gcseries_points(gc, g->start_s, g->end_s, pt, pu, 64);
 	if (n < 2)
-		return false;
-	if (g->n < GROWTH_TROUGH_MIN_MAJORS && pt[n - 1] - pt[0] < GROWTH_MAJORS_SPREAD * span_s)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		double line = heap->mean_y + heap->slope_per_s * (pt[i] - heap->mean_x);
