@@ -255,6 +255,55 @@ static void engine_window_done(struct engine *e)
 		engine_stop(e);
 }
 
+/* ---- CPU bursts (cpu_every_s) ----
+ * For long runs the profiler runs one window every cpu_every_s and is off in between, so the
+ * target pays the sampler and V8's code logging a small share of the time. Each burst pays the
+ * profiler's start pause again (and the JIT step's, whose flags are put back after each burst),
+ * so a burst whose predicted pause is over --max-pause is skipped. */
+
+/* The burst's profile is in: the profiler goes off until the next one. */
+static void engine_burst_end(struct engine *e)
+{
+	e->burst_ending = false;
+	e->cpu_on = false;
+	e->last_tick_s = engine_mono_s(e);
+	engine_jit_pause_profiler(e);
+}
+
+/* At a window without a profile: starts a burst when one is due. */
+static void engine_burst_due(struct engine *e)
+{
+	double now = engine_mono_s(e), pause_s;
+	char *cause = NULL;
+
+	/* Windows tick on a cadence from the same start: half a window of slack. */
+	if (e->cfg.cpu_every_s <= 0 || e->cpu_starting || now + e->cfg.delay_s / 2 < e->next_burst_s)
+		return;
+	e->next_burst_s += e->cfg.cpu_every_s;
+	if (e->next_burst_s <= now)
+		e->next_burst_s = now + e->cfg.cpu_every_s;
+	pause_s = engine_start_pause_s(e);
+	if (isfinite(pause_s) && pause_s > e->cfg.max_pause_s) {
+		char p[48];
+		pause_format(pause_s, p, sizeof p);
+		cause = xasprintf("skipped a CPU burst: starting the profiler would pause the target "
+			"for %s; --max-pause %.1f allows it.", p, ceil(pause_s * 10) / 10);
+	} else {
+		engine_start_cpu(e, &cause);
+	}
+	if (cause) {
+		e->h->on_notice(e->ud, cause);
+		free(cause);
+	}
+}
+
+double engine_next_burst_in_s(const struct engine *e)
+{
+	if (e->cfg.cpu_every_s <= 0 || e->cpu_on || e->cpu_starting || e->state != ST_RUNNING)
+		return NAN;
+	return fmax(0, e->next_burst_s - engine_mono_s(e));
+}
+
 /* A parsed profile becomes a window. */
 static void engine_take_profile(struct engine *e, struct profile *p)
 {
@@ -288,6 +337,8 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 	}
 	cumulative_add(&e->cum, &e->ws);
 	engine_window_done(e);
+	if (e->burst_ending && e->state == ST_RUNNING)
+		engine_burst_end(e);
 }
 
 static void engine_on_merge_slice(void *ud)
@@ -396,6 +447,8 @@ static void engine_on_window_timer(void *ud)
 	if (!e->cpu_on) {
 		engine_arm_window(e);
 		engine_empty_window(e);
+		if (e->state == ST_RUNNING)
+			engine_burst_due(e);
 		return;
 	}
 	if (e->end_pending) {
@@ -406,7 +459,14 @@ static void engine_on_window_timer(void *ud)
 		return;
 	}
 	e->end_pending = true;
-	if (e->eval_mode) {
+	/* A burst is one window: it ends here, with no next profile (engine_burst_end). */
+	e->burst_ending = e->cfg.cpu_every_s > 0;
+	if (e->eval_mode && e->burst_ending) {
+		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profileEnd('%s%llu')})("
+			INSPECTOR_MODULE ".console)", e->title_prefix, e->seq);
+		e->seq++;
+		engine_evaluate(e, expr, engine_on_rotated);
+	} else if (e->eval_mode) {
 		char lease[160];
 		engine_jit_renewal(e, lease, sizeof lease);
 		/* Named: its cost (V8 serializing the ended profile) gets a row of its own. */
@@ -419,7 +479,7 @@ static void engine_on_window_timer(void *ud)
 		/* Stop and start back to back: the inspector runs them in order, so the gap between
 		 * windows is as short as it can be without evaluating code. */
 		engine_call(e, "Profiler.stop", NULL, engine_on_stopped);
-		if (e->state == ST_RUNNING)
+		if (e->state == ST_RUNNING && !e->burst_ending)
 			engine_call(e, "Profiler.start", NULL, engine_on_restarted);
 	}
 	if (e->state == ST_RUNNING)
@@ -452,6 +512,9 @@ void engine_running(struct engine *e)
 	e->cpu_on = !e->cfg.no_cpu;
 	e->next_window_s = engine_mono_s(e);
 	e->last_tick_s = e->next_window_s;
+	/* The first burst is the first window; the next is due a period after its start. */
+	e->next_burst_s = e->next_window_s + e->cfg.cpu_every_s;
+	e->burst_ending = false;
 	engine_arm_window(e);
 	engine_mem_start(e);
 }
@@ -572,6 +635,8 @@ int engine_start_cpu(struct engine *e, char **cause)
 		return -1;
 	}
 	e->cpu_starting = true;
+	/* A fresh profile: its first sample covers the start (V8 listing the code), left out. */
+	e->have_trim = false;
 	engine_profiler_begin(e);
 	return 0;
 }

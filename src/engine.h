@@ -35,6 +35,7 @@ struct engine_config {
 	bool leave_jit;           /* change nothing in the target's JIT (jitplan.h) */
 	double max_pause_s;       /* the longest pause the profiler's start may cause unasked */
 	bool ask_pause;           /* over it: hold the profiler back (on_cpu_held), else refuse */
+	double cpu_every_s;       /* > 0: the profiler runs one window (a burst) every so often */
 	double timeout_s;
 	long iterations;          /* 0: until engine_stop() */
 	size_t max_message_bytes;
@@ -130,6 +131,8 @@ int engine_start_cpu(struct engine *e, char **cause);
 /* Windows carry profiles; the profiler is starting (after engine_start_cpu()). */
 bool engine_cpu_on(const struct engine *e);
 bool engine_cpu_starting(const struct engine *e);
+/* With cpu_every_s: seconds until the next burst is due, NAN while one runs or without bursts. */
+double engine_next_burst_in_s(const struct engine *e);
 /* Predicted pauses (pausemodel.h) with the latest heap reading: the profiler's start (with the
  * JIT step's deoptimization when it will do one), and a full GC. NAN when unknown. */
 double engine_start_pause_s(const struct engine *e);

@@ -217,6 +217,38 @@ void engine_jit_leave(struct engine *e)
 		engine_disable_profiler(e);
 }
 
+static void jit_on_profiler_off(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	/* Nothing to do: a profiler the target would not disable is ended with the session. */
+}
+
+static void jit_profiler_off(struct engine *e)
+{
+	if (e->state == ST_RUNNING)
+		engine_call(e, "Profiler.disable", NULL, jit_on_profiler_off);
+}
+
+static void jit_on_put_back(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_CLOSED)
+		return;
+	if (o != SESSION_REPLY || m->error.n) {
+		char *msg = xasprintf("the target's V8 flags could not be put back after the CPU burst: "
+			"the target puts them back itself within %.0f s.", engine_jit_lease_s(e));
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
+	jit_profiler_off(e);
+}
+
+void engine_jit_pause_profiler(struct engine *e)
+{
+	if (!engine_jit_restore(e, jit_on_put_back))
+		jit_profiler_off(e);
+}
+
 void engine_jit_reset(struct engine *e)
 {
 	memset(&e->jit, 0, sizeof e->jit);

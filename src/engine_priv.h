@@ -96,6 +96,8 @@ struct engine {
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
 	double last_tick_s;           /* monotonic end of the last window without a profile */
+	double next_burst_s;          /* cpu_every_s: monotonic time the next burst is due */
+	bool burst_ending;            /* the profile that ends the burst is on its way */
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 };
 
@@ -135,6 +137,8 @@ void engine_pause_check(struct engine *e);
 void engine_jit_start(struct engine *e);
 /* At detach: puts back the flags the plan switched off, then disables the profiler. */
 void engine_jit_leave(struct engine *e);
+/* At the end of a CPU burst: the same, with the session going on. */
+void engine_jit_pause_profiler(struct engine *e);
 /* The lease on the flags, in seconds, and the code that renews it, for the window rotation
  * to append to its evaluation ("" when no flags were set). */
 double engine_jit_lease_s(const struct engine *e);

@@ -29,6 +29,7 @@ void model_init(struct model *m)
 	memset(m, 0, sizeof(*m));
 	m->half_life_s = MODEL_HALF_LIFE_S;
 	m->cpu_pause_s = NAN;
+	m->next_burst_in_s = NAN;
 	m->gc_pause_s = NAN;
 	m->max_pause_s = INFINITY;
 }

@@ -47,6 +47,7 @@ struct model {
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
 	bool cpu_starting;
+	double next_burst_in_s;        /* --cpu-every, between bursts: when the next starts; NAN */
 	double cpu_pause_s;            /* what starting it would pause the target; NAN unknown */
 	double gc_pause_s;             /* what a full GC (an allocation-profile fetch) would */
 	double max_pause_s;            /* --max-pause: over it, a and c ask first */

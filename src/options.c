@@ -46,6 +46,10 @@ static const char usage_text[] =
 	"      --max-pause SECS   the longest pause ntop-js may cause without asking (default\n"
 	"                         0.2): starting V8's profiler walks the heap (seconds on a\n"
 	"                         multi-GB heap); over it the live view asks, batch refuses\n"
+	"      --cpu-every SECS   CPU profiling in bursts, for long runs: one window (-d) of\n"
+	"                         profile every SECS, the profiler off in between (each\n"
+	"                         burst pays the start pause, and is skipped if that is over\n"
+	"                         --max-pause); windows between carry memory only\n"
 	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
 	"\n"
 	"Memory:\n"
@@ -101,7 +105,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU, OPT_MAX_PAUSE };
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -114,6 +118,7 @@ static const struct option long_opts[] = {
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
 	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
+	{ "cpu-every", required_argument, NULL, OPT_CPU_EVERY },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -261,6 +266,11 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		case OPT_NO_CPU:
 			o->no_cpu = true;
 			break;
+		case OPT_CPU_EVERY:
+			if (parse_double(optarg, &d) < 0 || d <= 0)
+				goto bad_value;
+			o->cpu_every_s = clamp_double(o, "--cpu-every", d, 1, OPT_CPU_EVERY_MAX_S, "s");
+			break;
 		case OPT_MAX_PAUSE:
 			if (parse_double(optarg, &d) < 0 || d < 0)
 				goto bad_value;
@@ -402,6 +412,17 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	}
 	if (o->no_cpu && o->mem_interval_s == 0) {
 		*msg = xstrdup("--no-cpu with --mem-interval 0 leaves nothing to watch.");
+		return EXIT_USAGE;
+	}
+	if (o->no_cpu && o->cpu_every_s > 0) {
+		*msg = xstrdup("--no-cpu and --cpu-every contradict each other: --cpu-every runs the "
+			"CPU profiler in bursts, --no-cpu never.");
+		return EXIT_USAGE;
+	}
+	/* A burst is one window: every other window at least, else it is not a burst. */
+	if (o->cpu_every_s > 0 && o->cpu_every_s < 2 * o->delay_s) {
+		*msg = xasprintf("--cpu-every %g is shorter than two windows (-d %g): a burst is one "
+			"window, so make it at least %g s.", o->cpu_every_s, o->delay_s, 2 * o->delay_s);
 		return EXIT_USAGE;
 	}
 	if (o->no_cpu && o->batch && (o->output || o->folded)) {

@@ -13,6 +13,7 @@
 #define OPT_INTERVAL_MAX_US 1000000
 #define OPT_TIMEOUT_MIN_S 0.5
 #define OPT_TIMEOUT_MAX_S 3600.0
+#define OPT_CPU_EVERY_MAX_S 86400.0
 
 struct options {
 	pid_t pid;
@@ -31,6 +32,7 @@ struct options {
 	bool leave_jit;       /* --leave-jit */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */
 	double max_pause_s;   /* --max-pause */
+	double cpu_every_s;   /* --cpu-every: one CPU window (a burst) every so often; 0: always */
 	double timeout_s;
 	bool help, version;
 	/* The live view. Unset settings stay as the settings file has them. */

@@ -240,6 +240,10 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 	strbuf_puts(out, ",\"full_gc_ms\":");
 	json_ms_or_null(out, rw->gc_pause_est_s);
 	strbuf_putc(out, '}');
+	if (isfinite(rw->next_burst_in_s)) {
+		strbuf_puts(out, ",\"next_cpu_burst_s\":");
+		json_fixed(out, rw->next_burst_in_s, 1);
+	}
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
 		report_json_memory(out, rw, ft);
@@ -400,6 +404,13 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (t && t->title) {
 		strbuf_puts(out, "  title ");
 		text_column(out, t->title, 60, false, false);
+	}
+	if (rw->cpu_off && isfinite(rw->next_burst_in_s)) {
+		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (between bursts: the next in "
+			"%.0f s)\n", isfinite(rw->window_ms) ? rw->window_ms : 0, ceil(rw->next_burst_in_s));
+		report_text_mem(out, rw);
+		strbuf_putc(out, '\n');
+		return;
 	}
 	if (rw->cpu_off) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",

@@ -36,6 +36,8 @@ struct report_window {
 	const struct engine_jit_info *jit;
 	/* The CPU profiler is not running (--no-cpu): the window has memory only. */
 	bool cpu_off;
+	/* ...because it runs in bursts (--cpu-every): seconds to the next one, else NAN. */
+	double next_burst_in_s;
 	/* Predicted pauses of the target (pausemodel.h), in seconds; NAN when unknown: the CPU
 	 * profiler's start with the JIT step, and a full GC (each allocation-profile fetch). */
 	double start_pause_est_s, gc_pause_est_s;

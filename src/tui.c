@@ -59,6 +59,7 @@ static void tui_pull_cpu(struct tui *t)
 {
 	t->model.cpu_off = !engine_cpu_on(t->engine);
 	t->model.cpu_starting = engine_cpu_starting(t->engine);
+	t->model.next_burst_in_s = engine_next_burst_in_s(t->engine);
 }
 
 static void tui_on_keys(void *ud)

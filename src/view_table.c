@@ -341,6 +341,9 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 		snprintf(itv, sizeof(itv), "%ldus", m->interval_us);
 	if (m->cpu_starting) {
 		snprintf(buf, sizeof(buf), "the CPU profiler is starting (sampling every %s)", itv);
+	} else if (m->cpu_off && isfinite(m->next_burst_in_s)) {
+		snprintf(buf, sizeof(buf), "between CPU bursts (--cpu-every): the next in %.0f s",
+			ceil(m->next_burst_in_s));
 	} else if (m->cpu_off) {
 		snprintf(buf, sizeof(buf), "CPU not profiled (--no-cpu): c starts the profiler");
 	} else if (m->windows == 0) {
@@ -571,6 +574,8 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 		return;
 	if (v->n_rows == 0) {
 		const char *why = m->cpu_starting && !v->n_all ? "Starting the CPU profiler..." :
+			m->cpu_off && !v->n_all && isfinite(m->next_burst_in_s) ? "Between CPU bursts "
+			"(--cpu-every): the profiler is off until the next one." :
 			m->cpu_off && !v->n_all ? "CPU profiling is off (--no-cpu): press c to start it. "
 			"The target pauses while V8 lists its code." :
 			v->n_all ? "No function passes the threshold, filter and hiding "

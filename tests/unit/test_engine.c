@@ -3,7 +3,7 @@
  * samples, the overlap of eval-mode windows trimmed, a profile over 1 MiB read on the inbox's
  * worker, Profiler.stop/start per window without eval, a reply that never comes (EXIT_TIMEOUT)
  * or throws (EXIT_PROTOCOL), the target leaving mid-window (the windows already made are kept),
- * a re-attach after it left (--follow) and -n's polite end. The replies are shaped
+ * a re-attach after it left (--follow), -n's polite end, and CPU bursts (--cpu-every). The replies are shaped
  * like the recorded ones in fuzz/corpus/fuzz_envelope; the profile is tests/fixtures'. */
 #include "config.h"
 
@@ -856,6 +856,130 @@ static void test_stop(void)
 	free_fake(&f);
 }
 
+/* --cpu-every: a burst is one window. Its end sends profileEnd alone (no next profile), the
+ * profiler is disabled, windows between carry no samples, and the next burst starts the
+ * profiler again a period after the first began: a fresh profile, whose samples count again
+ * (its first, which covers the start, left out as at attach). */
+static void test_bursts(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200], want[200];
+	long long id;
+	int from, burst;
+
+	base_config(&cfg);
+	cfg.cpu_every_s = 3 * DELAY_S;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	for (burst = 0; burst < 2; burst++) {
+		id = rotate(&f);
+		snprintf(want, sizeof want, "c.profileEnd('%s%d')", f.prefix, burst);
+		ok(strstr(last_expression(&f), want) != NULL && !strstr(last_expression(&f), "c.profile('"),
+			"bursts: burst %d ends with profileEnd alone", burst);
+		from = f.n_sent;
+		profile_finished(&f, (unsigned)burst, fib_profile);
+		reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+		is_int(f.windows, 1 + 3 * burst, "bursts: burst %d is a window", burst);
+		is_int(f.last_samples, fib_expected_samples, "bursts: burst %d has its samples", burst);
+		ok(!engine_cpu_on(f.e), "bursts: the profiler is off after burst %d", burst);
+		methods_since(&f, from, methods, sizeof methods);
+		is_str(methods, "Profiler.disable", "bursts: and disabled in the target");
+		answer(&f, "Profiler.disable", "{}");
+		ok(fabs(engine_next_burst_in_s(f.e) - 2 * DELAY_S) < 1e-6,
+			"bursts: the next is due a period after this one began (%.3f s)",
+			engine_next_burst_in_s(f.e));
+		from = f.n_sent;
+		advance(&f, DELAY_S);
+		is_int(f.windows, 2 + 3 * burst, "bursts: a window between");
+		is_int(f.last_samples, 0, "bursts: with no samples");
+		is_int(f.n_sent, from, "bursts: and nothing asked of the target");
+		advance(&f, DELAY_S);
+		is_int(f.windows, 3 + 3 * burst, "bursts: a second window between");
+		methods_since(&f, from, methods, sizeof methods);
+		is_str(methods, "Profiler.enable", "bursts: then the next burst starts the profiler");
+		answer(&f, "Profiler.enable", "{}");
+		answer(&f, "Profiler.setSamplingInterval", "{}");
+		snprintf(want, sizeof want, "c.profile('%s%d')", f.prefix, burst + 1);
+		ok(strstr(last_expression(&f), want) != NULL, "bursts: with a fresh profile (%s)", want);
+		answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+		ok(engine_cpu_on(f.e) && isnan(engine_next_burst_in_s(f.e)),
+			"bursts: the profiler runs, no burst is pending");
+	}
+	is_int(f.finished, 0, "bursts: the session goes on");
+	is_int(f.notices, 0, "bursts: with nothing to tell");
+	free_fake(&f);
+}
+
+/* Without eval: the burst ends with Profiler.stop and no start. */
+static void test_bursts_no_eval(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200], *reply_text;
+	int from;
+
+	base_config(&cfg);
+	cfg.no_eval = true;
+	cfg.cpu_every_s = 2 * DELAY_S;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, false);
+	reply_text = xasprintf("{\"profile\":%s}", fib_profile);
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Profiler.stop", "bursts, no-eval: the burst ends with a stop alone");
+	answer(&f, "Profiler.stop", reply_text);
+	is_int(f.last_samples, fib_expected_samples, "bursts, no-eval: the burst is a window");
+	answer(&f, "Profiler.disable", "{}");
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Profiler.enable", "bursts, no-eval: the next starts a period later");
+	answer(&f, "Profiler.enable", "{}");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "Profiler.start", "{}");
+	ok(engine_cpu_on(f.e), "bursts, no-eval: and runs");
+	free(reply_text);
+	free_fake(&f);
+}
+
+/* A burst whose start is predicted to pause the target over --max-pause is skipped, with a
+ * notice, and the Profiler domain is not touched. (The live view held the first one back.) */
+static void test_burst_skipped(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200];
+	char *cause = NULL;
+	int from;
+
+	base_config(&cfg);
+	cfg.cpu_every_s = 2 * DELAY_S;
+	cfg.max_pause_s = 0.2;
+	cfg.ask_pause = true;
+	make_engine(&f, &cfg);
+	if (engine_start(f.e, &cause) < 0) {
+		ok(0, "engine_start: %s", cause);
+		free(cause);
+		free_fake(&f);
+		return;
+	}
+	f.conn->h->on_open(f.conn->ud);
+	from = f.n_sent;
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":2147483648,"
+		"\"b\":null,\"k\":null,\"v\":\"11.3.244.8-node.19\"}}}");
+	advance(&f, 3 * DELAY_S);
+	is_int(f.finished, 0, "burst skipped: the session goes on");
+	is_int(f.windows, 3, "burst skipped: windows tick");
+	ok(f.notices >= 1, "burst skipped: with a notice (%d)", f.notices);
+	methods_since(&f, from, methods, sizeof methods);
+	ok(strstr(methods, "Profiler.") == NULL, "burst skipped: the Profiler domain was never "
+		"touched (%s)", methods);
+	ok(!engine_cpu_on(f.e) && !engine_cpu_starting(f.e), "burst skipped: the CPU stays off");
+	free_fake(&f);
+}
+
 int main(void)
 {
 	size_t len;
@@ -876,6 +1000,9 @@ int main(void)
 	test_exception();
 	test_leave_and_follow();
 	test_stop();
+	test_bursts();
+	test_bursts_no_eval();
+	test_burst_skipped();
 	free(fib_profile);
 	return done_testing();
 }

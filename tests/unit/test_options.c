@@ -61,6 +61,27 @@ int main(void)
 	ok(msg && strstr(msg, "nothing to watch"), "the message says why: %s", msg ? msg : "");
 	free(msg);
 
+	is_int(parse(&o, &msg, "-bp1", "-d10", "--cpu-every", "600"), 0, "--cpu-every parses");
+	ok(o.cpu_every_s == 600 && !o.no_cpu, "a burst every 600 s, the CPU profiled then");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-p1", NULL, NULL, NULL), 0, "without --cpu-every");
+	is_num(o.cpu_every_s, 0, 0, "no bursts by default");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-p1", "--cpu-every", "1.5", NULL), EXIT_USAGE,
+		"--cpu-every under two windows refused");
+	ok(msg && strstr(msg, "shorter than two windows (-d 1)") && strstr(msg, "at least 2 s"),
+		"the message says why: %s", msg ? msg : "");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--cpu-every", "60", "--no-cpu"), EXIT_USAGE,
+		"--cpu-every with --no-cpu refused");
+	ok(msg && strstr(msg, "contradict"), "the message says why: %s", msg ? msg : "");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--cpu-every", "0", NULL), EXIT_USAGE, "--cpu-every 0 refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--cpu-every", "1e9", NULL), 0, "a huge --cpu-every accepted");
+	is_num(o.cpu_every_s, 86400, 0, "and clamped to a day");
+	options_free(&o);
+
 	is_int(parse(&o, &msg, "-p", "5", "-i", "1"), 0, "tiny interval accepted");
 	is_int(o.interval_us, 100, "interval clamped up to 100 us");
 	is_int(o.n_notices, 1, "clamp explained");

@@ -103,7 +103,8 @@ static void fixture_init(struct fixture *fx)
 	fx->c.n_windows = 3;
 
 	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js" };
-	fx->rw = (struct report_window){ .time_s = 1700000000.1234, .window_ms = 1000.25, .interval_us = 1000, .top_n = 3 };
+	fx->rw = (struct report_window){ .time_s = 1700000000.1234, .window_ms = 1000.25, .interval_us = 1000, .top_n = 3,
+		.next_burst_in_s = NAN };
 }
 
 static void fixture_free(struct fixture *fx)
@@ -332,6 +333,24 @@ static void test_cpu_off(struct fixture *fx)
 	ok(strstr(sb.data, "CPU not profiled (--no-cpu: memory only)\n") != NULL,
 		"text: the window says the CPU is not profiled");
 	ok(!strstr(sb.data, "SELF%") && !strstr(sb.data, "fib"), "text: no function table");
+	ok(!strstr(sb.data, "burst"), "text: no word of bursts without them");
+	/* --cpu-every, between bursts */
+	fx->rw.next_burst_in_s = 41.2;
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "CPU not profiled (between bursts: the next in 42 s)\n") != NULL,
+		"text between bursts: when the next one starts");
+	strbuf_reset(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	j = cJSON_ParseWithLength(sb.data, sb.len);
+	ok(j && cJSON_IsFalse(cJSON_GetObjectItem(j, "cpu_profiling")) &&
+		cJSON_GetNumberValue(cJSON_GetObjectItem(j, "next_cpu_burst_s")) == 41.2,
+		"JSON between bursts: cpu_profiling false, next_cpu_burst_s");
+	cJSON_Delete(j);
+	fx->rw.next_burst_in_s = NAN;
+	strbuf_reset(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(!strstr(sb.data, "next_cpu_burst_s"), "JSON without bursts: no next_cpu_burst_s");
 	fx->rw.cpu_off = false;
 	strbuf_reset(&sb);
 	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);

@@ -919,6 +919,30 @@ static void test_ascii(struct fixture *fx)
 	grid_free(&g);
 }
 
+/* --cpu-every, between bursts: the lines say when the next one comes, not --no-cpu's c. */
+static void test_between_bursts(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct grid g;
+
+	grid_init(&g);
+	grid_resize(&g, 100, 24);
+	fx->m.cpu_off = true;
+	fx->m.next_burst_in_s = 12.3;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "between CPU bursts (--cpu-every): the next in 13 s"),
+		"bursts: the sampling line says when the next burst comes");
+	ok(screen_has(&g, "Between CPU bursts (--cpu-every): the profiler is off until the next one."),
+		"bursts: the empty table says why it is empty");
+	ok(!screen_has(&g, "--no-cpu"), "bursts: and nothing of --no-cpu");
+	if (screen_has(&g, "--no-cpu"))
+		dump(&g);
+	fx->m.next_burst_in_s = NAN;
+	fx->m.cpu_off = false;
+	grid_free(&g);
+	view_free(v);
+}
+
 /* --no-cpu: the table says the profiler is off and c asks before starting it. */
 static void test_no_cpu(struct fixture *fx)
 {
@@ -1007,6 +1031,7 @@ int main(void)
 	test_screen(&fx);
 	test_keys(&fx);
 	test_no_cpu(&fx);
+	test_between_bursts(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);
