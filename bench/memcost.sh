@@ -6,13 +6,17 @@
 # saturated server move by several points from round to round (doc/benchmarks.md 12); the CPU
 # time of fixed work moves by a few tenths of a point, which is what a 1 % goal needs.
 #
-# Usage: bench/memcost.sh [-r ROUNDS] [-s SECS] [-a 'NTOP_ARGS'] [-t 'TARGETS']
+# Usage: bench/memcost.sh [-r ROUNDS] [-s SECS] [-a 'NTOP_ARGS'] [-t 'TARGETS'] [-k COPIES]
 #                         [NTOP_JS_BINARY_OR_BUILD_DIR]
 #   -r ROUNDS     rounds (default 4), each a phase without and one with ntop-js, the order
 #                 alternating so that slow drifts cancel
 #   -s SECS       seconds measured per phase (default 60)
 #   -a ARGS       ntop-js options (default "--no-cpu -d 60": the README's weekend recipe)
 #   -t TARGETS    among fixed-work, idle, sawtooth (default "fixed-work sawtooth")
+#   -k COPIES     ntop-js sessions on each target at once (default 1). A cost well under the
+#                 noise of a phase (a few points) is measured as COPIES times itself: the
+#                 table's last columns divide the extra by COPIES (the requests of each
+#                 session, its GC profiler and its readings add up in the target)
 # The ntop-js binary: the argument, else $NTOP_JS.
 #
 # Targets (started once, side by side, Node = $NODE): bench/targets/fixed-work.js (the same
@@ -32,12 +36,14 @@ rounds=4
 secs=60
 nargs="--no-cpu -d 60"
 tnames="fixed-work sawtooth"
-while getopts 'r:s:a:t:h' opt; do
+copies=1
+while getopts 'r:s:a:t:k:h' opt; do
 	case $opt in
 	r) rounds=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	a) nargs=$OPTARG ;;
 	t) tnames=$OPTARG ;;
+	k) copies=$OPTARG ;;
 	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
@@ -48,7 +54,8 @@ targets_dir=$(cd "$BENCH_DIR/../tests/targets" && pwd)
 read -ra ntop_args <<<"$nargs"
 
 echo "== memory watching: the target's CPU time with and without ntop-js"
-echo "reproduce: NTOP_JS=$ntop bench/memcost.sh -r $rounds -s $secs -a '$nargs' -t '$tnames'"
+case $copies in '' | *[!0-9]* | 0) bench_die "-k takes a number of copies, 1 or more" ;; esac
+echo "reproduce: NTOP_JS=$ntop bench/memcost.sh -r $rounds -s $secs -a '$nargs' -t '$tnames' -k $copies"
 echo "ntop-js: $("$ntop" --version | head -n 1)"
 bench_machine
 
@@ -58,7 +65,10 @@ for n in "${names[@]}"; do
 	script=$targets_dir/$n.js
 	[ -f "$script" ] || script=$BENCH_TARGETS/$n.js
 	[ -f "$script" ] || bench_die "no target $n"
-	"$NODE" --inspect-port=127.0.0.1:0 "$script" >"$bench_tmp/$n.out" 2>&1 &
+	# Several sessions: the inspector open from the start, so that no session opened it (the
+	# one that did would close it, and end the others, when it leaves).
+	if [ "$copies" -gt 1 ]; then insp=--inspect=127.0.0.1:0; else insp=--inspect-port=127.0.0.1:0; fi
+	"$NODE" "$insp" "$script" >"$bench_tmp/$n.out" 2>&1 &
 	pids+=($!)
 	bench_track "$!"
 	bench_wait_line "$bench_tmp/$n.out" 'ready' 30
@@ -69,13 +79,16 @@ hz=$(getconf CLK_TCK)
 # phase MODE ROUND: measures each target's CPU ticks over SECS, with ntop-js on or off;
 # appends "ROUND MODE NAME MS_PER_S" lines to $bench_tmp/phases.
 phase() {
-	local mode=$1 round=$2 i before=() after=() npids=()
+	local mode=$1 round=$2 i c before=() after=() npids=() ntarget=()
 	if [ "$mode" = on ]; then
 		for i in "${!pids[@]}"; do
-			"$ntop" --pid "${pids[$i]}" -b --json "${ntop_args[@]}" >"$bench_tmp/ntop-$round-$i.jsonl" \
-				2>"$bench_tmp/ntop-$round-$i.err" &
-			npids+=($!)
-			bench_track "$!"
+			for c in $(seq "$copies"); do
+				"$ntop" --pid "${pids[$i]}" -b --json "${ntop_args[@]}" \
+					>"$bench_tmp/ntop-$round-$i-$c.jsonl" 2>"$bench_tmp/ntop-$round-$i-$c.err" &
+				npids+=($!)
+				ntarget+=("$i")
+				bench_track "$!"
+			done
 		done
 		sleep 5
 	fi
@@ -83,10 +96,11 @@ phase() {
 	sleep "$secs"
 	for i in "${!pids[@]}"; do after+=("$(bench_cpu_ticks "${pids[$i]}")"); done
 	if [ "$mode" = on ]; then
-		for i in "${!npids[@]}"; do
-			kill -0 "${npids[$i]}" 2>/dev/null ||
-				bench_die "ntop-js left ${names[$i]} early: $(cat "$bench_tmp/ntop-$round-$i.err")"
-			bench_stop "${npids[$i]}"
+		for c in "${!npids[@]}"; do
+			i=${ntarget[$c]}
+			kill -0 "${npids[$c]}" 2>/dev/null ||
+				bench_die "ntop-js left ${names[$i]} early: $(cat "$bench_tmp"/ntop-"$round-$i"-*.err)"
+			bench_stop "${npids[$c]}"
 			[ "$bench_rc" = 0 ] || bench_die "ntop-js on ${names[$i]} ended with $bench_rc"
 			kill -0 "${pids[$i]}" 2>/dev/null || bench_die "the ${names[$i]} target died"
 		done
@@ -105,8 +119,8 @@ for r in $(seq "$rounds"); do
 done
 
 echo
-echo "| target | CPU without, ms per s (median) | with | extra, ms per s (median of rounds) | extra, % of its own CPU | per round |"
-echo "|---|---|---|---|---|---|"
+echo "| target | CPU without, ms per s (median) | with $copies session(s) | extra, ms per s (median of rounds) | extra, % of its own CPU | per round | per session: extra, % of its own CPU |"
+echo "|---|---|---|---|---|---|---|"
 # shellcheck disable=SC2016 # JavaScript, not shell
 "$NODE" -e '
 	const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(l => l.split(" "));
@@ -118,7 +132,9 @@ echo "|---|---|---|---|---|---|"
 		const off = Object.values(byRound).map(x => x.off), on = Object.values(byRound).map(x => x.on);
 		const extra = Object.values(byRound).map(x => x.on - x.off);
 		const pct = Object.values(byRound).map(x => 100 * (x.on - x.off) / x.off);
+		const k = Number(process.argv[3]);
 		console.log(`| ${name} | ${med(off).toFixed(2)} | ${med(on).toFixed(2)} | ${med(extra).toFixed(2)} | ` +
-			`${med(pct).toFixed(2)} % | ${pct.map(p => p.toFixed(2)).join(", ")} |`);
-	}' "$bench_tmp/phases" "${names[*]}"
+			`${med(pct).toFixed(2)} % | ${pct.map(p => p.toFixed(2)).join(", ")} | ` +
+			`**${(med(pct) / k).toFixed(2)} %** (${pct.map(p => (p / k).toFixed(2)).join(", ")}) |`);
+	}' "$bench_tmp/phases" "${names[*]}" "$copies"
 bench_load_after
