@@ -121,6 +121,7 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	engine_jit_info(a->engine, &jit);
 	rw.cpu_off = !engine_cpu_on(a->engine);
 	rw.next_burst_in_s = engine_next_burst_in_s(a->engine);
+	rw.loop = engine_loop_last(a->engine);
 	rw.start_pause_est_s = engine_start_pause_s(a->engine);
 	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
 	rw.jit = rw.cpu_off ? NULL : &jit;
@@ -544,6 +545,7 @@ static int app_run(struct app *a)
 	cfg.no_cpu = a->opt.no_cpu;
 	cfg.max_pause_s = a->opt.max_pause_s;
 	cfg.cpu_every_s = a->opt.cpu_every_s;
+	cfg.loop = true;
 	cfg.ask_pause = !a->opt.batch;
 	cfg.leave_jit = a->opt.leave_jit;
 	cfg.timeout_s = a->opt.timeout_s;

@@ -299,8 +299,11 @@ static void engine_burst_due(struct engine *e)
 
 double engine_next_burst_in_s(const struct engine *e)
 {
-	if (e->cfg.cpu_every_s <= 0 || e->cpu_on || e->cpu_starting || e->state != ST_RUNNING)
+	if (e->cfg.cpu_every_s <= 0 || e->cpu_on || e->state != ST_RUNNING)
 		return NAN;
+	/* (a window handed over after its reading may see the burst already starting) */
+	if (e->cpu_starting)
+		return 0;
 	return fmax(0, e->next_burst_s - engine_mono_s(e));
 }
 
@@ -446,7 +449,9 @@ static void engine_on_window_timer(void *ud)
 		return;
 	if (!e->cpu_on) {
 		engine_arm_window(e);
-		engine_empty_window(e);
+		/* The window waits for its loop reading (if any), so that they cover the same time. */
+		if (!engine_loop_read(e, engine_empty_window))
+			engine_empty_window(e);
 		if (e->state == ST_RUNNING)
 			engine_burst_due(e);
 		return;
@@ -458,6 +463,8 @@ static void engine_on_window_timer(void *ud)
 		engine_arm_window(e);
 		return;
 	}
+	/* Before the rotation: its reply comes before the profile, and the window carries it. */
+	engine_loop_read(e, NULL);
 	e->end_pending = true;
 	/* A burst is one window: it ends here, with no next profile (engine_burst_end). */
 	e->burst_ending = e->cfg.cpu_every_s > 0;
@@ -817,6 +824,7 @@ void engine_stop(struct engine *e)
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
 	engine_mem_leave(e);
+	engine_loop_leave(e);
 	engine_timer_cancel(e, e->window_timer);
 	engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
 	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that
@@ -859,6 +867,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	cumulative_init(&e->cum);
 	window_stats_init(&e->ws);
 	engine_mem_init(e);
+	engine_loop_init(e);
 	if (cfg->calltree_max_samples) {
 		e->ct = calltree_create(cfg->calltree_max_samples);
 		e->window_ct = calltree_create(cfg->calltree_max_samples);
@@ -892,6 +901,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 		e->tp.free(e->conn);
 	e->conn = NULL;
 	engine_mem_reset_session(e);
+	engine_loop_reset_session(e);
 	/* A profile of the old process still being read must not become a window of the new. */
 	inbox_drop(e->inbox);
 	memseries_mark_gap(e->mem.series, engine_wall_s(e));
@@ -926,6 +936,7 @@ void engine_free(struct engine *e)
 	if (e->conn)
 		e->tp.free(e->conn);
 	engine_mem_free(e);
+	engine_loop_free(e);
 	calltree_free(e->ct);
 	calltree_free(e->window_ct);
 	profile_release(&e->last_profile);

@@ -26,6 +26,7 @@ struct mem_sample;
 struct alloc_table;
 struct transport_handlers;
 struct engine_timer;
+struct evloop_reading;
 
 struct engine_config {
 	double delay_s;
@@ -42,6 +43,7 @@ struct engine_config {
 	size_t calltree_max_samples; /* 0: keep no call tree */
 	double mem_interval_s;       /* memory reading every so often; 0: none */
 	double mem_detail_interval_s;/* external memory and heap spaces (needs eval) */
+	bool loop;                   /* event-loop readings every window (eval mode only) */
 	bool alloc;                  /* start allocation sampling at once */
 	double alloc_interval_s;     /* between allocation profile fetches */
 };
@@ -131,7 +133,8 @@ int engine_start_cpu(struct engine *e, char **cause);
 /* Windows carry profiles; the profiler is starting (after engine_start_cpu()). */
 bool engine_cpu_on(const struct engine *e);
 bool engine_cpu_starting(const struct engine *e);
-/* With cpu_every_s: seconds until the next burst is due, NAN while one runs or without bursts. */
+/* With cpu_every_s: seconds until the next burst is due (0 while one starts), NAN while one
+ * runs or without bursts. */
 double engine_next_burst_in_s(const struct engine *e);
 /* Predicted pauses (pausemodel.h) with the latest heap reading: the profiler's start (with the
  * JIT step's deoptimization when it will do one), and a full GC. NAN when unknown. */
@@ -152,6 +155,9 @@ const struct calltree *engine_window_calltree(struct engine *e);
 /* Forgets the cumulative counters and call tree ("since attach" becomes "since now"). */
 void engine_reset_cumulative(struct engine *e);
 size_t engine_windows_done(const struct engine *e);
+
+/* The latest event-loop reading (evloop.h), or NULL before the first. */
+const struct evloop_reading *engine_loop_last(const struct engine *e);
 
 /* Memory (engine_mem.c). */
 const struct memseries *engine_memseries(const struct engine *e);

@@ -9,6 +9,7 @@
 #include "aggregate.h"
 #include "attach.h"
 #include "engine.h"
+#include "evloop.h"
 #include "heapprof.h"
 #include "jitplan.h"
 #include "pausemodel.h"
@@ -44,6 +45,18 @@ struct engine_mem {
 	double snap_started_s;
 	char *detail_expr;            /* the detail evaluation, with this session's nonce */
 	bool gc_installed;            /* a detail evaluation (which installs a GC profiler) was sent */
+};
+
+struct engine;
+
+/* Event-loop readings (engine_loop.c). */
+struct engine_evl {
+	char *expr;                   /* the reading's evaluation, with this session's nonce */
+	bool pending;                 /* a reading is on its way */
+	bool installed;               /* a reading was sent (which installs the histogram) */
+	void (*then)(struct engine *e); /* what waits for the reading (an empty window) */
+	bool have_last;
+	struct evloop_reading last;
 };
 
 /* The v8 module in an evaluation, without touching the app's globals (older Node: the command
@@ -86,6 +99,7 @@ struct engine {
 	int fail_status;
 	char *fail_why;
 	struct engine_mem mem;
+	struct engine_evl evl;
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
 	struct jit_plan jit;          /* what the JIT step does to the target (engine_jit.c) */
@@ -160,5 +174,15 @@ void engine_mem_leave(struct engine *e);
 void engine_mem_reset_session(struct engine *e);
 /* Events of the HeapProfiler domain. Returns true if the event was one. */
 bool engine_mem_event(struct engine *e, const struct protocol_msg *m);
+
+/* engine_loop.c */
+void engine_loop_init(struct engine *e);
+void engine_loop_free(struct engine *e);
+void engine_loop_reset_session(struct engine *e);
+/* Sends a reading if loop readings are on (eval mode) and none is on its way. With then, calls
+ * it once the reading is in (if the session still runs) and returns true; else false. */
+bool engine_loop_read(struct engine *e, void (*then)(struct engine *e));
+/* At detach: removes what the readings installed in the target. */
+void engine_loop_leave(struct engine *e);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evloop.h"
+
 struct functab;
 struct window_stats;
 struct cumulative;
@@ -47,6 +49,9 @@ struct model {
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
 	bool cpu_starting;
+	/* The event loop's latest reading (eval mode), when have_loop. */
+	bool have_loop;
+	struct evloop_reading loop;
 	double next_burst_in_s;        /* --cpu-every, between bursts: when the next starts; NAN */
 	double cpu_pause_s;            /* what starting it would pause the target; NAN unknown */
 	double gc_pause_s;             /* what a full GC (an allocation-profile fetch) would */

@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "engine.h"
+#include "evloop.h"
 #include "heapprof.h"
 #include "memseries.h"
 
@@ -93,6 +94,85 @@ static void report_text_growth(struct strbuf *out, const struct mem_growth *g)
 		strbuf_printf(out, " (after %ld major GCs)", g->major_gcs);
 	else if (g->basis == MEM_BASIS_TROUGHS_GC)
 		strbuf_printf(out, " (troughs; %ld major GCs)", g->major_gcs);
+}
+
+/* A number with 2 decimals, or null (NAN). */
+static void json_num2(struct strbuf *sb, double v)
+{
+	if (isnan(v))
+		strbuf_puts(sb, "null");
+	else
+		json_fixed(sb, v, 2);
+}
+
+/* "event_loop": the latest reading (evloop.h), or null. */
+static void report_json_loop(struct strbuf *out, const struct report_window *rw)
+{
+	const struct evloop_reading *r = rw->loop;
+	size_t i;
+
+	strbuf_puts(out, ",\"event_loop\":");
+	if (!r) {
+		strbuf_puts(out, "null");
+		return;
+	}
+	strbuf_puts(out, "{\"utilization\":");
+	if (r->have_loop)
+		json_fixed(out, r->utilization, 4);
+	else
+		strbuf_puts(out, "null");
+	strbuf_puts(out, ",\"span_ms\":");
+	json_num2(out, r->have_loop ? r->span_ms : NAN);
+	strbuf_puts(out, ",\"lag_ms\":{\"p50\":");
+	json_num2(out, r->have_loop ? r->lag_p50_ms : NAN);
+	strbuf_puts(out, ",\"p99\":");
+	json_num2(out, r->have_loop ? r->lag_p99_ms : NAN);
+	strbuf_puts(out, ",\"max\":");
+	json_num2(out, r->have_loop ? r->lag_max_ms : NAN);
+	strbuf_puts(out, "},\"resources\":");
+	if (r->have_kinds) {
+		strbuf_putc(out, '{');
+		for (i = 0; i < r->n_kinds; i++) {
+			if (i)
+				strbuf_putc(out, ',');
+			strbuf_json_string(out, r->kinds[i].name, strlen(r->kinds[i].name));
+			strbuf_printf(out, ":%ld", r->kinds[i].count);
+		}
+		strbuf_printf(out, "},\"resource_kinds_left_out\":%zu}", r->more_kinds);
+	} else {
+		strbuf_puts(out, "null}");
+	}
+}
+
+/* "LOOP: ..." for batch text, when there is a reading. */
+static void report_text_loop(struct strbuf *out, const struct report_window *rw)
+{
+	const struct evloop_reading *r = rw->loop;
+	size_t i;
+
+	if (!r)
+		return;
+	strbuf_puts(out, "LOOP:");
+	if (r->have_loop) {
+		strbuf_printf(out, " %.1f %% busy", r->utilization * 100);
+		if (isnan(r->lag_max_ms))
+			strbuf_puts(out, ", lag unknown (no timer fired)");
+		else
+			strbuf_printf(out, ", lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", r->lag_p50_ms,
+				r->lag_p99_ms, r->lag_max_ms);
+	} else {
+		strbuf_puts(out, " measuring");
+	}
+	if (r->have_kinds) {
+		strbuf_puts(out, "; handles and requests:");
+		for (i = 0; i < r->n_kinds; i++)
+			strbuf_printf(out, "%s %s %ld", i ? "," : "", r->kinds[i].name, r->kinds[i].count);
+		if (!r->n_kinds)
+			strbuf_puts(out, " none");
+		if (r->more_kinds)
+			strbuf_printf(out, " and %zu more kinds", r->more_kinds);
+	}
+	strbuf_putc(out, '\n');
 }
 
 /* The memory fields: mem, growth, and alloc in windows where a profile was fetched. */
@@ -246,6 +326,7 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 	}
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
+		report_json_loop(out, rw);
 		report_json_memory(out, rw, ft);
 		strbuf_puts(out, "}\n");
 		return;
@@ -301,6 +382,7 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_putc(out, '}');
 	}
 	strbuf_putc(out, ']');
+	report_json_loop(out, rw);
 	report_json_memory(out, rw, ft);
 	strbuf_puts(out, "}\n");
 }
@@ -408,6 +490,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (rw->cpu_off && isfinite(rw->next_burst_in_s)) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (between bursts: the next in "
 			"%.0f s)\n", isfinite(rw->window_ms) ? rw->window_ms : 0, ceil(rw->next_burst_in_s));
+		report_text_loop(out, rw);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
 		return;
@@ -415,6 +498,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (rw->cpu_off) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",
 			isfinite(rw->window_ms) ? rw->window_ms : 0);
+		report_text_loop(out, rw);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
 		return;
@@ -425,6 +509,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	strbuf_printf(out, "CPU: %5.1f%% JS, %5.1f%% GC, %5.1f%% program, %5.1f%% idle\n",
 		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
+	report_text_loop(out, rw);
 	report_text_mem(out, rw);
 	report_text_jit(out, rw->jit);
 	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");

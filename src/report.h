@@ -36,6 +36,8 @@ struct report_window {
 	const struct engine_jit_info *jit;
 	/* The CPU profiler is not running (--no-cpu): the window has memory only. */
 	bool cpu_off;
+	/* The event loop's latest reading (NULL: none, as with --no-eval). */
+	const struct evloop_reading *loop;
 	/* ...because it runs in bursts (--cpu-every): seconds to the next one, else NAN. */
 	double next_burst_in_s;
 	/* Predicted pauses of the target (pausemodel.h), in seconds; NAN when unknown: the CPU

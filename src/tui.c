@@ -60,6 +60,10 @@ static void tui_pull_cpu(struct tui *t)
 	t->model.cpu_off = !engine_cpu_on(t->engine);
 	t->model.cpu_starting = engine_cpu_starting(t->engine);
 	t->model.next_burst_in_s = engine_next_burst_in_s(t->engine);
+	if (engine_loop_last(t->engine)) {
+		t->model.have_loop = true;
+		t->model.loop = *engine_loop_last(t->engine);
+	}
 }
 
 static void tui_on_keys(void *ud)

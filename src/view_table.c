@@ -387,6 +387,51 @@ static void draw_cpu_line(const struct view *v, const struct model *m, struct gr
 	put_at(g, x, y, GA_NORMAL, buf);
 }
 
+/* A timer's delay: "0.4ms", "12ms", "1.25s". */
+static void lag_fmt(double ms, char *out, size_t outsz)
+{
+	if (ms < 10)
+		snprintf(out, outsz, "%.1fms", ms);
+	else if (ms < 1000)
+		snprintf(out, outsz, "%.0fms", ms);
+	else
+		snprintf(out, outsz, "%.2fs", ms / 1000);
+}
+
+/* "LOOP busy 37.1%  lag p50 1.0ms p99 12ms max 40ms  handles TCPSocketWrap 12, Timeout 3" */
+static void draw_loop_line(const struct model *m, struct grid *g, int y)
+{
+	const struct evloop_reading *r = &m->loop;
+	char buf[256], a[32], b[32], c[32];
+	int x = put_at(g, 0, y, GA_HEADER, "LOOP");
+	size_t i;
+
+	if (!r->have_loop) {
+		x = put_at(g, x, y, GA_DIM, " measuring");
+	} else {
+		snprintf(buf, sizeof(buf), " busy %.1f%%", r->utilization * 100);
+		x = put_at(g, x, y, r->utilization >= 0.9 ? GA_WARN : GA_NORMAL, buf);
+		if (isnan(r->lag_max_ms)) {
+			x = put_at(g, x, y, GA_WARN, "  lag unknown (no timer fired)");
+		} else {
+			lag_fmt(r->lag_p50_ms, a, sizeof(a));
+			lag_fmt(r->lag_p99_ms, b, sizeof(b));
+			lag_fmt(r->lag_max_ms, c, sizeof(c));
+			snprintf(buf, sizeof(buf), "  lag p50 %s p99 %s max %s", a, b, c);
+			x = put_at(g, x, y, r->lag_max_ms >= 100 ? GA_WARN : GA_NORMAL, buf);
+		}
+	}
+	if (!r->have_kinds)
+		return;
+	x = put_at(g, x, y, GA_NORMAL, "  handles");
+	for (i = 0; i < r->n_kinds && x < g->width; i++) {
+		snprintf(buf, sizeof(buf), "%s %s %ld", i ? "," : "", r->kinds[i].name, r->kinds[i].count);
+		x = put_at(g, x, y, GA_NORMAL, buf);
+	}
+	if (!r->n_kinds)
+		put_at(g, x, y, GA_NORMAL, " none");
+}
+
 static void draw_settings_line(const struct view *v, const struct model *m, struct grid *g,
 	int y)
 {
@@ -545,7 +590,16 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 	view_table_build(v, m);
 	bottom = view_draw_bottom(v, m, g, m->cpu_off && !m->cpu_starting ? TABLE_KEYS_CPU_OFF :
 		TABLE_KEYS);
-	if (h >= 14) {
+	if (h >= 16 && m->have_loop) {
+		/* A line for the event loop once it has been read (never with --no-eval). */
+		hdr = 6;
+		draw_target_line(m, g, 0, now_wall_s);
+		draw_sampling_line(v, m, g, 1);
+		draw_cpu_line(v, m, g, 2);
+		draw_loop_line(m, g, 3);
+		view_memory_line(v, m, g, 4, now_wall_s);
+		draw_settings_line(v, m, g, 5);
+	} else if (h >= 14) {
 		hdr = 5;
 		draw_target_line(m, g, 0, now_wall_s);
 		draw_sampling_line(v, m, g, 1);

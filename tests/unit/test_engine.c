@@ -3,13 +3,15 @@
  * samples, the overlap of eval-mode windows trimmed, a profile over 1 MiB read on the inbox's
  * worker, Profiler.stop/start per window without eval, a reply that never comes (EXIT_TIMEOUT)
  * or throws (EXIT_PROTOCOL), the target leaving mid-window (the windows already made are kept),
- * a re-attach after it left (--follow), -n's polite end, and CPU bursts (--cpu-every). The replies are shaped
+ * a re-attach after it left (--follow), -n's polite end, CPU bursts (--cpu-every) and the
+ * event-loop readings. The replies are shaped
  * like the recorded ones in fuzz/corpus/fuzz_envelope; the profile is tests/fixtures'. */
 #include "config.h"
 
 #include "aggregate.h"
 #include "attach.h"
 #include "engine.h"
+#include "evloop.h"
 #include "exitcode.h"
 #include "fixture.h"
 #include "functab.h"
@@ -980,6 +982,105 @@ static void test_burst_skipped(void)
 	free_fake(&f);
 }
 
+/* Event-loop readings (cfg.loop): an evaluation (ntopJsLoop) at each window tick, before the
+ * rotation, so that the window is handed over with the reading of the same time; with the CPU
+ * off, the empty window waits for the reading. A reply that is not a reading keeps the last
+ * one and costs nothing else; at detach the histogram is removed from the target. */
+static void test_loop(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	const struct evloop_reading *r;
+	long long loop_id, rot_id;
+	int i, from;
+	bool removed = false;
+
+	base_config(&cfg);
+	cfg.loop = true;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	ok(f.n_sent == from + 2 && f.sent[from].expression &&
+		strstr(f.sent[from].expression, "ntopJsLoop") && strstr(f.sent[from].expression, f.prefix) &&
+		f.sent[from + 1].expression && strstr(f.sent[from + 1].expression, "c.profileEnd("),
+		"loop: the reading goes before the rotation, under this session's nonce");
+	loop_id = take(&f, "Runtime.evaluate");
+	rot_id = take(&f, "Runtime.evaluate");
+	reply(&f, loop_id, "{\"result\":{\"type\":\"string\",\"value\":\"{\\\"r\\\":{\\\"u\\\":0.25,"
+		"\\\"s\\\":1000,\\\"n\\\":99,\\\"p50\\\":10000000,\\\"p99\\\":15000000,\\\"max\\\":"
+		"310000000},\\\"k\\\":{\\\"Timeout\\\":4}}\"}}");
+	profile_finished(&f, 0, fib_profile);
+	reply(&f, rot_id, "{\"result\":{\"type\":\"undefined\"}}");
+	is_int(f.windows, 1, "loop: the window is handed over");
+	r = engine_loop_last(f.e);
+	ok(r && r->have_loop && r->utilization == 0.25 && fabs(r->lag_max_ms - 310) < 1e-9 &&
+		evloop_kind_count(r, "Timeout") == 4, "loop: with the reading of its time");
+	/* A reading the target botches: the last one stays, nothing ends. */
+	advance(&f, DELAY_S);
+	loop_id = take(&f, "Runtime.evaluate");
+	rot_id = take(&f, "Runtime.evaluate");
+	reply(&f, loop_id, "{\"result\":{\"type\":\"string\",\"value\":\"not json\"}}");
+	profile_finished(&f, 1, fib_profile);
+	reply(&f, rot_id, "{\"result\":{\"type\":\"undefined\"}}");
+	r = engine_loop_last(f.e);
+	ok(f.windows == 2 && f.finished == 0 && r && r->utilization == 0.25,
+		"loop: a botched reading keeps the last and ends nothing");
+	/* A reading that never comes: no second one is sent meanwhile, windows go on. */
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	take(&f, "Runtime.evaluate"); /* the reading, never answered */
+	rot_id = take(&f, "Runtime.evaluate");
+	profile_finished(&f, 2, fib_profile);
+	reply(&f, rot_id, "{\"result\":{\"type\":\"undefined\"}}");
+	from = f.n_sent;
+	advance(&f, DELAY_S / 2);
+	advance(&f, DELAY_S / 2);
+	for (i = from; i < f.n_sent; i++)
+		ok(!f.sent[i].expression || !strstr(f.sent[i].expression, "ntopJsLoop"),
+			"loop: no second reading while one is on its way");
+	is_int(f.windows, 3, "loop: the windows go on");
+	engine_stop(f.e);
+	for (i = 0; i < f.n_sent; i++)
+		removed |= f.sent[i].expression && strstr(f.sent[i].expression, "Symbol.for('ntop-js.loop')") &&
+			strstr(f.sent[i].expression, "o.h.disable()") && !strstr(f.sent[i].expression, "ntopJsLoop");
+	ok(removed, "loop: leaving removes the histogram from the target");
+	free_fake(&f);
+}
+
+/* With the CPU off (--no-cpu), the empty window waits for its reading. */
+static void test_loop_no_cpu(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char *cause = NULL;
+	long long id;
+
+	base_config(&cfg);
+	cfg.loop = true;
+	cfg.no_cpu = true;
+	make_engine(&f, &cfg);
+	if (engine_start(f.e, &cause) < 0) {
+		ok(0, "engine_start: %s", cause);
+		free(cause);
+		free_fake(&f);
+		return;
+	}
+	f.conn->h->on_open(f.conn->ud);
+	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
+	advance(&f, DELAY_S);
+	is_int(f.windows, 0, "loop, no CPU: the window waits for its reading");
+	id = take(&f, "Runtime.evaluate");
+	reply(&f, id, "{\"result\":{\"type\":\"string\",\"value\":\"{\\\"r\\\":null,"
+		"\\\"k\\\":{}}\"}}");
+	is_int(f.windows, 1, "loop, no CPU: and comes with it");
+	ok(engine_loop_last(f.e) && !engine_loop_last(f.e)->have_loop,
+		"loop, no CPU: the first reading only starts the measurement");
+	free_fake(&f);
+}
+
 int main(void)
 {
 	size_t len;
@@ -1003,6 +1104,8 @@ int main(void)
 	test_bursts();
 	test_bursts_no_eval();
 	test_burst_skipped();
+	test_loop();
+	test_loop_no_cpu();
 	free(fib_profile);
 	return done_testing();
 }

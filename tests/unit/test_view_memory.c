@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "view.h"
+#include "evloop.h"
 #include "functab.h"
 #include "grid.h"
 #include "heapprof.h"
@@ -919,6 +920,33 @@ static void test_ascii(struct fixture *fx)
 	grid_free(&g);
 }
 
+/* The event loop's line: under the CPU line once a reading came, the memory line below it. */
+static void test_loop_line(struct fixture *fx)
+{
+	static const char reply[] = "{\"r\":{\"u\":0.3712,\"s\":1001.5,\"n\":98,\"p50\":10100000,"
+		"\"p99\":12345000,\"max\":340200000},\"k\":{\"TCPSocketWrap\":12,\"Timeout\":3}}";
+	struct view *v = view_create(NULL);
+	struct grid g;
+
+	grid_init(&g);
+	grid_resize(&g, 120, 24);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "LOOP"), "loop: no line before a reading");
+	evloop_parse(reply, strlen(reply), &fx->m.loop);
+	fx->m.have_loop = true;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 3), "LOOP busy 37.1%  lag p50 10ms p99 12ms max 340ms", 48) == 0,
+		"loop: its line, busy share and lag: %s", row(&g, 3));
+	ok(strstr(row(&g, 3), "handles TCPSocketWrap 12, Timeout 3") != NULL, "loop: the handles");
+	ok(strncmp(row(&g, 4), "MEM", 3) == 0, "loop: the memory line below it");
+	grid_resize(&g, 120, 15);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "LOOP"), "loop: a short screen keeps its old header");
+	fx->m.have_loop = false;
+	grid_free(&g);
+	view_free(v);
+}
+
 /* --cpu-every, between bursts: the lines say when the next one comes, not --no-cpu's c. */
 static void test_between_bursts(struct fixture *fx)
 {
@@ -1032,6 +1060,7 @@ int main(void)
 	test_keys(&fx);
 	test_no_cpu(&fx);
 	test_between_bursts(&fx);
+	test_loop_line(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);

@@ -1,0 +1,129 @@
+/* engine_loop.c: the engine's event-loop readings (evloop.h). At every window, one evaluation
+ * (ntopJsLoop) reads how busy the target's loop was since the last one and how late a 10 ms
+ * timer fired, and counts its live handles and requests by kind. What it needs in the target
+ * (an event-loop delay histogram and the last utilization snapshot) lives in an object on a
+ * Symbol.for key of globalThis, under this session's nonce, with a watchdog timer (unref'd)
+ * that removes it if ntop-js stops reading, as after a kill -9; engine_loop_leave removes it
+ * at detach. Eval mode only: --no-eval has no readings. */
+#include "config.h"
+
+#include "engine_priv.h"
+#include "jsonpull.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOOP_KEY "Symbol.for('ntop-js.loop')"
+/* The watchdog: a minute, or three windows and twice the timeout if longer. */
+#define LOOP_WATCHDOG_MIN_S 60.0
+
+static const char loop_head[] =
+	"(function ntopJsLoop(){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
+	":require('perf_hooks'),P=ph.performance,K=" LOOP_KEY ",all=globalThis[K],id='";
+static const char loop_mid[] =
+	"',r=null,k=null;if(!all||typeof all!=='object'){all=Object.create(null);"
+	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
+	"var o=all[id],now=P.now();"
+	"if(o){clearTimeout(o.t);var e=P.eventLoopUtilization(o.e),h=o.h;r={u:e.utilization,"
+	"s:now-o.w,n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max};h.reset();}"
+	"else{o=all[id]={h:ph.monitorEventLoopDelay({resolution:10})};o.h.enable();}"
+	"o.e=P.eventLoopUtilization();o.w=now;o.t=setTimeout(function(){if(all[id]!==o)return;"
+	"o.h.disable();delete all[id];if(globalThis[K]===all&&!Object.keys(all).length)"
+	"delete globalThis[K];},";
+static const char loop_tail[] =
+	");if(o.t.unref)o.t.unref();if(typeof process.getActiveResourcesInfo==='function'){"
+	"k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
+	"k[x]=(k[x]||0)+1})}return JSON.stringify({r:r,k:k})})()";
+static const char leave_head[] = "(function(){var K=" LOOP_KEY ",all=globalThis[K],id='";
+static const char leave_tail[] =
+	"',o=all&&all[id];if(o){clearTimeout(o.t);try{o.h.disable()}catch(x){}delete all[id];}"
+	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
+
+void engine_loop_init(struct engine *e)
+{
+	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
+
+	if (watchdog_s < LOOP_WATCHDOG_MIN_S)
+		watchdog_s = LOOP_WATCHDOG_MIN_S;
+	/* the nonce is letters, digits and '-': safe inside the quotes */
+	e->evl.expr = xasprintf("%s%s%s%.0f%s", loop_head, e->title_prefix, loop_mid,
+		watchdog_s * 1e3, loop_tail);
+}
+
+void engine_loop_free(struct engine *e)
+{
+	free(e->evl.expr);
+}
+
+void engine_loop_reset_session(struct engine *e)
+{
+	e->evl.pending = false;
+	e->evl.installed = false;
+	e->evl.then = NULL;
+	e->evl.have_last = false;
+}
+
+static void loop_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	struct json_span res, value;
+	void (*then)(struct engine *) = e->evl.then;
+	char *text = NULL;
+	size_t len;
+
+	e->evl.pending = false;
+	e->evl.then = NULL;
+	if (o == SESSION_CLOSED)
+		return;
+	/* A failed reading costs only the reading: the window still comes. */
+	if (o == SESSION_REPLY && !m->error.n && json_object_get(m->result, "result", &res) == 1 &&
+	    json_object_get(res, "value", &value) == 1 && json_span_type(value) == JSON_T_STRING &&
+	    json_string_decode(value, &text, &len) == 0) {
+		struct evloop_reading r;
+		if (evloop_parse(text, len, &r) == 0) {
+			e->evl.last = r;
+			e->evl.have_last = true;
+		}
+		free(text);
+	}
+	if (then && e->state == ST_RUNNING)
+		then(e);
+}
+
+bool engine_loop_read(struct engine *e, void (*then)(struct engine *e))
+{
+	if (!e->cfg.loop || !e->eval_mode || !e->sess || e->state != ST_RUNNING)
+		return false;
+	/* The target has not answered the last one: no pile of requests, the window goes on. */
+	if (e->evl.pending)
+		return false;
+	e->evl.pending = true;
+	e->evl.installed = true; /* perhaps: engine_loop_leave removes it if so */
+	e->evl.then = then;
+	engine_evaluate(e, e->evl.expr, loop_on_reading);
+	return then != NULL;
+}
+
+static void loop_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	/* Nothing to do: if it failed, the watchdog in the target removes it. */
+}
+
+void engine_loop_leave(struct engine *e)
+{
+	char *expr;
+
+	if (!e->evl.installed || !e->eval_mode || !e->sess)
+		return;
+	e->evl.installed = false;
+	expr = xasprintf("%s%s%s", leave_head, e->title_prefix, leave_tail);
+	engine_evaluate(e, expr, loop_on_left);
+	free(expr);
+}
+
+const struct evloop_reading *engine_loop_last(const struct engine *e)
+{
+	return e->evl.have_last ? &e->evl.last : NULL;
+}

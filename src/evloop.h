@@ -1,0 +1,42 @@
+/* evloop.h: one reading of the target's event loop, made by the evaluation that the engine runs
+ * at every window (engine_loop.c): the busy share of the loop since the last reading
+ * (performance.eventLoopUtilization), the delay of a 10 ms timer over the same time
+ * (perf_hooks.monitorEventLoopDelay: p50, p99, max), and the live handles and requests by kind
+ * (process.getActiveResourcesInfo). The reply is the target's: parsing validates every field. */
+#ifndef NTOP_EVLOOP_H
+#define NTOP_EVLOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define EVLOOP_MAX_KINDS 16
+#define EVLOOP_KIND_LEN 40
+
+struct evloop_kind {
+	char name[EVLOOP_KIND_LEN];   /* sanitized: printable, cut */
+	long count;
+};
+
+struct evloop_reading {
+	/* Over the time since the previous reading (false at the first, which starts the
+	 * measurement): utilization 0..1 and the lag percentiles in ms (NAN without samples). */
+	bool have_loop;
+	double span_ms;
+	double utilization;
+	double lag_p50_ms, lag_p99_ms, lag_max_ms;
+	/* Handles and requests by kind, the most numerous first (none before Node 17.3). */
+	bool have_kinds;
+	size_t n_kinds;
+	size_t more_kinds;            /* kinds left out beyond EVLOOP_MAX_KINDS */
+	struct evloop_kind kinds[EVLOOP_MAX_KINDS];
+};
+
+/* Parses the evaluation's value, a JSON text {r: null | {u, s, n, p50, p99, max}, k: null |
+ * {kind: count}} (times in ns as Node gives them, s in ms). Returns 0, or -1 if it is not that
+ * shape; out is then cleared. Out-of-range numbers make their field unknown. */
+int evloop_parse(const char *json, size_t len, struct evloop_reading *out);
+
+/* The total of kinds whose name is kind ("Timeout", "TCPSocketWrap", ...), or -1 if absent. */
+long evloop_kind_count(const struct evloop_reading *r, const char *kind);
+
+#endif

@@ -1,0 +1,88 @@
+/* Unit tests for evloop: the event-loop reading as the target's evaluation returns it, and
+ * what a hostile or broken reply becomes (nothing that is not a number in range is kept, and
+ * kind names are made safe for a terminal). */
+#include "config.h"
+
+#include "evloop.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int parse(const char *s, struct evloop_reading *r)
+{
+	return evloop_parse(s, strlen(s), r);
+}
+
+int main(void)
+{
+	struct evloop_reading r;
+	char big[4096];
+	size_t n;
+	int i;
+
+	/* The shape Node 20 returns (histogram times in ns). */
+	is_int(parse("{\"r\":{\"u\":0.3712,\"s\":1001.5,\"n\":98,\"p50\":10100000,\"p99\":12345000,"
+		"\"max\":40200000},\"k\":{\"TCPSocketWrap\":12,\"Timeout\":3,\"TTYWrap\":2}}", &r), 0,
+		"a reading parses");
+	ok(r.have_loop && fabs(r.utilization - 0.3712) < 1e-9 && r.span_ms == 1001.5,
+		"utilization and span");
+	ok(fabs(r.lag_p50_ms - 10.1) < 1e-9 && fabs(r.lag_p99_ms - 12.345) < 1e-9 &&
+		fabs(r.lag_max_ms - 40.2) < 1e-9, "lag percentiles in ms");
+	ok(r.have_kinds && r.n_kinds == 3 && strcmp(r.kinds[0].name, "TCPSocketWrap") == 0 &&
+		r.kinds[0].count == 12 && strcmp(r.kinds[1].name, "Timeout") == 0,
+		"kinds, the most numerous first");
+	is_int(evloop_kind_count(&r, "Timeout"), 3, "a kind's count");
+	is_int(evloop_kind_count(&r, "FSReqCallback"), -1, "an absent kind");
+
+	/* The first reading of a session only installs the histogram. */
+	is_int(parse("{\"r\":null,\"k\":{}}", &r), 0, "the first reading parses");
+	ok(!r.have_loop && isnan(r.utilization) && r.have_kinds && r.n_kinds == 0,
+		"no loop figures yet; no live resources is a count too");
+	/* Before Node 17.3 there is no getActiveResourcesInfo. */
+	is_int(parse("{\"r\":{\"u\":0,\"s\":1000,\"n\":100,\"p50\":10000000,\"p99\":10100000,"
+		"\"max\":10200000},\"k\":null}", &r), 0, "without kinds");
+	ok(r.have_loop && !r.have_kinds && r.utilization == 0, "an idle loop, kinds unknown");
+	/* A loop blocked for the whole span: the histogram has no sample. */
+	is_int(parse("{\"r\":{\"u\":1,\"s\":1000,\"n\":0,\"p50\":0,\"p99\":0,"
+		"\"max\":0},\"k\":null}", &r), 0, "a blocked span");
+	ok(r.have_loop && r.utilization == 1 && isnan(r.lag_p50_ms) && isnan(r.lag_max_ms),
+		"busy, lag unknown (not zero)");
+
+	/* Hostile and broken replies. */
+	is_int(parse("not json", &r), -1, "not JSON: refused");
+	ok(!r.have_loop && !r.have_kinds, "and nothing kept");
+	is_int(parse("[1,2]", &r), -1, "not an object: refused");
+	is_int(parse("{\"r\":{\"u\":1.5,\"s\":1000}}", &r), 0, "a utilization over 1");
+	ok(!r.have_loop, "is not a reading");
+	is_int(parse("{\"r\":{\"u\":0.5,\"s\":-3}}", &r), 0, "a negative span");
+	ok(!r.have_loop, "is not a reading");
+	is_int(parse("{\"r\":{\"u\":\"0.5\",\"s\":1000}}", &r), 0, "a string for a number");
+	ok(!r.have_loop, "is not a reading");
+	is_int(parse("{\"r\":{\"u\":0.5,\"s\":1000,\"n\":5,\"p50\":-1,\"p99\":1e300,\"max\":\"x\"}}",
+		&r), 0, "lags out of range");
+	ok(r.have_loop && isnan(r.lag_p50_ms) && isnan(r.lag_p99_ms) && isnan(r.lag_max_ms),
+		"are unknown, the rest kept");
+	is_int(parse("{\"k\":{\"Time\\u001b[31mout\":4,\"neg\":-2,\"huge\":1e12,\"str\":\"7\"}}", &r),
+		0, "kinds with escapes and bad counts");
+	ok(r.n_kinds == 1 && strchr(r.kinds[0].name, '\x1b') == NULL && r.kinds[0].count == 4,
+		"only the valid one is kept, its name made safe (%s)", r.n_kinds ? r.kinds[0].name : "");
+	/* More kinds than kept: the most numerous stay, the rest are counted. */
+	n = (size_t)snprintf(big, sizeof big, "{\"k\":{");
+	for (i = 0; i < 40; i++)
+		n += (size_t)snprintf(big + n, sizeof big - n, "%s\"Kind%02d\":%d", i ? "," : "", i, i);
+	snprintf(big + n, sizeof big - n, "}}");
+	is_int(parse(big, &r), 0, "forty kinds");
+	ok(r.n_kinds == EVLOOP_MAX_KINDS && r.more_kinds == 40 - EVLOOP_MAX_KINDS &&
+		r.kinds[0].count == 39 && r.kinds[EVLOOP_MAX_KINDS - 1].count == 40 - EVLOOP_MAX_KINDS,
+		"the %d most numerous kept, %zu left out", EVLOOP_MAX_KINDS, r.more_kinds);
+	/* A long kind name is cut. */
+	n = (size_t)snprintf(big, sizeof big, "{\"k\":{\"");
+	for (i = 0; i < 200; i++)
+		big[n++] = 'A';
+	snprintf(big + n, sizeof big - n, "\":1}}");
+	is_int(parse(big, &r), 0, "a long kind name");
+	ok(r.n_kinds == 1 && strlen(r.kinds[0].name) < EVLOOP_KIND_LEN, "is cut");
+	return done_testing();
+}
