@@ -230,6 +230,8 @@ void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb)
 
 /* ---- windows ---- */
 
+static void engine_burst_end(struct engine *e);
+
 /* One profile could not be read. One bad profile costs a window; a target that sends
  * nothing else is not profiled at all, which must not go on silently (or forever, with -n). */
 static void engine_profile_invalid(struct engine *e, const char *err)
@@ -244,6 +246,9 @@ static void engine_profile_invalid(struct engine *e, const char *err)
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}
+	/* The burst's profile was the bad one: the profiler is stopped all the same. */
+	if (e->burst_ending && e->state == ST_RUNNING)
+		engine_burst_end(e);
 }
 
 /* e->ws holds a finished window: hand it over, and stop after -n of them. */
@@ -499,7 +504,7 @@ static void engine_on_first_started(void *ud, enum session_outcome o, const stru
 
 	if (!engine_reply_ok(e, o, m, e->eval_mode ? "console.profile" : "Profiler.start"))
 		return;
-	if (e->state != ST_SETUP && !e->cpu_starting)
+	if (e->state != ST_SETUP && !(e->cpu_starting && e->state == ST_RUNNING))
 		return;
 	/* The profiler runs now: code optimized from here on keeps its inlined frames. */
 	engine_jit_start(e);
@@ -561,7 +566,7 @@ static void engine_on_interval_set(void *ud, enum session_outcome o, const struc
 	if (!engine_reply_ok(e, o, m, "Profiler.setSamplingInterval"))
 		return;
 	engine_notify_exit(e);
-	if (e->state == ST_SETUP || e->cpu_starting)
+	if (e->state == ST_SETUP || (e->cpu_starting && e->state == ST_RUNNING))
 		engine_start_first_window(e);
 }
 
@@ -642,6 +647,9 @@ int engine_start_cpu(struct engine *e, char **cause)
 		return -1;
 	}
 	e->cpu_starting = true;
+	/* Started by hand (the live view's c) between bursts: that is a burst, the next a period on. */
+	if (e->cfg.cpu_every_s > 0)
+		e->next_burst_s = engine_mono_s(e) + e->cfg.cpu_every_s;
 	/* A fresh profile: its first sample covers the start (V8 listing the code), left out. */
 	e->have_trim = false;
 	engine_profiler_begin(e);

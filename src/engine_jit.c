@@ -240,13 +240,14 @@ static void jit_on_put_back(void *ud, enum session_outcome o, const struct proto
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}
-	jit_profiler_off(e);
 }
 
+/* The two go back to back (the inspector runs them in order), so that a burst started before
+ * their replies comes after the disable, never before it. */
 void engine_jit_pause_profiler(struct engine *e)
 {
-	if (!engine_jit_restore(e, jit_on_put_back))
-		jit_profiler_off(e);
+	engine_jit_restore(e, jit_on_put_back);
+	jit_profiler_off(e);
 }
 
 void engine_jit_reset(struct engine *e)

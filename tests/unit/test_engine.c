@@ -946,6 +946,58 @@ static void test_bursts_no_eval(void)
 	free_fake(&f);
 }
 
+/* A burst's profile that cannot be read costs that window, not the session: the profiler is
+ * stopped all the same, and the next burst comes. The live view's c between bursts is a burst
+ * too, and the next one comes a period after it. */
+static void test_burst_invalid(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char methods[200];
+	long long id;
+	int from;
+	char *cause = NULL;
+
+	base_config(&cfg);
+	cfg.cpu_every_s = 2 * DELAY_S;
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	id = rotate(&f);
+	from = f.n_sent;
+	profile_finished(&f, 0, "{\"nodes\":[]}");
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Profiler.disable", "burst invalid: the profiler is stopped");
+	answer(&f, "Profiler.disable", "{}");
+	ok(!engine_cpu_on(f.e) && f.finished == 0 && f.notices == 1,
+		"burst invalid: the CPU is off, the session goes on, with a notice");
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Profiler.enable", "burst invalid: the next burst comes");
+	answer(&f, "Profiler.enable", "{}");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	/* ends at the next tick, then c by hand at once */
+	id = rotate(&f);
+	profile_finished(&f, 1, fib_profile);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	answer(&f, "Profiler.disable", "{}");
+	ok(engine_start_cpu(f.e, &cause) == 0, "burst by hand: starts");
+	free(cause);
+	ok(fabs(engine_next_burst_in_s(f.e) - 0) < 1e-9, "burst by hand: starting (0 s)");
+	answer(&f, "Profiler.enable", "{}");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	id = rotate(&f);
+	profile_finished(&f, 2, fib_profile);
+	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
+	answer(&f, "Profiler.disable", "{}");
+	ok(fabs(engine_next_burst_in_s(f.e) - (2 * DELAY_S - DELAY_S)) < 1e-6,
+		"burst by hand: the next a period after it (%.3f s)", engine_next_burst_in_s(f.e));
+	free_fake(&f);
+}
+
 /* A burst whose start is predicted to pause the target over --max-pause is skipped, with a
  * notice, and the Profiler domain is not touched. (The live view held the first one back.) */
 static void test_burst_skipped(void)
@@ -1104,6 +1156,7 @@ int main(void)
 	test_bursts();
 	test_bursts_no_eval();
 	test_burst_skipped();
+	test_burst_invalid();
 	test_loop();
 	test_loop_no_cpu();
 	free(fib_profile);
