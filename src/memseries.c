@@ -40,8 +40,9 @@
  * each major collection is the live heap, and takes precedence: with at least 5 of them in
  * a span of at least 60 s, the first and last at least half the span apart, the rate is their least-squares
  * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
- * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0; STABLE
- * otherwise. With fewer, the trough rule runs, but its GROWING (SHRINKING) stands only over
+ * max(1 MiB, 2 % of their mean) and the slope is at least 4 standard errors from 0, and the
+ * majors of the span's second half move the same way by half that on their own (else STABLE
+ * when they lie flat, UNKNOWN when they do not); STABLE otherwise. With fewer, the trough rule runs, but its GROWING (SHRINKING) stands only over
  * 60 s with at least 3 majors, each higher (lower) than the one before and the last above
  * (below) the first by more than the limit, none below the troughs' line by more than
  * max(limit, a quarter of the rise): otherwise STABLE when two or more majors, spread over
@@ -572,6 +573,43 @@ static void post_gc_verdict(const struct gc_fit *g, struct mem_growth *out)
 		out->verdict = MEM_STABLE;
 }
 
+/* The span's second half on its own: the sizes after its majors (ten-second buckets) must move
+ * the way the whole span's line does, by at least half the limit over the half, or the verdict
+ * does not stand: they lie flat (drawn out to the span, under the limit) and it is STABLE, else
+ * UNKNOWN. A program whose live heap grew while it started and then stayed level is not growing
+ * now: Node 26's wave program went from 10.8 MB to 30.0 MB in its first 27 s, then left 30.0 MB
+ * at every collection, and the line over its first minute and a half read growing (CI). */
+static enum mem_verdict recent_half(const struct gcseries *gc, const struct gc_fit *g,
+	double limit, enum mem_verdict v)
+{
+	double pt[64], pu[64], mid = (g->start_s + g->end_s) / 2, half = g->end_s - mid;
+	double mt = 0, mu = 0, sxx = 0, sxy = 0, lo, hi, rise;
+	size_t n, i;
+
+	n = gcseries_points(gc, mid, g->end_s, pt, pu, 64);
+	if (n < 2)
+		return MEM_UNKNOWN;
+	for (i = 0; i < n; i++) {
+		mt += pt[i] / (double)n;
+		mu += pu[i] / (double)n;
+	}
+	lo = hi = pu[0];
+	for (i = 0; i < n; i++) {
+		sxx += (pt[i] - mt) * (pt[i] - mt);
+		sxy += (pt[i] - mt) * (pu[i] - mu);
+		lo = fmin(lo, pu[i]);
+		hi = fmax(hi, pu[i]);
+	}
+	if (!(sxx > 0))
+		return MEM_UNKNOWN;
+	rise = sxy / sxx * half;
+	if (v == MEM_GROWING ? rise > limit / 2 : rise < -limit / 2)
+		return v;
+	if ((hi - lo) * (g->end_s - g->start_s) / (pt[n - 1] - pt[0]) <= limit)
+		return MEM_STABLE;
+	return MEM_UNKNOWN;
+}
+
 /* Too few major collections for their own line. The troughs may be garbage V8 put off
  * collecting, and they fall when it finally does; they stand for the live heap only over a
  * span as long as the post-GC rule's (a program's heap grows while it warms up), if at least
@@ -673,6 +711,9 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	    isfinite(g.slope_per_s) && isfinite(g.slope_se) &&
 	    g.last_s - g.first_s >= GROWTH_MAJORS_SPREAD * (g.end_s - g.start_s)) {
 		post_gc_verdict(&g, out);
+		if (out->verdict == MEM_GROWING || out->verdict == MEM_SHRINKING)
+			out->verdict = recent_half(s->gc, &g, fmax(GROWTH_MIN_RISE_BYTES,
+				GROWTH_MIN_RISE_FRACTION * g.mean), out->verdict);
 		out->significant = out->verdict == MEM_GROWING || out->verdict == MEM_SHRINKING;
 		return;
 	}
