@@ -8,6 +8,7 @@
 #include "calltree.h"
 #include "discover.h"
 #include "engine.h"
+#include "evloop.h"
 #include "exitcode.h"
 #include "export.h"
 #include "launch.h"
@@ -110,6 +111,7 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title };
 	struct report_window rw;
 	struct engine_jit_info jit;
+	struct evloop_reading loop;
 
 	rw.time_s = wall_time_s;
 	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
@@ -121,7 +123,14 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	engine_jit_info(a->engine, &jit);
 	rw.cpu_off = !engine_cpu_on(a->engine);
 	rw.next_burst_in_s = engine_next_burst_in_s(a->engine);
-	rw.loop = engine_loop_last(a->engine);
+	if (engine_loop_last(a->engine)) {
+		loop = *engine_loop_last(a->engine);
+		if (!rw.cpu_off)
+			evloop_busy_from_profile(&loop, w->sampled_us, w->idle_us);
+		rw.loop = &loop;
+	} else {
+		rw.loop = NULL;
+	}
 	rw.start_pause_est_s = engine_start_pause_s(a->engine);
 	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
 	rw.jit = rw.cpu_off ? NULL : &jit;

@@ -454,9 +454,8 @@ static void engine_on_window_timer(void *ud)
 		return;
 	if (!e->cpu_on) {
 		engine_arm_window(e);
-		/* The window waits for its loop reading (if any), so that they cover the same time. */
-		if (!engine_loop_read(e, engine_empty_window))
-			engine_empty_window(e);
+		engine_loop_read(e, NULL);
+		engine_empty_window(e);
 		if (e->state == ST_RUNNING)
 			engine_burst_due(e);
 		return;

@@ -19,26 +19,35 @@
 /* The watchdog: a minute, or three windows and twice the timeout if longer. */
 #define LOOP_WATCHDOG_MIN_S 60.0
 
+/* The reading is taken at a turn of the loop (setImmediate), not when the evaluation runs: the
+ * inspector runs it through an interrupt, possibly in the middle of a long task, and a
+ * histogram reset there loses the delay that task is causing (the timer's next tick measures
+ * from the reset). So each evaluation returns the reading taken after the previous one, and
+ * asks for the next: a reading covers the window before the one it is reported with, and the
+ * first comes with the third evaluation (the first installs, the second asks). */
 static const char loop_head[] =
 	"(function ntopJsLoop(){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" LOOP_KEY ",all=globalThis[K],id='";
 static const char loop_mid[] =
-	"',r=null,k=null;if(!all||typeof all!=='object'){all=Object.create(null);"
+	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
-	"var o=all[id],now=P.now();"
-	"if(o){clearTimeout(o.t);var e=P.eventLoopUtilization(o.e),h=o.h;r={u:e.utilization,"
-	"s:now-o.w,n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max};h.reset();}"
-	"else{o=all[id]={h:ph.monitorEventLoopDelay({resolution:10})};o.h.enable();}"
-	"o.e=P.eventLoopUtilization();o.w=now;o.t=setTimeout(function(){if(all[id]!==o)return;"
-	"o.h.disable();delete all[id];if(globalThis[K]===all&&!Object.keys(all).length)"
-	"delete globalThis[K];},";
+	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:10}),"
+	"r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else clearTimeout(o.t);"
+	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
+	"if(!fresh&&!o.i){o.i=setImmediate(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
+	"e=P.eventLoopUtilization(o.e),h=o.h;o.r={u:e.utilization,s:now-o.w,n:h.count,"
+	"p50:h.percentile(50),p99:h.percentile(99),max:h.max};h.reset();"
+	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
+	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
+	"k[x]=(k[x]||0)+1});o.k=k}});if(o.i.unref)o.i.unref();}"
+	"o.t=setTimeout(function(){if(all[id]!==o)return;o.h.disable();delete all[id];"
+	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},";
 static const char loop_tail[] =
-	");if(o.t.unref)o.t.unref();if(typeof process.getActiveResourcesInfo==='function'){"
-	"k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
-	"k[x]=(k[x]||0)+1})}return JSON.stringify({r:r,k:k})})()";
+	");if(o.t.unref)o.t.unref();return out})()";
 static const char leave_head[] = "(function(){var K=" LOOP_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
-	"',o=all&&all[id];if(o){clearTimeout(o.t);try{o.h.disable()}catch(x){}delete all[id];}"
+	"',o=all&&all[id];if(o){clearTimeout(o.t);if(o.i)clearImmediate(o.i);"
+	"try{o.h.disable()}catch(x){}delete all[id];}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 void engine_loop_init(struct engine *e)

@@ -112,3 +112,11 @@ long evloop_kind_count(const struct evloop_reading *r, const char *kind)
 			n = (n < 0 ? 0 : n) + r->kinds[i].count;
 	return n;
 }
+
+void evloop_busy_from_profile(struct evloop_reading *r, double sampled_us, double idle_us)
+{
+	if (!r->have_loop || !(sampled_us > 0) || !(idle_us >= 0) || idle_us > sampled_us)
+		return;
+	r->utilization = 1 - idle_us / sampled_us;
+	r->busy_from_profile = true;
+}

@@ -2,7 +2,8 @@
  * at every window (engine_loop.c): the busy share of the loop since the last reading
  * (performance.eventLoopUtilization), the delay of a 10 ms timer over the same time
  * (perf_hooks.monitorEventLoopDelay: p50, p99, max), and the live handles and requests by kind
- * (process.getActiveResourcesInfo). The reply is the target's: parsing validates every field. */
+ * (process.getActiveResourcesInfo), taken at a turn of the loop after the previous reading.
+ * The reply is the target's: parsing validates every field. */
 #ifndef NTOP_EVLOOP_H
 #define NTOP_EVLOOP_H
 
@@ -23,6 +24,10 @@ struct evloop_reading {
 	bool have_loop;
 	double span_ms;
 	double utilization;
+	/* utilization is the CPU profile's share of non-idle samples, not the loop's own count:
+	 * V8's sampler interrupts the loop's wait a thousand times a second, and libuv does not
+	 * count the idle time of an interrupted wait (an idle loop read 62 % busy while profiled) */
+	bool busy_from_profile;
 	double lag_p50_ms, lag_p99_ms, lag_max_ms;
 	/* Handles and requests by kind, the most numerous first (none before Node 17.3). */
 	bool have_kinds;
@@ -35,6 +40,10 @@ struct evloop_reading {
  * {kind: count}} (times in ns as Node gives them, s in ms). Returns 0, or -1 if it is not that
  * shape; out is then cleared. Out-of-range numbers make their field unknown. */
 int evloop_parse(const char *json, size_t len, struct evloop_reading *out);
+
+/* While the CPU profiler runs: the busy share from the window's samples (sampled_us of which
+ * idle_us idle); nothing if the window has no samples. */
+void evloop_busy_from_profile(struct evloop_reading *r, double sampled_us, double idle_us);
 
 /* The total of kinds whose name is kind ("Timeout", "TCPSocketWrap", ...), or -1 if absent. */
 long evloop_kind_count(const struct evloop_reading *r, const char *kind);

@@ -121,7 +121,8 @@ static void report_json_loop(struct strbuf *out, const struct report_window *rw)
 		json_fixed(out, r->utilization, 4);
 	else
 		strbuf_puts(out, "null");
-	strbuf_puts(out, ",\"span_ms\":");
+	strbuf_printf(out, ",\"utilization_from\":\"%s\",\"span_ms\":",
+		r->busy_from_profile ? "profile" : "loop");
 	json_num2(out, r->have_loop ? r->span_ms : NAN);
 	strbuf_puts(out, ",\"lag_ms\":{\"p50\":");
 	json_num2(out, r->have_loop ? r->lag_p50_ms : NAN);
@@ -154,7 +155,8 @@ static void report_text_loop(struct strbuf *out, const struct report_window *rw)
 		return;
 	strbuf_puts(out, "LOOP:");
 	if (r->have_loop) {
-		strbuf_printf(out, " %.1f %% busy", r->utilization * 100);
+		strbuf_printf(out, " %.1f %% busy%s", r->utilization * 100,
+			r->busy_from_profile ? " (CPU profile)" : "");
 		if (isnan(r->lag_max_ms))
 			strbuf_puts(out, ", lag unknown (no timer fired)");
 		else

@@ -1,12 +1,14 @@
-// Asks a target's inspector whether ntop-js's GC profiler key is on its globalThis.
-// node gc-key.js PORT: prints "present" or "absent". Needs a node with a WebSocket (22+).
+// Asks a target's inspector whether ntop-js keeps something on its globalThis (a symbol whose
+// name has NAME in it: by default any of ntop-js's, as its GC profiler's).
+// node gc-key.js PORT [NAME]: prints "present" or "absent". Needs a node with a WebSocket (22+).
 'use strict';
 const port = process.argv[2];
+const name = process.argv[3] || 'ntop-js';
 (async () => {
 	const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
 	const ws = new WebSocket(list[0].webSocketDebuggerUrl);
 	ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: {
-		expression: "Object.getOwnPropertySymbols(globalThis).some(s => String(s).includes('ntop-js'))",
+		expression: `Object.getOwnPropertySymbols(globalThis).some(s => String(s).includes(${JSON.stringify(name)}))`,
 		returnByValue: true } }));
 	ws.onmessage = (ev) => {
 		const m = JSON.parse(ev.data);

@@ -84,5 +84,14 @@ int main(void)
 	snprintf(big + n, sizeof big - n, "\":1}}");
 	is_int(parse(big, &r), 0, "a long kind name");
 	ok(r.n_kinds == 1 && strlen(r.kinds[0].name) < EVLOOP_KIND_LEN, "is cut");
+	/* While profiled, the busy share comes from the samples. */
+	parse("{\"r\":{\"u\":0.62,\"s\":1000,\"n\":99,\"p50\":1e7,\"p99\":1e7,\"max\":1e7}}", &r);
+	evloop_busy_from_profile(&r, 1000000, 950000);
+	ok(r.busy_from_profile && fabs(r.utilization - 0.05) < 1e-9, "busy from the profile: 5 %%");
+	parse("{\"r\":{\"u\":0.62,\"s\":1000,\"n\":99,\"p50\":1e7,\"p99\":1e7,\"max\":1e7}}", &r);
+	evloop_busy_from_profile(&r, 0, 0);
+	ok(!r.busy_from_profile && r.utilization == 0.62, "not from an empty window");
+	evloop_busy_from_profile(&r, 1000, 2000);
+	ok(!r.busy_from_profile, "nor from idle over the total");
 	return done_testing();
 }
