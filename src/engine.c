@@ -306,7 +306,7 @@ double engine_next_burst_in_s(const struct engine *e)
 {
 	if (e->cfg.cpu_every_s <= 0 || e->cpu_on || e->state != ST_RUNNING)
 		return NAN;
-	/* (a window handed over after its reading may see the burst already starting) */
+	/* (a start that takes longer than a window: the burst is under way) */
 	if (e->cpu_starting)
 		return 0;
 	return fmax(0, e->next_burst_s - engine_mono_s(e));
@@ -454,7 +454,7 @@ static void engine_on_window_timer(void *ud)
 		return;
 	if (!e->cpu_on) {
 		engine_arm_window(e);
-		engine_loop_read(e, NULL);
+		engine_loop_read(e);
 		engine_empty_window(e);
 		if (e->state == ST_RUNNING)
 			engine_burst_due(e);
@@ -467,8 +467,8 @@ static void engine_on_window_timer(void *ud)
 		engine_arm_window(e);
 		return;
 	}
-	/* Before the rotation: its reply comes before the profile, and the window carries it. */
-	engine_loop_read(e, NULL);
+	/* Before the rotation: its reply comes before the profile, so the window carries it. */
+	engine_loop_read(e);
 	e->end_pending = true;
 	/* A burst is one window: it ends here, with no next profile (engine_burst_end). */
 	e->burst_ending = e->cfg.cpu_every_s > 0;

@@ -70,7 +70,6 @@ void engine_loop_reset_session(struct engine *e)
 {
 	e->evl.pending = false;
 	e->evl.installed = false;
-	e->evl.then = NULL;
 	e->evl.have_last = false;
 }
 
@@ -78,15 +77,13 @@ static void loop_on_reading(void *ud, enum session_outcome o, const struct proto
 {
 	struct engine *e = ud;
 	struct json_span res, value;
-	void (*then)(struct engine *) = e->evl.then;
 	char *text = NULL;
 	size_t len;
 
 	e->evl.pending = false;
-	e->evl.then = NULL;
 	if (o == SESSION_CLOSED)
 		return;
-	/* A failed reading costs only the reading: the window still comes. */
+	/* A failed reading costs only the reading. */
 	if (o == SESSION_REPLY && !m->error.n && json_object_get(m->result, "result", &res) == 1 &&
 	    json_object_get(res, "value", &value) == 1 && json_span_type(value) == JSON_T_STRING &&
 	    json_string_decode(value, &text, &len) == 0) {
@@ -97,22 +94,18 @@ static void loop_on_reading(void *ud, enum session_outcome o, const struct proto
 		}
 		free(text);
 	}
-	if (then && e->state == ST_RUNNING)
-		then(e);
 }
 
-bool engine_loop_read(struct engine *e, void (*then)(struct engine *e))
+void engine_loop_read(struct engine *e)
 {
 	if (!e->cfg.loop || !e->eval_mode || !e->sess || e->state != ST_RUNNING)
-		return false;
-	/* The target has not answered the last one: no pile of requests, the window goes on. */
+		return;
+	/* The target has not answered the last one: no pile of requests. */
 	if (e->evl.pending)
-		return false;
+		return;
 	e->evl.pending = true;
 	e->evl.installed = true; /* perhaps: engine_loop_leave removes it if so */
-	e->evl.then = then;
 	engine_evaluate(e, e->evl.expr, loop_on_reading);
-	return then != NULL;
 }
 
 static void loop_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)

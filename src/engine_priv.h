@@ -54,7 +54,6 @@ struct engine_evl {
 	char *expr;                   /* the reading's evaluation, with this session's nonce */
 	bool pending;                 /* a reading is on its way */
 	bool installed;               /* a reading was sent (which installs the histogram) */
-	void (*then)(struct engine *e); /* what waits for the reading (an empty window) */
 	bool have_last;
 	struct evloop_reading last;
 };
@@ -179,9 +178,8 @@ bool engine_mem_event(struct engine *e, const struct protocol_msg *m);
 void engine_loop_init(struct engine *e);
 void engine_loop_free(struct engine *e);
 void engine_loop_reset_session(struct engine *e);
-/* Sends a reading if loop readings are on (eval mode) and none is on its way. With then, calls
- * it once the reading is in (if the session still runs) and returns true; else false. */
-bool engine_loop_read(struct engine *e, void (*then)(struct engine *e));
+/* Asks for a reading if loop readings are on (eval mode) and none is on its way. */
+void engine_loop_read(struct engine *e);
 /* At detach: removes what the readings installed in the target. */
 void engine_loop_leave(struct engine *e);
 
