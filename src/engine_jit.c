@@ -196,19 +196,28 @@ static bool engine_jit_restore(struct engine *e, session_reply_fn next)
 	return e->state != ST_DONE;
 }
 
+/* The restore's reply: false if the session is gone. A refusal costs a notice: the target
+ * puts the flags back itself when the lease lapses. */
+static bool jit_restore_replied(struct engine *e, enum session_outcome o,
+	const struct protocol_msg *m, const char *when)
+{
+	if (o == SESSION_CLOSED)
+		return false;
+	if (o != SESSION_REPLY || m->error.n) {
+		char *msg = xasprintf("the target's V8 flags could not be put back %s: the target "
+			"puts them back itself within %.0f s.", when, engine_jit_lease_s(e));
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
+	return true;
+}
+
 static void jit_on_restored(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
-	if (o == SESSION_CLOSED)
-		return;
-	if (o != SESSION_REPLY || m->error.n) {
-		char *msg = xasprintf("the target's V8 flags could not be put back now: the target "
-			"puts them back itself within %.0f s.", engine_jit_lease_s(e));
-		e->h->on_notice(e->ud, msg);
-		free(msg);
-	}
-	engine_disable_profiler(e);
+	if (jit_restore_replied(e, o, m, "now"))
+		engine_disable_profiler(e);
 }
 
 void engine_jit_leave(struct engine *e)
@@ -230,16 +239,7 @@ static void jit_profiler_off(struct engine *e)
 
 static void jit_on_put_back(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
-	struct engine *e = ud;
-
-	if (o == SESSION_CLOSED)
-		return;
-	if (o != SESSION_REPLY || m->error.n) {
-		char *msg = xasprintf("the target's V8 flags could not be put back after the CPU burst: "
-			"the target puts them back itself within %.0f s.", engine_jit_lease_s(e));
-		e->h->on_notice(e->ud, msg);
-		free(msg);
-	}
+	jit_restore_replied(ud, o, m, "after the CPU burst");
 }
 
 /* The two go back to back (the inspector runs them in order), so that a burst started before

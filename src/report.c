@@ -66,13 +66,19 @@ static size_t top_count(const struct report_window *rw, const struct window_stat
 	return rw->top_n < w->n_funcs ? rw->top_n : w->n_funcs;
 }
 
-/* A byte count, or null when it was not read (NAN). */
-static void json_bytes(struct strbuf *sb, double v)
+/* A number with that many decimals, or null when it is not known (NAN). */
+static void json_num_or_null(struct strbuf *sb, double v, int decimals)
 {
 	if (isnan(v))
 		strbuf_puts(sb, "null");
 	else
-		json_fixed(sb, v, 0);
+		json_fixed(sb, v, decimals);
+}
+
+/* A byte count, or null when it was not read (NAN). */
+static void json_bytes(struct strbuf *sb, double v)
+{
+	json_num_or_null(sb, v, 0);
 }
 
 /* ", heap RATE over SPAN: VERDICT (BASIS)": a rate that is not significant reads ~0. */
@@ -96,15 +102,6 @@ static void report_text_growth(struct strbuf *out, const struct mem_growth *g)
 		strbuf_printf(out, " (troughs; %ld major GCs)", g->major_gcs);
 }
 
-/* A number with 2 decimals, or null (NAN). */
-static void json_num2(struct strbuf *sb, double v)
-{
-	if (isnan(v))
-		strbuf_puts(sb, "null");
-	else
-		json_fixed(sb, v, 2);
-}
-
 /* "event_loop": the latest reading (evloop.h), or null. */
 static void report_json_loop(struct strbuf *out, const struct report_window *rw)
 {
@@ -117,19 +114,16 @@ static void report_json_loop(struct strbuf *out, const struct report_window *rw)
 		return;
 	}
 	strbuf_puts(out, "{\"utilization\":");
-	if (r->have_loop)
-		json_fixed(out, r->utilization, 4);
-	else
-		strbuf_puts(out, "null");
+	json_num_or_null(out, r->have_loop ? r->utilization : NAN, 4);
 	strbuf_printf(out, ",\"utilization_from\":\"%s\",\"span_ms\":",
 		r->busy_from_profile ? "profile" : "loop");
-	json_num2(out, r->have_loop ? r->span_ms : NAN);
+	json_num_or_null(out, r->have_loop ? r->span_ms : NAN, 2);
 	strbuf_puts(out, ",\"lag_ms\":{\"p50\":");
-	json_num2(out, r->have_loop ? r->lag_p50_ms : NAN);
+	json_num_or_null(out, r->have_loop ? r->lag_p50_ms : NAN, 2);
 	strbuf_puts(out, ",\"p99\":");
-	json_num2(out, r->have_loop ? r->lag_p99_ms : NAN);
+	json_num_or_null(out, r->have_loop ? r->lag_p99_ms : NAN, 2);
 	strbuf_puts(out, ",\"max\":");
-	json_num2(out, r->have_loop ? r->lag_max_ms : NAN);
+	json_num_or_null(out, r->have_loop ? r->lag_max_ms : NAN, 2);
 	strbuf_puts(out, "},\"resources\":");
 	if (r->have_kinds) {
 		strbuf_putc(out, '{');

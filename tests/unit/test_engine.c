@@ -471,6 +471,32 @@ static void start_and_setup(struct fake *f, bool eval)
 	run_setup(f, eval);
 }
 
+/* Starts the engine and opens its connection, the set-up left to the test: false (and a
+ * failed test) if it cannot start. */
+static bool start_and_open(struct fake *f)
+{
+	char *cause = NULL;
+
+	if (engine_start(f->e, &cause) < 0) {
+		ok(0, "engine_start: %s", cause);
+		free(cause);
+		return false;
+	}
+	f->conn->h->on_open(f->conn->ud);
+	return true;
+}
+
+/* A burst starts the profiler (after engine_start_cpu): enable, interval, first profile. */
+static void answer_cpu_start(struct fake *f, bool eval)
+{
+	answer(f, "Profiler.enable", "{}");
+	answer(f, "Profiler.setSamplingInterval", "{}");
+	if (eval)
+		answer(f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	else
+		answer(f, "Profiler.start", "{}");
+}
+
 /* The window timer fires: eval mode rotates with one evaluation; its id. */
 static long long rotate(struct fake *f)
 {
@@ -687,18 +713,14 @@ static void test_pause_refused(void)
 	struct fake f;
 	char methods[200];
 	int from;
-	char *cause = NULL;
 
 	base_config(&cfg);
 	cfg.max_pause_s = 0.2;
 	make_engine(&f, &cfg);
-	if (engine_start(f.e, &cause) < 0) {
-		ok(0, "engine_start: %s", cause);
-		free(cause);
+	if (!start_and_open(&f)) {
 		free_fake(&f);
 		return;
 	}
-	f.conn->h->on_open(f.conn->ud);
 	from = f.n_sent;
 	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":2147483648,"
 		"\"b\":null,\"k\":null,\"v\":\"11.3.244.8-node.19\"}}}");
@@ -938,9 +960,7 @@ static void test_bursts_no_eval(void)
 	advance(&f, DELAY_S);
 	methods_since(&f, from, methods, sizeof methods);
 	is_str(methods, "Profiler.enable", "bursts, no-eval: the next starts a period later");
-	answer(&f, "Profiler.enable", "{}");
-	answer(&f, "Profiler.setSamplingInterval", "{}");
-	answer(&f, "Profiler.start", "{}");
+	answer_cpu_start(&f, false);
 	ok(engine_cpu_on(f.e), "bursts, no-eval: and runs");
 	free(reply_text);
 	free_fake(&f);
@@ -975,9 +995,7 @@ static void test_burst_invalid(void)
 	advance(&f, DELAY_S);
 	methods_since(&f, from, methods, sizeof methods);
 	is_str(methods, "Profiler.enable", "burst invalid: the next burst comes");
-	answer(&f, "Profiler.enable", "{}");
-	answer(&f, "Profiler.setSamplingInterval", "{}");
-	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	answer_cpu_start(&f, true);
 	/* ends at the next tick, then c by hand at once */
 	id = rotate(&f);
 	profile_finished(&f, 1, fib_profile);
@@ -986,9 +1004,7 @@ static void test_burst_invalid(void)
 	ok(engine_start_cpu(f.e, &cause) == 0, "burst by hand: starts");
 	free(cause);
 	ok(fabs(engine_next_burst_in_s(f.e) - 0) < 1e-9, "burst by hand: starting (0 s)");
-	answer(&f, "Profiler.enable", "{}");
-	answer(&f, "Profiler.setSamplingInterval", "{}");
-	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	answer_cpu_start(&f, true);
 	id = rotate(&f);
 	profile_finished(&f, 2, fib_profile);
 	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
@@ -1005,7 +1021,6 @@ static void test_burst_skipped(void)
 	struct engine_config cfg;
 	struct fake f;
 	char methods[200];
-	char *cause = NULL;
 	int from;
 
 	base_config(&cfg);
@@ -1013,13 +1028,10 @@ static void test_burst_skipped(void)
 	cfg.max_pause_s = 0.2;
 	cfg.ask_pause = true;
 	make_engine(&f, &cfg);
-	if (engine_start(f.e, &cause) < 0) {
-		ok(0, "engine_start: %s", cause);
-		free(cause);
+	if (!start_and_open(&f)) {
 		free_fake(&f);
 		return;
 	}
-	f.conn->h->on_open(f.conn->ud);
 	from = f.n_sent;
 	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":2147483648,"
 		"\"b\":null,\"k\":null,\"v\":\"11.3.244.8-node.19\"}}}");
@@ -1105,20 +1117,16 @@ static void test_loop_no_cpu(void)
 {
 	struct engine_config cfg;
 	struct fake f;
-	char *cause = NULL;
 	long long id;
 
 	base_config(&cfg);
 	cfg.loop = true;
 	cfg.no_cpu = true;
 	make_engine(&f, &cfg);
-	if (engine_start(f.e, &cause) < 0) {
-		ok(0, "engine_start: %s", cause);
-		free(cause);
+	if (!start_and_open(&f)) {
 		free_fake(&f);
 		return;
 	}
-	f.conn->h->on_open(f.conn->ud);
 	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
 	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
 		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
