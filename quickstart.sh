@@ -96,6 +96,14 @@ dist=PASS
 make -C "$build" -j"$jobs" distcheck >"$build/distcheck.log" 2>&1 || { dist=FAIL; status=1; }
 echo "$dist: make distcheck (log: $build/distcheck.log)"
 [ "$dist" = PASS ] || tail -n 30 "$build/distcheck.log"
+# What a failed test said of itself (its diagnostics and failed checks), here at the end where
+# a shortened CI log still shows it.
+for trs in "$build"/tests/*/*.trs; do
+	[ -e "$trs" ] && grep -Eq '^:test-result: (FAIL|XPASS|ERROR)' "$trs" || continue
+	log=${trs%.trs}.log
+	echo "--- ${log#"$build"/}: its diagnostics and failed checks"
+	grep -E '^(#|not ok)' "$log" 2>/dev/null | tail -n 60
+done
 # automake's summary is not read by CI: count every TAP result of every test log.
 { cat "$build"/tests/*/*.trs 2>/dev/null; echo ":test-result: $dist"; } | awk '
 	/^:test-result: (PASS|XFAIL)/ { p++ }

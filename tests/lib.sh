@@ -36,7 +36,8 @@ done_testing() { echo "1..$tap_n"; }
 cleanup() {
 	local p
 	for p in $pids_to_kill; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$WORK"
+	# NTOP_TEST_KEEP=1 keeps the work directory (the targets' output, the JSON) to look into
+	if [ -n "${NTOP_TEST_KEEP:-}" ]; then echo "# kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
