@@ -112,7 +112,17 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	struct report_window rw;
 	struct engine_jit_info jit;
 	struct evloop_reading loop;
+	struct engine_block blocks[ENGINE_BLOCKS_KEPT];
+	uint64_t n_blocks = engine_blocks_count(a->engine);
 
+	rw.n_blocks = 0;
+	for (; a->blocks_reported < n_blocks; a->blocks_reported++) {
+		const struct engine_block *k = engine_block_get(a->engine, a->blocks_reported);
+
+		if (k)
+			blocks[rw.n_blocks++] = *k;
+	}
+	rw.blocks = blocks;
 	rw.time_s = wall_time_s;
 	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
 	rw.interval_us = (double)a->settings.interval_us;
@@ -555,6 +565,7 @@ static int app_run(struct app *a)
 	cfg.max_pause_s = a->opt.max_pause_s;
 	cfg.cpu_every_s = a->opt.cpu_every_s;
 	cfg.loop = true;
+	cfg.block_ms = a->opt.block_threshold_s * 1e3;
 	cfg.ask_pause = !a->opt.batch;
 	cfg.leave_jit = a->opt.leave_jit;
 	cfg.timeout_s = a->opt.timeout_s;

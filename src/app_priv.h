@@ -38,6 +38,7 @@ struct app {
 	struct memlog *log;
 	struct mem_growth growth;
 	bool have_growth;
+	uint64_t blocks_reported;     /* blocked-loop events already in a window's report */
 	struct strbuf line;        /* a log record being built */
 	/* --follow: the command line (or port) to find the target by when it comes back. */
 	struct loop_timer *follow_timer;

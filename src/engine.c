@@ -325,6 +325,7 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 	if (!e->have_trim && p->n_samples)
 		trim = p->start_time_us + (p->time_deltas[0] > 0 ? (double)p->time_deltas[0] : 0);
 	aggregate_window(p, e->ft, trim, &e->ws);
+	engine_loop_take_profile(e, p, trim);
 	/* Windows overlap only in eval mode: the next profile starts before this one ends. */
 	if (e->eval_mode && e->ws.n_samples) {
 		e->trim_until_us = e->ws.last_sample_us;

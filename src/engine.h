@@ -13,6 +13,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "blocks.h"
 
 struct loop;
 struct attach_result;
@@ -44,6 +47,7 @@ struct engine_config {
 	double mem_interval_s;       /* memory reading every so often; 0: none */
 	double mem_detail_interval_s;/* external memory and heap spaces (needs eval) */
 	bool loop;                   /* event-loop readings every window (eval mode only) */
+	double block_ms;             /* a task that holds the loop this long is a block (0: off) */
 	bool alloc;                  /* start allocation sampling at once */
 	double alloc_interval_s;     /* between allocation profile fetches */
 };
@@ -158,6 +162,21 @@ size_t engine_windows_done(const struct engine *e);
 
 /* The latest event-loop reading (evloop.h), or NULL before the first. */
 const struct evloop_reading *engine_loop_last(const struct engine *e);
+
+/* Blocked-loop events (blocks.h), numbered from 0 in the order they were confirmed; the
+ * latest ENGINE_BLOCKS_KEPT are kept. */
+#define ENGINE_BLOCKS_KEPT 64
+struct engine_block {
+	struct loop_block b;
+	double wall_s;               /* when it began, unix time */
+};
+/* How many were confirmed since the engine was created. */
+uint64_t engine_blocks_count(const struct engine *e);
+/* Block number i, or NULL if it is no longer kept (or not yet confirmed). */
+const struct engine_block *engine_block_get(const struct engine *e, uint64_t i);
+/* The threshold blocks are looked for with, in ms; 0 when they are not (--no-eval, or
+ * --block-threshold 0). */
+double engine_block_threshold_ms(const struct engine *e);
 
 /* Memory (engine_mem.c). */
 const struct memseries *engine_memseries(const struct engine *e);

@@ -16,15 +16,22 @@
 #include <string.h>
 
 #define LOOP_KEY "Symbol.for('ntop-js.loop')"
+/* A reading dated further than this from our monotonic clock was taken on another clock. */
+#define MONO_SAME_CLOCK_S 3600.0
 /* The watchdog: a minute, or three windows and twice the timeout if longer. */
 #define LOOP_WATCHDOG_MIN_S 60.0
 
-/* The reading is taken at a turn of the loop (setImmediate), not when the evaluation runs: the
- * inspector runs it through an interrupt, possibly in the middle of a long task, and a
- * histogram reset there loses the delay that task is causing (the timer's next tick measures
- * from the reset). So each evaluation returns the reading taken after the previous one, and
- * asks for the next: a reading covers the window before the one it is reported with, and the
- * first comes with the third evaluation (the first installs, the second asks). */
+/* The reading is taken at a turn of the loop, not when the evaluation runs: the inspector runs
+ * it through an interrupt, possibly in the middle of a long task, and a histogram reset there
+ * loses the delay that task is causing (the timer's next tick measures from the reset). The
+ * turn is a timer's (an unref'd setTimeout 0), not setImmediate's: after a long timer task the
+ * check phase comes before the histogram's own late timer, and a reading taken there lost the
+ * delay of two blocks in three on Node 26 (its timer ran after the reset); in the timers phase
+ * the histogram's timer, due earlier, runs first. So each evaluation returns the reading taken
+ * after the previous one, and asks for the next: a reading covers the window before the one it
+ * is reported with, and the first comes with the third evaluation (the first installs, the
+ * second asks). It carries the time it was taken (process.hrtime, the CPU profile's clock),
+ * which dates the blocked-loop events it confirms (blocks.h). */
 static const char loop_head[] =
 	"(function ntopJsLoop(){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" LOOP_KEY ",all=globalThis[K],id='";
@@ -34,25 +41,29 @@ static const char loop_mid[] =
 	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:10}),"
 	"r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else clearTimeout(o.t);"
 	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
-	"if(!fresh&&!o.i){o.i=setImmediate(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
-	"e=P.eventLoopUtilization(o.e),h=o.h;o.r={u:e.utilization,s:now-o.w,n:h.count,"
-	"p50:h.percentile(50),p99:h.percentile(99),max:h.max};h.reset();"
+	"if(!fresh&&!o.i){o.i=setTimeout(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
+	"e=P.eventLoopUtilization(o.e),h=o.h,hr=process.hrtime();o.r={u:e.utilization,s:now-o.w,"
+	"n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max,t:hr[0]*1e6+hr[1]/1e3};"
+	"h.reset();"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
-	"k[x]=(k[x]||0)+1});o.k=k}});if(o.i.unref)o.i.unref();}"
+	"k[x]=(k[x]||0)+1});o.k=k}},0);if(o.i.unref)o.i.unref();}"
 	"o.t=setTimeout(function(){if(all[id]!==o)return;o.h.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},";
 static const char loop_tail[] =
 	");if(o.t.unref)o.t.unref();return out})()";
 static const char leave_head[] = "(function(){var K=" LOOP_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
-	"',o=all&&all[id];if(o){clearTimeout(o.t);if(o.i)clearImmediate(o.i);"
+	"',o=all&&all[id];if(o){clearTimeout(o.t);if(o.i)clearTimeout(o.i);"
 	"try{o.h.disable()}catch(x){}delete all[id];}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 void engine_loop_init(struct engine *e)
 {
 	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
+
+	if (e->cfg.loop && e->cfg.block_ms > 0)
+		e->evl.blocks = blockscan_create(e->cfg.block_ms);
 
 	if (watchdog_s < LOOP_WATCHDOG_MIN_S)
 		watchdog_s = LOOP_WATCHDOG_MIN_S;
@@ -64,6 +75,7 @@ void engine_loop_init(struct engine *e)
 void engine_loop_free(struct engine *e)
 {
 	free(e->evl.expr);
+	blockscan_free(e->evl.blocks);
 }
 
 void engine_loop_reset_session(struct engine *e)
@@ -71,6 +83,55 @@ void engine_loop_reset_session(struct engine *e)
 	e->evl.pending = false;
 	e->evl.installed = false;
 	e->evl.have_last = false;
+	if (e->evl.blocks)
+		blockscan_reset(e->evl.blocks);
+}
+
+void engine_loop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
+{
+	/* without readings nothing could confirm a candidate (blocks.h) */
+	if (e->evl.blocks && e->eval_mode)
+		blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
+}
+
+/* Confirms the candidates that the reading's longest delay covers, and keeps them dated. */
+static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r)
+{
+	struct loop_block out[16];
+	size_t n;
+	double wall_minus_mono_s = engine_wall_s(e) - engine_mono_s(e);
+
+	if (!e->evl.blocks || !r->have_loop || !isfinite(r->end_mono_us))
+		return;
+	/* The profile's clock is the target's CLOCK_MONOTONIC, and so is ours on one machine. A
+	 * target on another clock (a time namespace) is dated as if the reading were taken now. */
+	if (fabs(r->end_mono_us / 1e6 - engine_mono_s(e)) > MONO_SAME_CLOCK_S)
+		wall_minus_mono_s = engine_wall_s(e) - r->end_mono_us / 1e6;
+	n = blockscan_confirm(e->evl.blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
+		r->lag_max_ms, out, sizeof out / sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		struct engine_block *k = &e->evl.kept[e->evl.n_blocks++ % ENGINE_BLOCKS_KEPT];
+
+		k->b = out[i];
+		k->wall_s = out[i].start_us / 1e6 + wall_minus_mono_s;
+	}
+}
+
+double engine_block_threshold_ms(const struct engine *e)
+{
+	return e->evl.blocks && e->eval_mode ? e->cfg.block_ms : 0;
+}
+
+uint64_t engine_blocks_count(const struct engine *e)
+{
+	return e->evl.n_blocks;
+}
+
+const struct engine_block *engine_block_get(const struct engine *e, uint64_t i)
+{
+	if (i >= e->evl.n_blocks || e->evl.n_blocks - i > ENGINE_BLOCKS_KEPT)
+		return NULL;
+	return &e->evl.kept[i % ENGINE_BLOCKS_KEPT];
 }
 
 static void loop_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -91,6 +152,7 @@ static void loop_on_reading(void *ud, enum session_outcome o, const struct proto
 		if (evloop_parse(text, len, &r) == 0) {
 			e->evl.last = r;
 			e->evl.have_last = true;
+			loop_confirm_blocks(e, &r);
 		}
 		free(text);
 	}

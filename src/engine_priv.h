@@ -56,6 +56,10 @@ struct engine_evl {
 	bool installed;               /* a reading was sent (which installs the histogram) */
 	bool have_last;
 	struct evloop_reading last;
+	/* blocked-loop events: candidates from the profiles, confirmed by the readings */
+	struct blockscan *blocks;     /* NULL: off */
+	struct engine_block kept[ENGINE_BLOCKS_KEPT];
+	uint64_t n_blocks;            /* confirmed so far; number i is kept[i % ENGINE_BLOCKS_KEPT] */
 };
 
 /* The v8 module in an evaluation, without touching the app's globals (older Node: the command
@@ -178,6 +182,8 @@ bool engine_mem_event(struct engine *e, const struct protocol_msg *m);
 void engine_loop_init(struct engine *e);
 void engine_loop_free(struct engine *e);
 void engine_loop_reset_session(struct engine *e);
+/* A window's profile: its samples are searched for blocks (trim as for the window). */
+void engine_loop_take_profile(struct engine *e, const struct profile *p, double trim_until_us);
 /* Asks for a reading if loop readings are on (eval mode) and none is on its way. */
 void engine_loop_read(struct engine *e);
 /* At detach: removes what the readings installed in the target. */

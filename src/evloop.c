@@ -13,6 +13,8 @@
 #define EVLOOP_MAX_LAG_NS 3.6e12
 #define EVLOOP_MAX_SPAN_MS 86400e3
 #define EVLOOP_MAX_COUNT 1e9
+/* A monotonic clock past 100 years of uptime is not one. */
+#define EVLOOP_MAX_MONO_US 3.2e15
 
 static double lag_ms(const cJSON *v)
 {
@@ -26,13 +28,17 @@ static void parse_loop(const cJSON *r, struct evloop_reading *out)
 {
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(r, "u"),
 		*s = cJSON_GetObjectItemCaseSensitive(r, "s"),
-		*n = cJSON_GetObjectItemCaseSensitive(r, "n");
+		*n = cJSON_GetObjectItemCaseSensitive(r, "n"), *t;
 
 	if (!cJSON_IsObject(r) || !cJSON_IsNumber(u) || !isfinite(u->valuedouble) ||
 	    u->valuedouble < 0 || u->valuedouble > 1 || !cJSON_IsNumber(s) ||
 	    !isfinite(s->valuedouble) || s->valuedouble <= 0 || s->valuedouble > EVLOOP_MAX_SPAN_MS)
 		return;
 	out->have_loop = true;
+	t = cJSON_GetObjectItemCaseSensitive(r, "t");
+	if (cJSON_IsNumber(t) && isfinite(t->valuedouble) && t->valuedouble > 0 &&
+	    t->valuedouble < EVLOOP_MAX_MONO_US)
+		out->end_mono_us = t->valuedouble;
 	out->utilization = u->valuedouble;
 	out->span_ms = s->valuedouble;
 	/* Without a sample (a loop blocked the whole span) the histogram's figures are noise. */
@@ -90,7 +96,7 @@ int evloop_parse(const char *json, size_t len, struct evloop_reading *out)
 
 	memset(out, 0, sizeof *out);
 	out->lag_p50_ms = out->lag_p99_ms = out->lag_max_ms = NAN;
-	out->utilization = out->span_ms = NAN;
+	out->utilization = out->span_ms = out->end_mono_us = NAN;
 	root = cJSON_ParseWithLength(json, len);
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);

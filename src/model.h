@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blocks.h"
 #include "evloop.h"
 
 struct functab;
@@ -15,6 +16,8 @@ struct cumulative;
 struct calltree;
 struct memseries;
 struct alloc_table;
+
+#define MODEL_BLOCKS_MAX 64
 
 enum model_mode {
 	MODE_WINDOW,     /* the last window */
@@ -52,6 +55,15 @@ struct model {
 	/* The event loop's latest reading (eval mode), when have_loop. */
 	bool have_loop;
 	struct evloop_reading loop;
+	/* Blocked-loop events (blocks.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many
+	 * there were since attach; block_threshold_ms 0 when they are not looked for. */
+	struct model_block {
+		struct loop_block b;
+		double wall_s;             /* when it began */
+	} blocks[MODEL_BLOCKS_MAX];
+	size_t n_blocks;
+	uint64_t blocks_total;
+	double block_threshold_ms;
 	double next_burst_in_s;        /* --cpu-every, between bursts: when the next starts; NAN */
 	double cpu_pause_s;            /* what starting it would pause the target; NAN unknown */
 	double gc_pause_s;             /* what a full GC (an allocation-profile fetch) would */

@@ -51,6 +51,8 @@ static const char usage_text[] =
 	"                         burst pays the start pause, and is skipped if that is over\n"
 	"                         --max-pause); windows between carry memory only\n"
 	"      --timeout SECS     how long to wait for the target to answer (default 10)\n"
+	"      --block-threshold SECS  a task that holds the event loop this long is a\n"
+	"                         blocked-loop event, shown with its stack (default 0.1; 0: none)\n"
 	"\n"
 	"Memory:\n"
 	"      --mem-interval SECS   read the target's memory every SECS (default 1; 0: never)\n"
@@ -105,7 +107,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY };
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -118,6 +120,7 @@ static const struct option long_opts[] = {
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
 	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
+	{ "block-threshold", required_argument, NULL, OPT_BLOCK_THRESHOLD },
 	{ "cpu-every", required_argument, NULL, OPT_CPU_EVERY },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "batch", no_argument, NULL, 'b' },
@@ -222,6 +225,7 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	o->growth_window_s = 300.0;
 	o->alloc_interval_s = 300.0;
 	o->max_pause_s = 0.2;
+	o->block_threshold_s = 0.1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:d:i:bn:t:o:hV", long_opts, NULL)) != -1) {
@@ -275,6 +279,13 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			if (parse_double(optarg, &d) < 0 || d < 0)
 				goto bad_value;
 			o->max_pause_s = clamp_double(o, "--max-pause", d, 0, 3600, "s");
+			break;
+		case OPT_BLOCK_THRESHOLD:
+			if (parse_double(optarg, &d) < 0 || d < 0)
+				goto bad_value;
+			/* under 10 ms the loop's own timer (10 ms) could not confirm one */
+			o->block_threshold_s = d == 0 ? 0 : clamp_double(o, "--block-threshold", d,
+				0.02, 3600, "s");
 			break;
 		case OPT_TIMEOUT:
 			if (parse_double(optarg, &d) < 0)

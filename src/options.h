@@ -32,6 +32,7 @@ struct options {
 	bool leave_jit;       /* --leave-jit */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */
 	double max_pause_s;   /* --max-pause */
+	double block_threshold_s; /* --block-threshold (0: no blocked-loop events) */
 	double cpu_every_s;   /* --cpu-every: one CPU window (a burst) every so often; 0: always */
 	double timeout_s;
 	bool help, version;

@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "engine.h"
+#include "blocks.h"
 #include "evloop.h"
 #include "heapprof.h"
 #include "memseries.h"
@@ -102,8 +103,56 @@ static void report_text_growth(struct strbuf *out, const struct mem_growth *g)
 		strbuf_printf(out, " (troughs; %ld major GCs)", g->major_gcs);
 }
 
+/* A function of a block's stack as {"function", "url", "line"}. */
+static void json_frame(struct strbuf *out, const struct functab *ft, uint32_t func)
+{
+	const struct func_info *fi = functab_get(ft, func);
+	const char *name = functab_display_name(fi), *url = util_display_url(fi->url);
+
+	strbuf_puts(out, "{\"function\":");
+	strbuf_json_string(out, name, strlen(name));
+	strbuf_puts(out, ",\"url\":");
+	strbuf_json_string(out, url, strlen(url));
+	strbuf_puts(out, ",\"line\":");
+	json_position(out, fi->line);
+	strbuf_putc(out, '}');
+}
+
+/* ,"blocks":[...]: the blocked-loop events confirmed since the last window. */
+static void report_json_blocks(struct strbuf *out, const struct report_window *rw,
+	const struct functab *ft)
+{
+	strbuf_puts(out, ",\"blocks\":[");
+	for (size_t i = 0; i < rw->n_blocks; i++) {
+		const struct loop_block *b = &rw->blocks[i].b;
+
+		strbuf_puts(out, i ? ",{\"time\":" : "{\"time\":");
+		json_fixed(out, rw->blocks[i].wall_s, 3);
+		strbuf_puts(out, ",\"ms\":");
+		json_fixed(out, (b->end_us - b->start_us) / 1e3, 1);
+		strbuf_puts(out, ",\"lag_ms\":");
+		json_num_or_null(out, b->lag_ms, 1);
+		strbuf_puts(out, ",\"function\":");
+		if (b->depth)
+			json_frame(out, ft, b->stack[b->depth - 1]);
+		else
+			strbuf_puts(out, "null");
+		strbuf_puts(out, ",\"share_pct\":");
+		json_fixed(out, b->share * 100, 1);
+		strbuf_puts(out, ",\"stack\":[");
+		for (size_t k = 0; k < b->depth; k++) {
+			if (k)
+				strbuf_putc(out, ',');
+			json_frame(out, ft, b->stack[k]);
+		}
+		strbuf_puts(out, "]}");
+	}
+	strbuf_putc(out, ']');
+}
+
 /* "event_loop": the latest reading (evloop.h), or null. */
-static void report_json_loop(struct strbuf *out, const struct report_window *rw)
+static void report_json_loop(struct strbuf *out, const struct report_window *rw,
+	const struct functab *ft)
 {
 	const struct evloop_reading *r = rw->loop;
 	size_t i;
@@ -133,14 +182,59 @@ static void report_json_loop(struct strbuf *out, const struct report_window *rw)
 			strbuf_json_string(out, r->kinds[i].name, strlen(r->kinds[i].name));
 			strbuf_printf(out, ":%ld", r->kinds[i].count);
 		}
-		strbuf_printf(out, "},\"resource_kinds_left_out\":%zu}", r->more_kinds);
+		strbuf_printf(out, "},\"resource_kinds_left_out\":%zu", r->more_kinds);
 	} else {
-		strbuf_puts(out, "null}");
+		strbuf_puts(out, "null");
 	}
+	report_json_blocks(out, rw, ft);
+	strbuf_putc(out, '}');
+}
+
+static void text_location(struct strbuf *loc, const struct func_info *fi);
+static void text_column(struct strbuf *out, const char *s, size_t cols, bool keep_end, bool pad);
+
+/* "BLOCK: 14:02:03.512, 302 ms in blockHere (loop.js:15), 96 % of it; under listOnTimeout <
+ * processTimers" for each blocked-loop event confirmed since the last window. */
+static void report_text_blocks(struct strbuf *out, const struct report_window *rw,
+	const struct functab *ft)
+{
+	struct strbuf loc;
+
+	strbuf_init(&loc);
+	for (size_t i = 0; i < rw->n_blocks; i++) {
+		const struct loop_block *b = &rw->blocks[i].b;
+		time_t secs = (time_t)rw->blocks[i].wall_s;
+		char when[32] = "?";
+		struct tm tm;
+
+		if (isfinite(rw->blocks[i].wall_s) && localtime_r(&secs, &tm))
+			strftime(when, sizeof when, "%H:%M:%S", &tm);
+		strbuf_printf(out, "BLOCK: %s.%03d, %.0f ms", when,
+			(int)fmod(fmax(rw->blocks[i].wall_s, 0) * 1e3, 1e3), (b->end_us - b->start_us) / 1e3);
+		if (!b->depth) {
+			strbuf_puts(out, ", no one stack held half of it\n");
+			continue;
+		}
+		strbuf_puts(out, " in ");
+		text_column(out, functab_display_name(functab_get(ft, b->stack[b->depth - 1])), 60,
+			false, false);
+		text_location(&loc, functab_get(ft, b->stack[b->depth - 1]));
+		strbuf_puts(out, " (");
+		text_column(out, loc.data, 60, true, false);
+		strbuf_printf(out, "), %.0f %% of it", b->share * 100);
+		for (size_t k = b->depth - 1; k-- > 0;) {
+			strbuf_puts(out, k == b->depth - 2 ? "; under " : " < ");
+			text_column(out, functab_display_name(functab_get(ft, b->stack[k])), 40, false,
+				false);
+		}
+		strbuf_putc(out, '\n');
+	}
+	strbuf_free(&loc);
 }
 
 /* "LOOP: ..." for batch text, when there is a reading. */
-static void report_text_loop(struct strbuf *out, const struct report_window *rw)
+static void report_text_loop(struct strbuf *out, const struct report_window *rw,
+	const struct functab *ft)
 {
 	const struct evloop_reading *r = rw->loop;
 	size_t i;
@@ -169,6 +263,7 @@ static void report_text_loop(struct strbuf *out, const struct report_window *rw)
 			strbuf_printf(out, " and %zu more kinds", r->more_kinds);
 	}
 	strbuf_putc(out, '\n');
+	report_text_blocks(out, rw, ft);
 }
 
 /* The memory fields: mem, growth, and alloc in windows where a profile was fetched. */
@@ -322,7 +417,7 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 	}
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
-		report_json_loop(out, rw);
+		report_json_loop(out, rw, ft);
 		report_json_memory(out, rw, ft);
 		strbuf_puts(out, "}\n");
 		return;
@@ -378,7 +473,7 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_putc(out, '}');
 	}
 	strbuf_putc(out, ']');
-	report_json_loop(out, rw);
+	report_json_loop(out, rw, ft);
 	report_json_memory(out, rw, ft);
 	strbuf_puts(out, "}\n");
 }
@@ -486,7 +581,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (rw->cpu_off && isfinite(rw->next_burst_in_s)) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (between bursts: the next in "
 			"%.0f s)\n", isfinite(rw->window_ms) ? rw->window_ms : 0, ceil(rw->next_burst_in_s));
-		report_text_loop(out, rw);
+		report_text_loop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
 		return;
@@ -494,7 +589,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (rw->cpu_off) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",
 			isfinite(rw->window_ms) ? rw->window_ms : 0);
-		report_text_loop(out, rw);
+		report_text_loop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
 		return;
@@ -505,7 +600,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	strbuf_printf(out, "CPU: %5.1f%% JS, %5.1f%% GC, %5.1f%% program, %5.1f%% idle\n",
 		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
-	report_text_loop(out, rw);
+	report_text_loop(out, rw, ft);
 	report_text_mem(out, rw);
 	report_text_jit(out, rw->jit);
 	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");

@@ -15,6 +15,7 @@ struct mem_sample;
 struct mem_growth;
 struct alloc_table;
 struct engine_jit_info;
+struct engine_block;
 
 struct report_target {
 	int pid;                  /* 0 if unknown (attached with --port to a foreign process) */
@@ -38,6 +39,9 @@ struct report_window {
 	bool cpu_off;
 	/* The event loop's latest reading (NULL: none, as with --no-eval). */
 	const struct evloop_reading *loop;
+	/* Blocked-loop events confirmed since the last window (engine.h), oldest first. */
+	const struct engine_block *blocks;
+	size_t n_blocks;
 	/* ...because it runs in bursts (--cpu-every): seconds to the next one, else NAN. */
 	double next_burst_in_s;
 	/* Predicted pauses of the target (pausemodel.h), in seconds; NAN when unknown: the CPU

@@ -54,6 +54,25 @@ static void tui_pull_alloc(struct tui *t)
 	t->model.snapshot_running = engine_snapshot_running(t->engine);
 }
 
+/* The latest blocked-loop events, read from the engine. */
+static void tui_pull_blocks(struct tui *t)
+{
+	uint64_t total = engine_blocks_count(t->engine), i;
+	struct model *m = &t->model;
+
+	m->block_threshold_ms = engine_block_threshold_ms(t->engine);
+	m->blocks_total = total;
+	m->n_blocks = 0;
+	for (i = total > MODEL_BLOCKS_MAX ? total - MODEL_BLOCKS_MAX : 0; i < total; i++) {
+		const struct engine_block *k = engine_block_get(t->engine, i);
+
+		if (k) {
+			m->blocks[m->n_blocks].b = k->b;
+			m->blocks[m->n_blocks++].wall_s = k->wall_s;
+		}
+	}
+}
+
 /* Whether windows carry profiles (--no-cpu until c), read from the engine. */
 static void tui_pull_cpu(struct tui *t)
 {
@@ -64,6 +83,7 @@ static void tui_pull_cpu(struct tui *t)
 		t->model.have_loop = true;
 		t->model.loop = *engine_loop_last(t->engine);
 	}
+	tui_pull_blocks(t);
 }
 
 static void tui_on_keys(void *ud)

@@ -1,6 +1,6 @@
 /* view.c: see view.h. This file holds the view's life cycle, the key dispatch (global keys and
  * the one-line prompt) and the helpers the screens share; the screens themselves are in
- * view_table.c, view_detail.c, view_help.c and view_memory.c. */
+ * view_table.c, view_detail.c, view_help.c, view_memory.c and view_loop.c. */
 #include "config.h"
 
 #include "view.h"
@@ -54,6 +54,7 @@ struct view *view_create(const struct view_settings *s)
 		v->s.threshold_pct = 0;
 	v->s.filter[sizeof(v->s.filter) - 1] = '\0';
 	v->screen = VS_TABLE;
+	v->blk_sel = UINT64_MAX;
 	v->sel_func = VIEW_NONE;
 	v->detail = VIEW_NONE;
 	v->page_rows = 10;
@@ -302,6 +303,11 @@ static void view_put_keys(struct grid *g, int x, int y, const char *keys)
 int view_status_line(int height)
 {
 	return height >= 6 ? height - 2 : -1;
+}
+
+int view_put_at(struct grid *g, int x, int y, enum grid_attr attr, const char *text)
+{
+	return x + grid_put(g, x, y, attr, text, 0);
 }
 
 int view_draw_bottom(struct view *v, const struct model *m, struct grid *g, const char *keys)
@@ -561,6 +567,10 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 		return VA_SAVE;
 	case 'c':
 		return view_start_cpu_ask(v, m);
+	case 'l':
+		v->screen = v->screen == VS_LOOP ? VS_TABLE : VS_LOOP;
+		v->blk_stack = false;
+		return VA_REDRAW;
 	case 'w':
 		v->s.mode = (enum model_mode)((v->s.mode + 1) % MODE_COUNT);
 		return VA_SETTINGS;
@@ -601,6 +611,7 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 		if (!handled)
 			a = v->screen == VS_DETAIL ? view_detail_key(v, m, key)
 				: v->screen == VS_MEMORY ? view_memory_key(v, m, key)
+				: v->screen == VS_LOOP ? view_loop_key(v, m, key)
 				: view_table_key(v, m, key);
 	}
 	return a == VA_NONE && had_msg ? VA_REDRAW : a;
@@ -630,6 +641,9 @@ void view_draw(struct view *v, const struct model *m, struct grid *g, double now
 		break;
 	case VS_MEMORY:
 		view_memory_draw(v, m, g, now_wall_s);
+		break;
+	case VS_LOOP:
+		view_loop_draw(v, m, g);
 		break;
 	default:
 		view_table_draw(v, m, g, now_wall_s);

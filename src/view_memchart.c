@@ -131,11 +131,6 @@ void view_fmt_clock(double t, double span_s, char *out, size_t outsz)
 		snprintf(out, outsz, "?");
 }
 
-static int put_at(struct grid *g, int x, int y, enum grid_attr attr, const char *text)
-{
-	return x + grid_put(g, x, y, attr, text, 0);
-}
-
 /* --- the series --- */
 
 const struct mem_sample *view_mem_last(const struct model *m)
@@ -351,8 +346,8 @@ static void draw_legend(const struct view *v, const struct model *m, struct grid
 		snprintf(text, sizeof(text), " %s %s", ch_name[k], val);
 		if (x + grid_text_cols(mark) + grid_text_cols(text) > g->width)
 			break;
-		x = put_at(g, x, y, ch_attr[k], mark);
-		x = put_at(g, x, y, GA_NORMAL, text) + 2;
+		x = view_put_at(g, x, y, ch_attr[k], mark);
+		x = view_put_at(g, x, y, GA_NORMAL, text) + 2;
 	}
 }
 

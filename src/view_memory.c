@@ -26,11 +26,6 @@
 static const double zoom_span_s[VZ_COUNT] = { 300, 3600, 86400, 0 };
 static const char *const zoom_name[VZ_COUNT] = { "5 min", "1 h", "24 h", "all" };
 
-static int put_at(struct grid *g, int x, int y, enum grid_attr attr, const char *text)
-{
-	return x + grid_put(g, x, y, attr, text, 0);
-}
-
 static const char *verdict_word(int verdict)
 {
 	return mem_verdict_name(verdict >= MEM_UNKNOWN && verdict <= MEM_SHRINKING ?
@@ -66,25 +61,25 @@ void view_memory_line(const struct view *v, const struct model *m, struct grid *
 			grid_put(g, 0, y, GA_DIM, "MEM waiting for the first reading", 0);
 		return;
 	}
-	x = put_at(g, 0, y, GA_HEADER, "MEM");
+	x = view_put_at(g, 0, y, GA_HEADER, "MEM");
 	view_fmt_bytes(last->v[MEM_RSS], a, sizeof(a));
 	view_fmt_bytes(last->v[MEM_HEAP_USED], b, sizeof(b));
 	view_fmt_bytes(last->v[MEM_HEAP_TOTAL], c, sizeof(c));
 	snprintf(buf, sizeof(buf), " rss %s  heap %s/%s  ", a, b, c);
-	x = put_at(g, x, y, GA_NORMAL, buf);
+	x = view_put_at(g, x, y, GA_NORMAL, buf);
 	/* the rate beside the verdict agrees with it: one that is not significant reads ~0 */
 	if (m->growth_span_s > 0 && isfinite(m->growth_heap_bytes_per_hour) &&
 	    m->growth_verdict != MEM_UNKNOWN) {
 		view_fmt_heap_rate(m->growth_heap_bytes_per_hour, m->growth_significant, a, sizeof(a));
 		view_fmt_span(m->growth_span_s, b, sizeof(b));
 		snprintf(buf, sizeof(buf), "%s/h over %s ", a, b);
-		x = put_at(g, x, y, GA_NORMAL, buf);
+		x = view_put_at(g, x, y, GA_NORMAL, buf);
 	} else {
-		x = put_at(g, x, y, GA_DIM, "growth ");
+		x = view_put_at(g, x, y, GA_DIM, "growth ");
 	}
-	x = put_at(g, x, y, verdict_attr(m->growth_verdict), verdict_word(m->growth_verdict));
+	x = view_put_at(g, x, y, verdict_attr(m->growth_verdict), verdict_word(m->growth_verdict));
 	if (m->snapshot_running)
-		x = put_at(g, x, y, GA_WARN, g->width - x >= 27 ? "  heap snapshot in progress"
+		x = view_put_at(g, x, y, GA_WARN, g->width - x >= 27 ? "  heap snapshot in progress"
 			: "  SNAPSHOT");
 	if (x + 2 + 8 <= g->width)
 		view_mem_sparkline(v, m, g, x + 2, y, g->width - x - 2,
@@ -478,21 +473,21 @@ static void draw_title(const struct view *v, const struct model *m, struct grid 
 	double from_s, double to_s)
 {
 	char buf[160], span[32], since[32];
-	int x = put_at(g, 0, 0, GA_HEADER, "MEMORY");
+	int x = view_put_at(g, 0, 0, GA_HEADER, "MEMORY");
 
-	x = put_at(g, x, 0, GA_NORMAL, "  zoom ");
-	x = put_at(g, x, 0, GA_SORTED, zoom_name[v->zoom]);
+	x = view_put_at(g, x, 0, GA_NORMAL, "  zoom ");
+	x = view_put_at(g, x, 0, GA_SORTED, zoom_name[v->zoom]);
 	if (v->zoom == VZ_ALL) {
 		view_fmt_span(to_s - from_s, span, sizeof(span));
 		view_fmt_clock(from_s, to_s - from_s, since, sizeof(since));
 		snprintf(buf, sizeof(buf), " (%s since %s)", span, since);
-		x = put_at(g, x, 0, GA_NORMAL, buf);
+		x = view_put_at(g, x, 0, GA_NORMAL, buf);
 	}
 	if (m->snapshot_running)
-		x = put_at(g, x, 0, GA_WARN, "  heap snapshot in progress");
+		x = view_put_at(g, x, 0, GA_WARN, "  heap snapshot in progress");
 	if (!m->connected)
-		x = put_at(g, x, 0, GA_WARN, "  DISCONNECTED");
-	put_at(g, x, 0, GA_DIM, "  1 5m  2 1h  3 24h  4 all  +/- zoom");
+		x = view_put_at(g, x, 0, GA_WARN, "  DISCONNECTED");
+	view_put_at(g, x, 0, GA_DIM, "  1 5m  2 1h  3 24h  4 all  +/- zoom");
 }
 
 void view_memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)

@@ -1,6 +1,7 @@
 /* view_priv.h: the state shared by the view's screens (view.c: keys, common drawing;
  * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help;
- * view_memory.c and view_memchart.c: the memory screen and the header's memory line).
+ * view_memory.c and view_memchart.c: the memory screen and the header's memory line;
+ * view_loop.c: the loop screen and the header's LOOP line).
  * Private to those files. */
 #ifndef NTOP_VIEW_PRIV_H
 #define NTOP_VIEW_PRIV_H
@@ -20,7 +21,7 @@ struct mem_sample;
 #define VIEW_INPUT_MAX 128
 #define VIEW_NONE UINT32_MAX
 
-enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY };
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP };
 enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
@@ -69,6 +70,12 @@ struct view {
 	/* Memory screen: the zoom, and the chart's right edge frozen by a pause (0: live). */
 	enum view_zoom zoom;
 	double mem_frozen_end_s;
+
+	/* Loop screen: the selected block (its number since attach; UINT64_MAX: the newest),
+	 * the first row shown, and whether its stack is open. */
+	uint64_t blk_sel;
+	long blk_top;
+	bool blk_stack;
 };
 
 /* view.c: shared helpers. */
@@ -90,6 +97,8 @@ void view_mode_label(const struct model *m, enum model_mode mode, char *out, siz
  * ellipsis. Returns the columns written. */
 int view_put_fit(const struct view *v, struct grid *g, int x, int y, enum grid_attr attr,
 	const char *text, int cols, bool from_left);
+/* Puts text at (x, y); returns the column after it. */
+int view_put_at(struct grid *g, int x, int y, enum grid_attr attr, const char *text);
 /* Right-aligns text in cols columns. */
 void view_put_right(struct grid *g, int x, int y, enum grid_attr attr, const char *text, int cols);
 /* The two bottom lines: status (the prompt, the view's message or the model's status) and
@@ -150,6 +159,12 @@ enum view_action view_start_cpu_ask(struct view *v, const struct model *m);
 enum view_action view_alloc_ask(struct view *v, const struct model *m);
 void view_alloc_question(const struct model *m, char *out, size_t outsz);
 void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
+
+/* view_loop.c */
+/* The header's LOOP line (table screen), when there is a reading. */
+void view_loop_line(const struct model *m, struct grid *g, int y);
+void view_loop_draw(struct view *v, const struct model *m, struct grid *g);
+enum view_action view_loop_key(struct view *v, const struct model *m, int key);
 
 /* view_help.c */
 void view_help_draw(struct view *v, const struct model *m, struct grid *g);

@@ -282,20 +282,15 @@ enum view_action view_table_key(struct view *v, const struct model *m, int key)
 /* --- drawing --- */
 
 /* Draws pieces left to right on one line; returns the next x. */
-static int put_at(struct grid *g, int x, int y, enum grid_attr attr, const char *text)
-{
-	return x + grid_put(g, x, y, attr, text, 0);
-}
-
 static void draw_target_line(const struct model *m, struct grid *g, int y, double now_wall_s)
 {
 	char buf[512], when[96] = "", ago[32];
 	int x = 0, w;
 
-	x = put_at(g, x, y, GA_HEADER, "ntop-js");
+	x = view_put_at(g, x, y, GA_HEADER, "ntop-js");
 	snprintf(buf, sizeof(buf), "  PID %d  node %s  ", m->pid,
 		m->node_version[0] ? m->node_version : "?");
-	x = put_at(g, x, y, GA_NORMAL, buf);
+	x = view_put_at(g, x, y, GA_NORMAL, buf);
 	if (m->attached_wall_s > 0) {
 		time_t t = (time_t)m->attached_wall_s;
 		struct tm tm;
@@ -323,17 +318,17 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 	int x = 0;
 
 	if (v->paused)
-		x = put_at(g, x, y, GA_WARN, "PAUSED (sampling goes on)  ");
+		x = view_put_at(g, x, y, GA_WARN, "PAUSED (sampling goes on)  ");
 	if (!m->connected)
-		x = put_at(g, x, y, GA_WARN, "DISCONNECTED  ");
+		x = view_put_at(g, x, y, GA_WARN, "DISCONNECTED  ");
 	if (m->windows_late) {
 		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);
-		x = put_at(g, x, y, GA_WARN, buf);
+		x = view_put_at(g, x, y, GA_WARN, buf);
 	}
 	if (m->windows && m->inlined_in_callers && !m->cpu_off) {
 		snprintf(buf, sizeof(buf), "SELF MAY INCLUDE INLINED CALLEES (%s)  ",
 			m->inlining_caveat[0] ? m->inlining_caveat : "V8 left as it was");
-		x = put_at(g, x, y, GA_WARN, buf);
+		x = view_put_at(g, x, y, GA_WARN, buf);
 	}
 	if (m->interval_us > 0 && m->interval_us % 1000 == 0)
 		snprintf(itv, sizeof(itv), "%ldms", m->interval_us / 1000);
@@ -354,7 +349,7 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 		snprintf(buf, sizeof(buf), "last window %s, %zu samples  interval %s  windows %zu",
 			wl, m->last_samples, itv, m->windows);
 	}
-	put_at(g, x, y, GA_NORMAL, buf);
+	view_put_at(g, x, y, GA_NORMAL, buf);
 }
 
 static void draw_cpu_line(const struct view *v, const struct model *m, struct grid *g, int y)
@@ -377,63 +372,14 @@ static void draw_cpu_line(const struct view *v, const struct model *m, struct gr
 		snprintf(label, sizeof(label), "CPU since attach:");
 		break;
 	}
-	x = put_at(g, 0, y, GA_HEADER, label);
+	x = view_put_at(g, 0, y, GA_HEADER, label);
 	if (m->cpu_off) {
-		put_at(g, x, y, GA_DIM, " not profiled");
+		view_put_at(g, x, y, GA_DIM, " not profiled");
 		return;
 	}
 	snprintf(buf, sizeof(buf), " JS %.1f%%  GC %.1f%%  program %.1f%%  idle %.1f%%", s.js_pct,
 		s.gc_pct, s.program_pct, s.idle_pct);
-	put_at(g, x, y, GA_NORMAL, buf);
-}
-
-/* A timer's delay: "0.4ms", "12ms", "1.25s". */
-static void lag_fmt(double ms, char *out, size_t outsz)
-{
-	if (ms < 10)
-		snprintf(out, outsz, "%.1fms", ms);
-	else if (ms < 1000)
-		snprintf(out, outsz, "%.0fms", ms);
-	else
-		snprintf(out, outsz, "%.2fs", ms / 1000);
-}
-
-/* "LOOP busy 37.1%  lag p50 1.0ms p99 12ms max 40ms  handles TCPSocketWrap 12, Timeout 3" */
-static void draw_loop_line(const struct model *m, struct grid *g, int y)
-{
-	const struct evloop_reading *r = &m->loop;
-	char buf[256], a[32], b[32], c[32];
-	int x = put_at(g, 0, y, GA_HEADER, "LOOP");
-	size_t i;
-
-	if (!r->have_loop) {
-		x = put_at(g, x, y, GA_DIM, " measuring");
-	} else {
-		double busy = r->utilization;
-		/* While profiled, the loop's own count reads too busy (evloop.h): the samples say. */
-		if (!m->cpu_off && m->last_samples > 0)
-			busy = 1 - model_split(m, MODE_WINDOW).idle_pct / 100;
-		snprintf(buf, sizeof(buf), " busy %.1f%%", busy * 100);
-		x = put_at(g, x, y, busy >= 0.9 ? GA_WARN : GA_NORMAL, buf);
-		if (isnan(r->lag_max_ms)) {
-			x = put_at(g, x, y, GA_WARN, "  lag unknown (no timer fired)");
-		} else {
-			lag_fmt(r->lag_p50_ms, a, sizeof(a));
-			lag_fmt(r->lag_p99_ms, b, sizeof(b));
-			lag_fmt(r->lag_max_ms, c, sizeof(c));
-			snprintf(buf, sizeof(buf), "  lag p50 %s p99 %s max %s", a, b, c);
-			x = put_at(g, x, y, r->lag_max_ms >= 100 ? GA_WARN : GA_NORMAL, buf);
-		}
-	}
-	if (!r->have_kinds)
-		return;
-	x = put_at(g, x, y, GA_NORMAL, "  handles");
-	for (i = 0; i < r->n_kinds && x < g->width; i++) {
-		snprintf(buf, sizeof(buf), "%s %s %ld", i ? "," : "", r->kinds[i].name, r->kinds[i].count);
-		x = put_at(g, x, y, GA_NORMAL, buf);
-	}
-	if (!r->n_kinds)
-		put_at(g, x, y, GA_NORMAL, " none");
+	view_put_at(g, x, y, GA_NORMAL, buf);
 }
 
 static void draw_settings_line(const struct view *v, const struct model *m, struct grid *g,
@@ -446,23 +392,23 @@ static void draw_settings_line(const struct view *v, const struct model *m, stru
 	snprintf(pct, sizeof(pct), "%g%%", v->s.threshold_pct);
 	snprintf(buf, sizeof(buf), "%zu of %zu functions  sort %s %s  threshold %s", v->n_rows,
 		v->n_all, head, (v->s.sort <= COL_TOTAL_TIME) != v->s.reverse ? "desc" : "asc", pct);
-	x = put_at(g, 0, y, GA_NORMAL, buf);
+	x = view_put_at(g, 0, y, GA_NORMAL, buf);
 	if (v->s.filter[0]) {
-		x = put_at(g, x, y, GA_NORMAL, "  filter \"");
-		x = put_at(g, x, y, GA_MATCH, v->s.filter);
-		x = put_at(g, x, y, GA_NORMAL, "\"");
+		x = view_put_at(g, x, y, GA_NORMAL, "  filter \"");
+		x = view_put_at(g, x, y, GA_MATCH, v->s.filter);
+		x = view_put_at(g, x, y, GA_NORMAL, "\"");
 	}
 	if (v->s.hide_internals || v->s.hide_node_modules) {
 		snprintf(buf, sizeof(buf), "  hiding %s%s%s",
 			v->s.hide_internals ? "node internals" : "",
 			v->s.hide_internals && v->s.hide_node_modules ? ", " : "",
 			v->s.hide_node_modules ? "node_modules" : "");
-		x = put_at(g, x, y, GA_NORMAL, buf);
+		x = view_put_at(g, x, y, GA_NORMAL, buf);
 	}
 	if (v->search[0]) {
-		x = put_at(g, x, y, GA_NORMAL, "  search \"");
-		x = put_at(g, x, y, GA_MATCH, v->search);
-		put_at(g, x, y, GA_NORMAL, "\"");
+		x = view_put_at(g, x, y, GA_NORMAL, "  search \"");
+		x = view_put_at(g, x, y, GA_MATCH, v->search);
+		view_put_at(g, x, y, GA_NORMAL, "\"");
 	}
 }
 
@@ -600,7 +546,7 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 		draw_target_line(m, g, 0, now_wall_s);
 		draw_sampling_line(v, m, g, 1);
 		draw_cpu_line(v, m, g, 2);
-		draw_loop_line(m, g, 3);
+		view_loop_line(m, g, 3);
 		view_memory_line(v, m, g, 4, now_wall_s);
 		draw_settings_line(v, m, g, 5);
 	} else if (h >= 14) {

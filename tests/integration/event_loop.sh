@@ -52,6 +52,27 @@ check "the count of Timeouts rises with a leak of ten a second" jsonl_check "$WO
 check "the idle target has its one timer and no more" jsonl_check "$WORK/idle.jsonl" '
 	l => l.slice(2).every(w => w.event_loop.resources.Timeout === 1 &&
 		Object.keys(w.event_loop.resources).length === 1) || l.map(w => w.event_loop.resources)'
+# Blocked-loop events: blockHere() spins 300 ms (in spin()) every 2 s from a timer.
+check "the blocked loop's blocks are reported, at least 2, each 240 to 360 ms" jsonl_check "$WORK/block.jsonl" '
+	l => { const b = l.flatMap(w => w.event_loop.blocks);
+		return b.length >= 2 && b.every(x => x.ms >= 240 && x.ms <= 360) || b.map(x => x.ms); }'
+check "each names spin under blockHere, run by the timers, and when" jsonl_check "$WORK/block.jsonl" '
+	l => l.flatMap(w => w.event_loop.blocks).every(x => { const s = x.stack.map(f => f.function);
+		return x.function.function === s[s.length - 1] && /loop\.js$/.test(x.function.url) &&
+			(s[s.length - 1] === "blockHere" || s[s.length - 2] === "blockHere" && s[s.length - 1] === "spin") &&
+			s.includes("listOnTimeout") && x.share_pct > 50 && x.lag_ms >= 200 &&
+			x.time > l[0].time - 10 && x.time < l[l.length - 1].time; }) || JSON.stringify(l.map(w => w.event_loop.blocks))'
+check "blocks come about 2 s apart" jsonl_check "$WORK/block.jsonl" '
+	l => { const t = l.flatMap(w => w.event_loop.blocks).map(x => x.time);
+		return t.length >= 2 && t.slice(1).every((x, i) => Math.abs(x - t[i] - 2) < 0.25) || t; }'
+check "the idle and the saturated loops have none" jsonl_check "$WORK/busy.jsonl" '
+	l => l.every(w => w.event_loop.blocks.length === 0) || JSON.stringify(l.map(w => w.event_loop.blocks))'
+check "(idle)" jsonl_check "$WORK/idle.jsonl" 'l => l.every(w => w.event_loop.blocks.length === 0)'
+"$NTOP_JS" --pid "$block_PID" -b -n 5 -d 1 -t 3 >"$WORK/block.txt" 2>&1
+check "batch text has a BLOCK line" grep -Eq '^BLOCK: [0-9:.]+, [0-9]+ ms in spin \(.*loop\.js:[0-9]+:[0-9]+\), [0-9]+ % of it; under blockHere < listOnTimeout' "$WORK/block.txt"
+"$NTOP_JS" --pid "$block_PID" -b --json -n 5 -d 1 -t 1 --block-threshold 0.5 >"$WORK/block-05.jsonl" 2>&1
+check "--block-threshold 0.5: a 300 ms block is not one" jsonl_check "$WORK/block-05.jsonl" '
+	l => l.length === 5 && l.every(w => w.event_loop.blocks.length === 0)'
 "$NTOP_JS" --pid "$idle_PID" -b -n 4 -d 0.5 >"$WORK/idle.txt" 2>&1
 check "batch text has a LOOP line (busy from the CPU profile while it runs)" grep -q '^LOOP: [0-9.]* % busy (CPU profile), lag p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms; handles and requests: Timeout 1$' "$WORK/idle.txt"
 "$NTOP_JS" --pid "$idle_PID" -b -n 5 -d 0.5 --no-cpu >"$WORK/idle-nocpu.txt" 2>&1

@@ -2,7 +2,8 @@
 # Node versions: against the official binary of each version, attach by SIGUSR1, CPU
 # windows that find the hot function, memory readings (the external and heap-space reading
 # needs process.getBuiltinModule, or require on Node 18), --alloc, the target's exit not held
-# up, the inspector closed again, the heap spaces in the live view, --no-eval, and
+# up, the inspector closed again, the event loop's lag and blocks, the heap spaces in the live
+# view, --no-eval, and
 # --disable-sigusr1 (22.14+) refused with status 6.
 #
 #   NTOP_NODE_VERSIONS   versions to test (default: NODE_MATRIX in tests/lib.sh, 18 to 26;
@@ -47,10 +48,12 @@ test_version() { # test_version VERSION (nb is set)
 	start_target "hot$tag" --inspect-port=0 "$TARGETS/hot.js"
 	start_target "leak$tag" --inspect-port=0 "$TARGETS/leak.js" 300000
 	start_target "exits$tag" --inspect-port=0 "$TARGETS/idle.js" 4000
-	wait_ready "hot$tag" && wait_ready "leak$tag" && wait_ready "exits$tag"
+	start_target "block$tag" --inspect-port=0 "$TARGETS/loop.js" block
+	wait_ready "hot$tag" && wait_ready "leak$tag" && wait_ready "exits$tag" && wait_ready "block$tag"
 	ok $? "$t the targets started"
 	local hot_var=hot${tag}_PID leak_var=leak${tag}_PID exits_var=exits${tag}_PID
-	local hot=${!hot_var} leak=${!leak_var} exits=${!exits_var}
+	local block_var=block${tag}_PID
+	local hot=${!hot_var} leak=${!leak_var} exits=${!exits_var} block=${!block_var}
 	ok "$(grep -c 'Debugger listening' "$WORK/hot$tag.err")" "$t no inspector before attaching"
 
 	# Three sessions at once: CPU and memory, allocation sampling, and a target that exits.
@@ -63,7 +66,11 @@ test_version() { # test_version VERSION (nb is set)
 	"$NTOP_JS" --pid "$exits" -b --json -d 0.5 --mem-interval 0.5 \
 		>"$WORK/exits$tag.jsonl" 2>"$WORK/exits$tag.err" &
 	local s3=$!
-	pids_to_kill="$pids_to_kill $s1 $s2 $s3"
+	# and the event loop of one that blocks it for 300 ms every 2 s, in blockHere()
+	"$NTOP_JS" --pid "$block" -b --json -n 8 -d 1 -t 3 >"$WORK/block$tag.jsonl" \
+		2>"$WORK/blockrun$tag.err" &
+	local s4=$!
+	pids_to_kill="$pids_to_kill $s1 $s2 $s3 $s4"
 
 	wait $s1
 	rc=$?
@@ -99,6 +106,17 @@ test_version() { # test_version VERSION (nb is set)
 		l => { const a = l.filter(w => w.alloc); return (a.length >= 1 && a[a.length - 1].alloc[0].function === "leakyCache" &&
 			a[a.length - 1].alloc[0].live_bytes > 0) || a.map(w => w.alloc.slice(0, 2)); }'
 	check "$t and that inspector is closed too" wait_for 5 port_closed "$(inspector_port_of "leak$tag")"
+
+	wait $s4
+	rc=$?
+	ok $rc "$t event-loop session (status $rc)"
+	check "$t the loop blocked 300 ms shows it as a lag of 240 to 400 ms" jsonl_check "$WORK/block$tag.jsonl" '
+		l => { const m = l.map(w => w.event_loop && w.event_loop.lag_ms.max).filter(x => x > 150);
+			return m.length >= 2 && m.every(x => x >= 240 && x <= 400) || l.map(w => w.event_loop); }'
+	check "$t and as blocks of 240 to 360 ms in spin under blockHere" jsonl_check "$WORK/block$tag.jsonl" '
+		l => { const b = l.flatMap(w => w.event_loop.blocks); return b.length >= 2 && b.every(x => {
+			const s = x.stack.map(f => f.function); return x.ms >= 240 && x.ms <= 360 &&
+			s[s.length - 1] === "spin" && s[s.length - 2] === "blockHere"; }) || JSON.stringify(b); }'
 
 	# It exits 4 s after its start; a session that kept it waiting for the debugger to
 	# disconnect (NodeRuntime.notifyWhenWaitingForDisconnect unsupported) would hang here.

@@ -35,6 +35,16 @@ int main(void)
 		"kinds, the most numerous first");
 	is_int(evloop_kind_count(&r, "Timeout"), 3, "a kind's count");
 	is_int(evloop_kind_count(&r, "FSReqCallback"), -1, "an absent kind");
+	ok(isnan(r.end_mono_us), "no time given: not dated");
+	/* When it was taken, on the monotonic clock (µs) */
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":8123456789.5},\"k\":null}", &r);
+	ok(r.end_mono_us == 8123456789.5, "its time (process.hrtime in µs)");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":-5},\"k\":null}", &r);
+	ok(r.have_loop && isnan(r.end_mono_us), "a negative time is none (the reading stands)");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":\"7\"},\"k\":null}", &r);
+	ok(r.have_loop && isnan(r.end_mono_us), "nor is a string");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":1e300},\"k\":null}", &r);
+	ok(r.have_loop && isnan(r.end_mono_us), "nor a time past any uptime");
 
 	/* The first reading of a session only installs the histogram. */
 	is_int(parse("{\"r\":null,\"k\":{}}", &r), 0, "the first reading parses");

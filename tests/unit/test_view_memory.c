@@ -947,6 +947,140 @@ static void test_loop_line(struct fixture *fx)
 	view_free(v);
 }
 
+
+/* A block at t_s ago, held_ms long, under processTimers > listOnTimeout > handler > func. */
+static void add_block(struct fixture *fx, double ago_s, double held_ms, uint32_t func)
+{
+	struct model *m = &fx->m;
+	struct model_block *k;
+	static const char *const outer[] = { "processTimers", "listOnTimeout" };
+
+	if (m->n_blocks == MODEL_BLOCKS_MAX) {
+		memmove(m->blocks, m->blocks + 1, (MODEL_BLOCKS_MAX - 1) * sizeof *m->blocks);
+		m->n_blocks--;
+	}
+	k = &m->blocks[m->n_blocks++];
+	memset(k, 0, sizeof *k);
+	k->wall_s = NOW - ago_s;
+	k->b.start_us = 1e9;
+	k->b.end_us = 1e9 + held_ms * 1e3;
+	k->b.busy_ms = held_ms;
+	k->b.lag_ms = held_ms - 4;
+	k->b.share = 0.93;
+	for (int i = 0; i < 2; i++)
+		k->b.stack[k->b.depth++] = functab_intern(fx->ft, outer[i], strlen(outer[i]),
+			"node:internal/timers", 20, 500 + i, 0);
+	k->b.stack[k->b.depth++] = fx->id[F_HANDLER];
+	k->b.stack[k->b.depth++] = func;
+	m->blocks_total++;
+}
+
+/* The loop screen (l): why it is empty, the blocks newest first, a selection that stays on its
+ * block as new ones come, and the stack on Enter. */
+static void test_loop_screen(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y, y2;
+	static const char evil[] = "evil\x1b[31m\x07name";
+	uint32_t evil_id = functab_intern(fx->ft, evil, strlen(evil), "file:///app/\x1b]0;x\x07.js",
+		22, 3, 0);
+
+	grid_init(&g);
+	grid_resize(&g, 120, 30);
+	fx->m.block_threshold_ms = 100;
+	ok(view_key(v, &fx->m, 'l') == VA_REDRAW, "l opens the loop screen");
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	ok(strstr(row(&g, 0), "Event loop: blocks of 100 ms or more, newest first (0 since attach)")
+		!= NULL, "its title: %s", row(&g, 0));
+	ok(screen_has(&g, "No task has held the event loop for 100 ms or more since attach."),
+		"no block yet: it says so");
+	fx->m.block_threshold_ms = 0;
+	fx->m.no_eval = true;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "need the loop's own readings, which --no-eval does not take"),
+		"--no-eval: why there are none");
+	fx->m.no_eval = false;
+	fx->m.block_threshold_ms = 100;
+	fx->m.cpu_off = true;
+	fx->m.next_burst_in_s = NAN;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "the CPU profiler is off (c starts it)"), "--no-cpu: why there are none");
+	fx->m.cpu_off = false;
+
+	add_block(fx, 30, 312, fx->id[F_PARSE]);
+	add_block(fx, 20, 1450, fx->id[F_LEAK]);
+	add_block(fx, 10, 205, evil_id);
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	y = find_line(&g, "TIME");
+	ok(y > 0 && strstr(row(&g, y), "HELD") && strstr(row(&g, y), "SHARE"), "column headings");
+	ok(strstr(row(&g, y + 1), "205 ms") && strstr(row(&g, y + 1), "evil") &&
+		strstr(row(&g, y + 2), "1450 ms") && strstr(row(&g, y + 2), "leakyCache") &&
+		strstr(row(&g, y + 3), "312 ms") && strstr(row(&g, y + 3), "parseJson"),
+		"newest first, each with how long it held the loop and its function");
+	ok(strstr(row(&g, y + 2), "93%") && strstr(row(&g, y + 2), "cache.js:42"),
+		"with the share under the function and where it is");
+	is_int(attr_at(&g, 0, y + 1), GA_SELECTED, "the newest is selected");
+	ok(grid_bytes_ok(&g, false), "a hostile name and url reach the grid without control bytes");
+	ok(strstr(row(&g, 0), "(3 since attach)") != NULL, "the title counts them");
+
+	view_key(v, &fx->m, VK_DOWN);
+	view_draw(v, &fx->m, &g, NOW);
+	is_int(attr_at(&g, 0, y + 2), GA_SELECTED, "Down selects the older one");
+	add_block(fx, 1, 150, fx->id[F_POOL]);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, y + 1), "bufferPool") && attr_at(&g, 0, y + 3) == GA_SELECTED &&
+		strstr(row(&g, y + 3), "leakyCache"), "a new block comes on top; the selection "
+		"stays on its block");
+	ok(view_key(v, &fx->m, VK_ENTER) == VA_REDRAW, "Enter opens its stack");
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	y2 = find_line(&g, "Stack of the block at");
+	ok(y2 > y + 4 && strstr(row(&g, y2), "1450 ms"), "the stack of the selected block");
+	ok(strstr(row(&g, y2 + 1), "leakyCache") && strstr(row(&g, y2 + 2), "handler") &&
+		strstr(row(&g, y2 + 3), "listOnTimeout") && strstr(row(&g, y2 + 4), "processTimers"),
+		"innermost first");
+	is_int(attr_at(&g, 2, y2 + 4), GA_DIM, "Node's own frames dimmed");
+	view_key(v, &fx->m, VK_ESC);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "Stack of the block at"), "Esc closes the stack");
+	view_key(v, &fx->m, VK_ESC);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(!screen_has(&g, "Event loop:"),
+		"a second Esc goes back to the table");
+	fx->m.have_loop = true;
+	fx->m.loop.have_loop = false;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 3), "4 blocks (l)") != NULL, "the table's LOOP line counts the blocks: %s",
+		row(&g, 3));
+
+	/* small screens and every key on an empty list do not break it */
+	view_key(v, &fx->m, 'l');
+	for (int h = 1; h <= 12; h++)
+		for (int w = 1; w <= 60; w += 7) {
+			grid_resize(&g, w, h);
+			view_key(v, &fx->m, h % 2 ? VK_ENTER : VK_END);
+			view_draw(v, &fx->m, &g, NOW);
+			if (!rows_fit(&g)) {
+				ok(0, "loop screen %dx%d fits", w, h);
+				h = 99;
+				break;
+			}
+		}
+	ok(1, "the loop screen draws at every size from 1x1 to 57x12");
+	fx->m.n_blocks = 0;
+	fx->m.blocks_total = 0;
+	for (int k = VK_UP; k <= VK_END; k++)
+		view_key(v, &fx->m, k);
+	ok(view_key(v, &fx->m, VK_ENTER) == VA_REDRAW && v->msg[0], "Enter with no block: a message");
+	fx->m.have_loop = false;
+	fx->m.block_threshold_ms = 0;
+	grid_free(&g);
+	view_free(v);
+}
+
 /* --cpu-every, between bursts: the lines say when the next one comes, not --no-cpu's c. */
 static void test_between_bursts(struct fixture *fx)
 {
@@ -1061,6 +1195,7 @@ int main(void)
 	test_no_cpu(&fx);
 	test_between_bursts(&fx);
 	test_loop_line(&fx);
+	test_loop_screen(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);

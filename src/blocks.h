@@ -1,0 +1,65 @@
+/* blocks.h: blocked-loop events, found in the CPU profile's samples.
+ *
+ * A stretch of samples in which the main thread ran JavaScript (or collected garbage) without
+ * once going back to the event loop (an (idle), (program) or (root) sample) and that lasted
+ * the threshold or more is a candidate. Its stack is the path most of its samples share: from
+ * the root, the heaviest child while it holds at least half the stretch's time; the deepest
+ * frame of that path is the function that held the loop. A stretch that runs past the end of
+ * a profile goes on in the next one if that one starts with it.
+ *
+ * Samples cannot tell one long task from many short ones run back to back (switching between
+ * them takes microseconds, far less than a sample): a saturated loop of 5 ms tasks makes
+ * stretches of hundreds of milliseconds. So a candidate stands only if the loop's own delay
+ * histogram saw a delay of that order in the same span (blocks_confirm, fed by the event-loop
+ * readings); without readings (--no-eval) there are no blocks.
+ *
+ * Times are microseconds on the monotonic clock, the CPU profile's (V8 and Node's hrtime read
+ * CLOCK_MONOTONIC). Pure data: no terminal, no JSON. */
+#ifndef NTOP_BLOCKS_H
+#define NTOP_BLOCKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct profile;
+struct functab;
+
+#define BLOCK_MAX_DEPTH 48
+
+struct loop_block {
+	double start_us, end_us;      /* monotonic µs: the stretch's first sample's start, last sample */
+	double busy_ms;               /* the stretch's sample time */
+	uint32_t stack[BLOCK_MAX_DEPTH]; /* function indices, outermost first ((root) left out) */
+	size_t depth;                 /* 0: no path held half the stretch */
+	double share;                 /* share of the stretch under the deepest frame, 0..1 */
+	double lag_ms;                /* the loop's longest delay in the reading that confirmed it */
+};
+
+struct blockscan;
+
+/* threshold_ms: the shortest stretch that is a candidate (> 0). */
+struct blockscan *blockscan_create(double threshold_ms);
+void blockscan_free(struct blockscan *b);
+
+/* Scans p's samples after trim_until_us (-INFINITY for all) for candidates; a stretch still
+ * running at the profile's end is kept open for the next call. The profile must have passed
+ * profile_parse (its node and sample indices are trusted). */
+void blockscan_feed(struct blockscan *b, const struct profile *p, const struct functab *ft,
+	double trim_until_us);
+
+/* A loop reading over (from_us, to_us] whose longest delay was max_ms. The delay a block
+ * causes is recorded when the loop's timer next runs, after the block, so candidates that
+ * ended in the reading's span or up to a second before it are confirmed if max_ms reaches
+ * most of the threshold, and dropped once a reading starts more than a second after them.
+ * Confirmed ones are written to out (at most max_out, oldest first); returns how many. */
+size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
+	struct loop_block *out, size_t max_out);
+
+/* Candidates waiting for a reading (for tests). */
+size_t blockscan_pending(const struct blockscan *b);
+
+/* Forgets the open stretch and the candidates (a new session). */
+void blockscan_reset(struct blockscan *b);
+
+#endif

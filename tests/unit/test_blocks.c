@@ -1,0 +1,277 @@
+/* test_blocks: blocked-loop candidates from samples, their stacks, and their confirmation by
+ * the loop's delay readings. Profiles are built as the protocol's JSON and parsed for real. */
+#include "config.h"
+
+#include "blocks.h"
+#include "functab.h"
+#include "profile.h"
+#include "strbuf.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+/* Node ids: 1 (root) -> 2 (program), 3 (idle), 4 (garbage collector), 5 processTimers ->
+ * 6 listOnTimeout -> 7 blockHere -> 8 spin; 5 -> 9 other; 1 -> 10 processImmediate -> 11 step
+ * -> 12 spin; 10 -> 13 a, 14 b, 15 c. */
+enum { ROOT = 1, PROG, IDLE, GC, TIMERS, LISTON, BLOCK, SPIN, OTHER, IMM, STEP, SPIN2, A, B, C };
+
+static const char nodes_json[] =
+	"\"nodes\":["
+	"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"scriptId\":\"0\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3,4,5,10]},"
+	"{\"id\":2,\"callFrame\":{\"functionName\":\"(program)\",\"url\":\"\",\"scriptId\":\"0\",\"lineNumber\":-1,\"columnNumber\":-1}},"
+	"{\"id\":3,\"callFrame\":{\"functionName\":\"(idle)\",\"url\":\"\",\"scriptId\":\"0\",\"lineNumber\":-1,\"columnNumber\":-1}},"
+	"{\"id\":4,\"callFrame\":{\"functionName\":\"(garbage collector)\",\"url\":\"\",\"scriptId\":\"0\",\"lineNumber\":-1,\"columnNumber\":-1}},"
+	"{\"id\":5,\"callFrame\":{\"functionName\":\"processTimers\",\"url\":\"node:internal/timers\",\"scriptId\":\"1\",\"lineNumber\":500,\"columnNumber\":0},\"children\":[6,9]},"
+	"{\"id\":6,\"callFrame\":{\"functionName\":\"listOnTimeout\",\"url\":\"node:internal/timers\",\"scriptId\":\"1\",\"lineNumber\":520,\"columnNumber\":0},\"children\":[7]},"
+	"{\"id\":7,\"callFrame\":{\"functionName\":\"blockHere\",\"url\":\"file:///app/loop.js\",\"scriptId\":\"2\",\"lineNumber\":14,\"columnNumber\":0},\"children\":[8]},"
+	"{\"id\":8,\"callFrame\":{\"functionName\":\"spin\",\"url\":\"file:///app/loop.js\",\"scriptId\":\"2\",\"lineNumber\":8,\"columnNumber\":0}},"
+	"{\"id\":9,\"callFrame\":{\"functionName\":\"other\",\"url\":\"file:///app/loop.js\",\"scriptId\":\"2\",\"lineNumber\":30,\"columnNumber\":0}},"
+	"{\"id\":10,\"callFrame\":{\"functionName\":\"processImmediate\",\"url\":\"node:internal/timers\",\"scriptId\":\"1\",\"lineNumber\":400,\"columnNumber\":0},\"children\":[11,13,14,15]},"
+	"{\"id\":11,\"callFrame\":{\"functionName\":\"step\",\"url\":\"file:///app/loop.js\",\"scriptId\":\"2\",\"lineNumber\":20,\"columnNumber\":0},\"children\":[12]},"
+	"{\"id\":12,\"callFrame\":{\"functionName\":\"spin\",\"url\":\"file:///app/loop.js\",\"scriptId\":\"2\",\"lineNumber\":8,\"columnNumber\":0}},"
+	"{\"id\":13,\"callFrame\":{\"functionName\":\"a\",\"url\":\"file:///app/x.js\",\"scriptId\":\"3\",\"lineNumber\":1,\"columnNumber\":0}},"
+	"{\"id\":14,\"callFrame\":{\"functionName\":\"b\",\"url\":\"file:///app/x.js\",\"scriptId\":\"3\",\"lineNumber\":2,\"columnNumber\":0}},"
+	"{\"id\":15,\"callFrame\":{\"functionName\":\"c\",\"url\":\"file:///app/x.js\",\"scriptId\":\"3\",\"lineNumber\":3,\"columnNumber\":0}}]";
+
+/* A profile from a list of (node id, count) runs, 1 ms a sample, starting at start_us. */
+struct run {
+	int node, count;
+};
+
+static int parse_runs(struct functab *ft, struct profile *p, double start_us,
+	const struct run *runs, size_t n_runs)
+{
+	struct strbuf sb;
+	size_t total = 0;
+	int r;
+
+	strbuf_init(&sb);
+	for (size_t i = 0; i < n_runs; i++)
+		total += (size_t)runs[i].count;
+	strbuf_printf(&sb, "{%s,\"startTime\":%.0f,\"endTime\":%.0f,\"samples\":[", nodes_json,
+		start_us, start_us + 1000.0 * (double)total);
+	for (size_t i = 0, k = 0; i < n_runs; i++)
+		for (int j = 0; j < runs[i].count; j++, k++)
+			strbuf_printf(&sb, "%s%d", k ? "," : "", runs[i].node);
+	strbuf_puts(&sb, "],\"timeDeltas\":[");
+	for (size_t k = 0; k < total; k++)
+		strbuf_printf(&sb, "%s1000", k ? "," : "");
+	strbuf_puts(&sb, "]}");
+	r = profile_parse(sb.data, sb.len, ft, p, NULL);
+	strbuf_free(&sb);
+	return r;
+}
+
+static const char *frame(const struct functab *ft, const struct loop_block *k, size_t i)
+{
+	return i < k->depth ? functab_get(ft, k->stack[i])->name : "(none)";
+}
+
+#define T0 5e9
+
+static void test_one_block(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	struct loop_block out[8];
+	/* idle, then a 300 ms timer task with three GC samples in it, then idle */
+	const struct run runs[] = { { IDLE, 50 }, { SPIN, 100 }, { GC, 1 }, { SPIN, 100 },
+		{ GC, 2 }, { BLOCK, 10 }, { SPIN, 87 }, { IDLE, 50 } };
+
+	ok(parse_runs(ft, &p, T0, runs, sizeof runs / sizeof *runs) == 0, "the profile parses");
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 1, "one 300 ms stretch: one candidate");
+	is_int(blockscan_confirm(b, T0, T0 + 400e3, 295, out, 8), 1,
+		"a reading over it with a 295 ms delay confirms it");
+	is_num(out[0].busy_ms, 300, 0.01, "it lasted 300 ms of samples");
+	is_num(out[0].end_us - out[0].start_us, 300e3, 0.01, "from its first sample's start to its last");
+	is_num(out[0].start_us, T0 + 50e3, 0.01, "starting when the loop stopped idling");
+	is_int(out[0].depth, 4, "its stack is four frames deep");
+	ok(strcmp(frame(ft, &out[0], 0), "processTimers") == 0 &&
+		strcmp(frame(ft, &out[0], 1), "listOnTimeout") == 0 &&
+		strcmp(frame(ft, &out[0], 2), "blockHere") == 0 &&
+		strcmp(frame(ft, &out[0], 3), "spin") == 0,
+		"processTimers > listOnTimeout > blockHere > spin");
+	is_num(out[0].share, 287.0 / 300, 1e-9, "spin holds its share of the stretch");
+	is_num(out[0].lag_ms, 295, 0, "with the delay that confirmed it");
+	is_int(blockscan_pending(b), 0, "and nothing waits");
+	profile_release(&p);
+	blockscan_free(b);
+	functab_free(ft);
+}
+
+static void test_short_and_split(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	/* 99 ms tasks, and a 150 ms one split by a (program) sample: no candidate */
+	const struct run runs[] = { { SPIN, 99 }, { IDLE, 5 }, { SPIN, 99 }, { PROG, 1 },
+		{ SPIN, 75 }, { PROG, 1 }, { SPIN, 75 }, { IDLE, 1 } };
+	const struct run ends_busy[] = { { IDLE, 10 }, { SPIN, 80 } };
+	const struct run starts_busy[] = { { SPIN, 80 }, { IDLE, 10 } };
+
+	parse_runs(ft, &p, T0, runs, sizeof runs / sizeof *runs);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 0, "stretches under 100 ms, or split by the loop: none");
+	profile_release(&p);
+
+	/* a stretch that runs from one profile into the next is one */
+	parse_runs(ft, &p, T0 + 1e6, ends_busy, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 0, "a stretch still running at a profile's end waits");
+	profile_release(&p);
+	parse_runs(ft, &p, T0 + 1e6 + 90e3, starts_busy, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 1, "and goes on in the next profile: one 160 ms candidate");
+	profile_release(&p);
+
+	/* ...but not across a gap: the loop may have run in between */
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0 + 2e6, ends_busy, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	parse_runs(ft, &p, T0 + 2e6 + 150e3, starts_busy, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 0, "two 80 ms pieces 60 ms apart are not one");
+	profile_release(&p);
+
+	/* samples before the trim point belong to the previous window */
+	blockscan_reset(b);
+	{
+		const struct run r2[] = { { SPIN, 150 }, { IDLE, 10 } };
+		parse_runs(ft, &p, T0 + 3e6, r2, 2);
+		blockscan_feed(b, &p, ft, T0 + 3e6 + 60e3);
+		is_int(blockscan_pending(b), 0, "trimmed: only 90 ms of it is this window's");
+		profile_release(&p);
+	}
+	blockscan_free(b);
+	functab_free(ft);
+}
+
+static void test_confirm(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	struct loop_block out[8];
+	/* a saturated loop: 5 ms immediates back to back look like one 400 ms stretch */
+	const struct run sat[] = { { STEP, 40 }, { SPIN2, 360 }, { IDLE, 1 } };
+
+	parse_runs(ft, &p, T0, sat, 3);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 1, "back-to-back short tasks make a candidate");
+	is_int(blockscan_confirm(b, T0, T0 + 500e3, 12, out, 8), 0,
+		"which a reading whose longest delay was 12 ms does not confirm");
+	is_int(blockscan_pending(b), 1, "it waits for the next reading (the delay may come late)");
+	is_int(blockscan_confirm(b, T0 + 500e3, T0 + 1000e3, 15, out, 8), 0, "nor the next");
+	is_int(blockscan_confirm(b, T0 + 1500e3, T0 + 3000e3, 15, out, 8), 0,
+		"a reading that starts over a second after it...");
+	is_int(blockscan_pending(b), 0, "...drops it");
+	profile_release(&p);
+
+	/* the delay recorded in the reading after the one the block ended in */
+	{
+		const struct run r[] = { { IDLE, 10 }, { SPIN, 200 }, { IDLE, 10 } };
+		parse_runs(ft, &p, T0 + 10e6, r, 3);
+		blockscan_feed(b, &p, ft, -INFINITY);
+		is_int(blockscan_confirm(b, T0 + 9e6, T0 + 10e6 + 215e3, 3, out, 8), 0,
+			"a reading that ended just after the block, before the delay was recorded");
+		is_int(blockscan_confirm(b, T0 + 10e6 + 215e3, T0 + 11e6, 198, out, 8), 1,
+			"the next one confirms it");
+		is_num(out[0].busy_ms, 200, 0.01, "200 ms");
+		profile_release(&p);
+	}
+	/* a candidate still waiting is not confirmed by a reading that ended before it */
+	{
+		const struct run r[] = { { IDLE, 10 }, { SPIN, 200 }, { IDLE, 10 } };
+		parse_runs(ft, &p, T0 + 20e6, r, 3);
+		blockscan_feed(b, &p, ft, -INFINITY);
+		is_int(blockscan_confirm(b, T0 + 19e6, T0 + 20e6, 500, out, 8), 0,
+			"a reading over the time before it does not confirm it");
+		is_int(blockscan_pending(b), 1, "it still waits");
+		is_int(blockscan_confirm(b, T0 + 20e6, T0 + 21e6, NAN, out, 8), 0,
+			"a reading without delays (NAN) confirms nothing");
+		profile_release(&p);
+	}
+	blockscan_free(b);
+	functab_free(ft);
+}
+
+static void test_dominant(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	struct loop_block out[8];
+	/* a task whose time is spread over three callees: the stack stops above them */
+	const struct run spread[] = { { A, 100 }, { B, 100 }, { C, 100 }, { IDLE, 1 } };
+	const struct run gc[] = { { IDLE, 5 }, { GC, 150 }, { IDLE, 5 } };
+
+	parse_runs(ft, &p, T0, spread, 4);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	blockscan_confirm(b, T0, T0 + 400e3, 300, out, 8);
+	ok(out[0].depth == 1 && strcmp(frame(ft, &out[0], 0), "processImmediate") == 0,
+		"time spread over three callees: the stack ends at their caller (%s)", frame(ft, &out[0], 0));
+	is_num(out[0].share, 1, 1e-9, "which holds all of it");
+	profile_release(&p);
+
+	/* a long collection is a block too */
+	parse_runs(ft, &p, T0 + 1e6, gc, 3);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 2e6, 150, out, 8), 1, "a 150 ms collection");
+	is_str(frame(ft, &out[0], 0), "(garbage collector)", "is blamed on the collector");
+	profile_release(&p);
+	blockscan_free(b);
+	functab_free(ft);
+}
+
+/* A recursion 5,000 frames deep: the stack is cut at BLOCK_MAX_DEPTH frames, nothing breaks. */
+static void test_deep(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	struct loop_block out[2];
+	struct strbuf sb;
+	const int depth = 5000;
+
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","
+		"\"scriptId\":\"0\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]},"
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"(idle)\",\"url\":\"\",\"scriptId\":\"0\","
+		"\"lineNumber\":-1,\"columnNumber\":-1}}");
+	for (int i = 3; i < 3 + depth; i++) {
+		strbuf_printf(&sb, ",{\"id\":%d,\"callFrame\":{\"functionName\":\"r\",\"url\":"
+			"\"file:///r.js\",\"scriptId\":\"9\",\"lineNumber\":1,\"columnNumber\":0}", i);
+		if (i + 1 < 3 + depth)
+			strbuf_printf(&sb, ",\"children\":[%d]", i + 1);
+		strbuf_putc(&sb, '}');
+	}
+	strbuf_printf(&sb, "],\"startTime\":%.0f,\"endTime\":%.0f,\"samples\":[2", T0, T0 + 202e3);
+	for (int i = 0; i < 200; i++)
+		strbuf_printf(&sb, ",%d", 3 + depth - 1 - (i % 3));
+	strbuf_puts(&sb, ",2],\"timeDeltas\":[1000");
+	for (int i = 0; i < 201; i++)
+		strbuf_puts(&sb, ",1000");
+	strbuf_puts(&sb, "]}");
+	ok(profile_parse(sb.data, sb.len, ft, &p, NULL) == 0, "a 5,000-deep profile parses");
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0, T0 + 300e3, 200, out, 2), 1, "its 200 ms stretch is a block");
+	is_int(out[0].depth, BLOCK_MAX_DEPTH, "its stack is cut at %d frames", BLOCK_MAX_DEPTH);
+	profile_release(&p);
+	strbuf_free(&sb);
+	blockscan_free(b);
+	functab_free(ft);
+}
+
+int main(void)
+{
+	test_one_block();
+	test_short_and_split();
+	test_confirm();
+	test_dominant();
+	test_deep();
+	return done_testing();
+}
