@@ -18,6 +18,14 @@
 #define LOOP_KEY "Symbol.for('ntop-js.loop')"
 /* A reading dated further than this from our monotonic clock was taken on another clock. */
 #define MONO_SAME_CLOCK_S 3600.0
+/* The delay histogram's timer: every 10 ms while the CPU profiler runs (blocks need a delay
+ * within a few ms of their length); while it is off, three times a window, every 100 ms to
+ * 1 s. Each tick wakes the target's loop: at 10 ms that cost an idle Node 20 about 5 ms of CPU
+ * a second on the 2-core VM of doc/benchmarks.md, a light target's whole memory watching 3.5 %
+ * (section 13), far over what memory-only runs may cost; at 1 s, a hundredth of that. */
+#define LOOP_FINE_MS 10
+#define LOOP_COARSE_MIN_MS 100
+#define LOOP_COARSE_MAX_MS 1000
 /* The watchdog: a minute, or three windows and twice the timeout if longer. */
 #define LOOP_WATCHDOG_MIN_S 60.0
 
@@ -33,17 +41,20 @@
  * second asks). It carries the time it was taken (process.hrtime, the CPU profile's clock),
  * which dates the blocked-loop events it confirms (blocks.h). */
 static const char loop_head[] =
-	"(function ntopJsLoop(){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
+	"(function ntopJsLoop(R){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" LOOP_KEY ",all=globalThis[K],id='";
 static const char loop_mid[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
-	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:10}),"
-	"r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else clearTimeout(o.t);"
+	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:R}),"
+	"res:R,r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else{clearTimeout(o.t);"
+	"if(o.res!==R){o.h.disable();o.h=ph.monitorEventLoopDelay({resolution:R});o.h.enable();"
+	"o.res=R;}}"
 	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
 	"if(!fresh&&!o.i){o.i=setTimeout(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
 	"e=P.eventLoopUtilization(o.e),h=o.h,hr=process.hrtime();o.r={u:e.utilization,s:now-o.w,"
-	"n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max,t:hr[0]*1e6+hr[1]/1e3};"
+	"n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max,t:hr[0]*1e6+hr[1]/1e3,"
+	"res:o.res};"
 	"h.reset();"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
@@ -51,7 +62,7 @@ static const char loop_mid[] =
 	"o.t=setTimeout(function(){if(all[id]!==o)return;o.h.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},";
 static const char loop_tail[] =
-	");if(o.t.unref)o.t.unref();return out})()";
+	");if(o.t.unref)o.t.unref();return out})(";
 static const char leave_head[] = "(function(){var K=" LOOP_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
 	"',o=all&&all[id];if(o){clearTimeout(o.t);if(o.i)clearTimeout(o.i);"
@@ -68,13 +79,17 @@ void engine_loop_init(struct engine *e)
 	if (watchdog_s < LOOP_WATCHDOG_MIN_S)
 		watchdog_s = LOOP_WATCHDOG_MIN_S;
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->evl.expr = xasprintf("%s%s%s%.0f%s", loop_head, e->title_prefix, loop_mid,
-		watchdog_s * 1e3, loop_tail);
+	e->evl.expr_fine = xasprintf("%s%s%s%.0f%s%d)", loop_head, e->title_prefix, loop_mid,
+		watchdog_s * 1e3, loop_tail, LOOP_FINE_MS);
+	e->evl.expr_coarse = xasprintf("%s%s%s%.0f%s%.0f)", loop_head, e->title_prefix, loop_mid,
+		watchdog_s * 1e3, loop_tail, fmin(LOOP_COARSE_MAX_MS, fmax(LOOP_COARSE_MIN_MS,
+		floor(e->cfg.delay_s * 1e3 / 3))));
 }
 
 void engine_loop_free(struct engine *e)
 {
-	free(e->evl.expr);
+	free(e->evl.expr_fine);
+	free(e->evl.expr_coarse);
 	blockscan_free(e->evl.blocks);
 }
 
@@ -167,7 +182,7 @@ void engine_loop_read(struct engine *e)
 		return;
 	e->evl.pending = true;
 	e->evl.installed = true; /* perhaps: engine_loop_leave removes it if so */
-	engine_evaluate(e, e->evl.expr, loop_on_reading);
+	engine_evaluate(e, e->cpu_on ? e->evl.expr_fine : e->evl.expr_coarse, loop_on_reading);
 }
 
 static void loop_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)

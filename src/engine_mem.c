@@ -26,12 +26,21 @@
 #define SNAPSHOT_TIMEOUT_S 900.0
 
 /* Reads process.memoryUsage() and the heap spaces in one evaluation, as a JSON string, and
- * collects the target's GC profiler (see below): g is null without v8.GCProfiler (before
- * Node 18.15), {d:-1} when it was just installed, else {d: ms covered, u: [heap used after
- * each major collection]}. The profiler lives in an object on a Symbol.for key of globalThis,
- * under this session's nonce (two ntop-js on one target keep one each), and a watchdog timer
- * (unref'd: it never keeps the target alive) removes it if ntop-js stops collecting it, as
- * after a kill -9: a GC profiler keeps every record until it is stopped. */
+ * collects the heap used after the target's major collections since the last reading: g is
+ * null where perf_hooks cannot observe collections, {d:-1} when the observer was just
+ * installed, else {d: ms covered, u: [heap used after each major collection]}. A
+ * PerformanceObserver of 'gc' entries reads v8.getHeapStatistics() when a major one is
+ * delivered (a turn of the loop after the collection). It lives in an object on a Symbol.for
+ * key of globalThis, under this session's nonce (two ntop-js on one target keep one each),
+ * and a watchdog timer (unref'd: it never keeps the target alive) disconnects and removes it
+ * if ntop-js stops reading, as after a kill -9.
+ *
+ * Not v8.GCProfiler, which this used before: a stopped GCProfiler keeps recording every
+ * collection, young ones included, into its buffer until its object is garbage collected,
+ * which in a small, steady heap never happens. Restarted every 10 s, ten sessions of 20 s
+ * took a 5 MB-heap target from 80 to 340 MB of RSS and 78 to 107 ms of CPU a second, for good
+ * (Node 18 to 26; doc/benchmarks.md section 13). An observer that is disconnected is gone, and
+ * costs a collection a fraction of what the profiler did. */
 #define GC_KEY "Symbol.for('ntop-js.gc-profilers')"
 #define GC_WATCHDOG_MS "60000"
 /* At most this many sizes per reading (a few per second would already be extreme). */
@@ -40,27 +49,30 @@
 static const char mem_detail_head[] =
 	"(function ntopJsMemory(){"
 	"var v=process.getBuiltinModule?process.getBuiltinModule('v8'):require('v8');"
+	"var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks'):require('perf_hooks');"
 	"var m=process.memoryUsage(),g=null;"
-	"if(typeof v.GCProfiler==='function')try{var K=" GC_KEY ",all=globalThis[K],id='";
+	"if(ph&&typeof ph.PerformanceObserver==='function'&&ph.constants&&"
+	"ph.constants.NODE_PERFORMANCE_GC_MAJOR)try{var K=" GC_KEY ",all=globalThis[K],id='";
 static const char mem_detail_tail[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
-	"var o=all[id],r=null;if(o){clearTimeout(o.t);try{r=o.p.stop()}catch(x){}}"
-	"var h={p:new v.GCProfiler()};h.p.start();all[id]=h;"
-	"h.t=setTimeout(function(){if(all[id]!==h)return;try{h.p.stop()}catch(x){}delete all[id];"
+	"var h=all[id],now=Date.now();if(h){clearTimeout(h.t);g={d:now-h.s,u:h.u};h.u=[];h.s=now;}"
+	"else{var M=ph.constants.NODE_PERFORMANCE_GC_MAJOR,H={u:[],s:now};"
+	"H.o=new ph.PerformanceObserver(function(l){var x=l.getEntries();for(var i=0;i<x.length;"
+	"i++)if((x[i].detail||x[i]).kind===M&&H.u.length<" GC_MAX_MAJORS_JS ")"
+	"H.u.push(v.getHeapStatistics().used_heap_size)});"
+	"H.o.observe({entryTypes:['gc']});h=all[id]=H;g={d:-1,u:[]};}"
+	"h.t=setTimeout(function(){if(all[id]!==h)return;try{h.o.disconnect()}catch(x){}delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];}," GC_WATCHDOG_MS ");"
-	"if(h.t&&h.t.unref)h.t.unref();g={d:-1,u:[]};"
-	"if(r&&r.statistics){g.d=r.endTime-r.startTime;for(var i=0;i<r.statistics.length&&"
-	"g.u.length<" GC_MAX_MAJORS_JS ";i++){var s=r.statistics[i];if(s.gcType==='MarkSweepCompact')"
-	"g.u.push(s.afterGC.heapStatistics.usedHeapSize)}}}catch(x){g=null}"
+	"if(h.t.unref)h.t.unref();}catch(x){g=null}"
 	"return JSON.stringify({e:m.external,a:m.arrayBuffers,g:g,"
 	"s:v.getHeapSpaceStatistics().map(function(x){return [x.space_name,x.space_used_size,"
 	"x.space_size]})})})()";
-/* Stops and removes this session's profiler, and the key when no other session has one. */
+/* Disconnects and removes this session's observer, and the key when no other session has one. */
 static const char mem_leave_head[] =
 	"(function(){var K=" GC_KEY ",all=globalThis[K],id='";
 static const char mem_leave_tail[] =
-	"',h=all&&all[id];if(h){clearTimeout(h.t);try{h.p.stop()}catch(x){}delete all[id];}"
+	"',h=all&&all[id];if(h){clearTimeout(h.t);try{h.o.disconnect()}catch(x){}delete all[id];}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 static void mem_on_tick(void *ud);
@@ -149,8 +161,8 @@ static void mem_store_space(struct engine *e, const char *name, double used, dou
 	e->mem.spaces[i].size_bytes = size;
 }
 
-/* The GC profiler's part of the detail reading: {d, u} (see mem_detail_head). Anything else
- * is ignored; a target whose profiler went away (its watchdog fired) starts coverage again. */
+/* The collections' part of the detail reading: {d, u} (see mem_detail_head). Anything else
+ * is ignored; a target whose observer went away (its watchdog fired) starts coverage again. */
 static void mem_parse_gc(struct engine *e, const cJSON *g)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(g, "d"),

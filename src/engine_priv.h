@@ -44,14 +44,15 @@ struct engine_mem {
 	char *snap_path;
 	double snap_started_s;
 	char *detail_expr;            /* the detail evaluation, with this session's nonce */
-	bool gc_installed;            /* a detail evaluation (which installs a GC profiler) was sent */
+	bool gc_installed;            /* a detail evaluation (which installs a GC observer) was sent */
 };
 
 struct engine;
 
 /* Event-loop readings (engine_loop.c). */
 struct engine_evl {
-	char *expr;                   /* the reading's evaluation, with this session's nonce */
+	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
+	                              * histogram's timer every 10 ms (CPU profiling), or every 1 s */
 	bool pending;                 /* a reading is on its way */
 	bool installed;               /* a reading was sent (which installs the histogram) */
 	bool have_last;
@@ -171,7 +172,7 @@ void engine_mem_start(struct engine *e);
 /* The session is ending: stop the timers. */
 void engine_mem_stop(struct engine *e);
 /* ntop-js is leaving politely: removes what the detail evaluation installed in the target (its
- * GC profiler). Call before the last requests of the session, while it still answers. */
+ * observer of collections). Call before the last requests of the session, while it still answers. */
 void engine_mem_leave(struct engine *e);
 /* Forgets the per-connection state before a re-attach (--follow). */
 void engine_mem_reset_session(struct engine *e);

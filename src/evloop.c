@@ -13,6 +13,8 @@
 #define EVLOOP_MAX_LAG_NS 3.6e12
 #define EVLOOP_MAX_SPAN_MS 86400e3
 #define EVLOOP_MAX_COUNT 1e9
+/* A histogram's timer period: Node takes 1 ms and more; over a minute is no reading of ours. */
+#define EVLOOP_MAX_RES_MS 60000.0
 /* A monotonic clock past 100 years of uptime is not one. */
 #define EVLOOP_MAX_MONO_US 3.2e15
 
@@ -35,6 +37,9 @@ static void parse_loop(const cJSON *r, struct evloop_reading *out)
 	    !isfinite(s->valuedouble) || s->valuedouble <= 0 || s->valuedouble > EVLOOP_MAX_SPAN_MS)
 		return;
 	out->have_loop = true;
+	t = cJSON_GetObjectItemCaseSensitive(r, "res");
+	if (cJSON_IsNumber(t) && t->valuedouble >= 1 && t->valuedouble <= EVLOOP_MAX_RES_MS)
+		out->lag_resolution_ms = t->valuedouble;
 	t = cJSON_GetObjectItemCaseSensitive(r, "t");
 	if (cJSON_IsNumber(t) && isfinite(t->valuedouble) && t->valuedouble > 0 &&
 	    t->valuedouble < EVLOOP_MAX_MONO_US)
@@ -96,7 +101,7 @@ int evloop_parse(const char *json, size_t len, struct evloop_reading *out)
 
 	memset(out, 0, sizeof *out);
 	out->lag_p50_ms = out->lag_p99_ms = out->lag_max_ms = NAN;
-	out->utilization = out->span_ms = out->end_mono_us = NAN;
+	out->utilization = out->span_ms = out->end_mono_us = out->lag_resolution_ms = NAN;
 	root = cJSON_ParseWithLength(json, len);
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);

@@ -29,6 +29,9 @@ struct evloop_reading {
 	 * count the idle time of an interrupted wait (an idle loop read 62 % busy while profiled) */
 	bool busy_from_profile;
 	double lag_p50_ms, lag_p99_ms, lag_max_ms;
+	/* The period of the timer whose delays those are (10 ms while the CPU profiler runs, 1 s
+	 * while it is off); NAN if not given. */
+	double lag_resolution_ms;
 	/* When it was taken: µs on the target's monotonic clock (process.hrtime, the CPU
 	 * profile's clock); NAN if not given. */
 	double end_mono_us;
@@ -39,7 +42,7 @@ struct evloop_reading {
 	struct evloop_kind kinds[EVLOOP_MAX_KINDS];
 };
 
-/* Parses the evaluation's value, a JSON text {r: null | {u, s, n, p50, p99, max, t}, k: null |
+/* Parses the evaluation's value, a JSON text {r: null | {u, s, n, p50, p99, max, t, res}, k: null |
  * {kind: count}} (times in ns as Node gives them, s in ms). Returns 0, or -1 if it is not that
  * shape; out is then cleared. Out-of-range numbers make their field unknown. */
 int evloop_parse(const char *json, size_t len, struct evloop_reading *out);

@@ -50,7 +50,7 @@ struct gcseries {
 	uint32_t gen;       /* bumped at every gap: buckets of an older generation are empty */
 	bool have_clock;
 	double clock_s;     /* latest time seen */
-	double since_s;     /* coverage starts here; NAN when the profiler has not reported */
+	double since_s;     /* coverage starts here; NAN when the observer has not reported */
 	double last_s;      /* end of the latest batch; NAN if none */
 };
 

@@ -1,9 +1,10 @@
 /* gcseries.h: heap used after each major (mark-compact) collection of the target, kept for
  * weeks in bounded memory, and the straight line through it.
  *
- * The sizes come from a v8.GCProfiler that ntop-js keeps in the target (eval mode): it reports
- * its collections in batches, each covering the seconds since the previous one. A batch with
- * no major collection still counts: it says the profiler was running and V8 did none. */
+ * The sizes come from a PerformanceObserver of collections that ntop-js keeps in the target
+ * (eval mode, engine_mem.c): it reports its collections in batches, each covering the seconds
+ * since the previous one. A batch with no major collection still counts: it says the observer
+ * was running and V8 did none. */
 #ifndef NTOP_GCSERIES_H
 #define NTOP_GCSERIES_H
 

@@ -36,7 +36,7 @@
  * RSS gets the same fit on its own floors (rate only; the verdict is the heap's).
  *
  * Post-GC rule. Troughs can be garbage that V8 has not collected yet (it puts major
- * collections off). When the target's GC profiler reports (gcseries.c), the heap used after
+ * collections off). When the target's observer of collections reports (gcseries.c), the heap used after
  * each major collection is the live heap, and takes precedence: with at least 5 of them in
  * a span of at least 60 s, the first and last at least half the span apart, the rate is their least-squares
  * slope and the verdict is GROWING (SHRINKING) when the rise (fall) over the span exceeds
@@ -748,7 +748,7 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	covered = gcseries_fit(s->gc, start_s, end_s, &g);
 	if (covered)
 		out->major_gcs = (long)g.n;
-	/* The span the profiler covered ends at its latest batch, seconds before now. Measured to
+	/* The span the observer covered ends at its latest batch, seconds before now. Measured to
 	 * now instead, the rule started 10 s sooner, still in the first minute after the attach,
 	 * and read Node 18's wave program as growing in CI: the full minute of batches is kept. */
 	if (covered && g.end_s - g.start_s >= GROWTH_POST_GC_MIN_SPAN_S && g.n >= GROWTH_MIN_MAJORS &&
@@ -777,7 +777,7 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	else
 		out->verdict = MEM_STABLE;
 	if (covered) {
-		/* The profiler reported over the span, but too few major collections for their own
+		/* The observer reported over the span, but too few major collections for their own
 		 * line: a rise or fall of the troughs is believed only if the collections confirm it. */
 		out->basis = MEM_BASIS_TROUGHS_GC;
 		if (out->verdict == MEM_GROWING &&

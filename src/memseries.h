@@ -35,7 +35,7 @@ enum mem_verdict { MEM_UNKNOWN, MEM_STABLE, MEM_GROWING, MEM_SHRINKING };
 
 /* What the heap rate and verdict were read from. */
 enum mem_growth_basis {
-	MEM_BASIS_TROUGHS,     /* the troughs of heap used (no GC profiler in the target) */
+	MEM_BASIS_TROUGHS,     /* the troughs of heap used (no observer of collections in the target) */
 	MEM_BASIS_POST_GC,     /* heap used after the major collections in the span */
 	MEM_BASIS_TROUGHS_GC   /* too few major collections: the troughs, checked against them */
 };
@@ -75,7 +75,7 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
  * after each (see gcseries.h). n may be 0: the profiler ran and V8 did no major collection. */
 void memseries_add_post_gc(struct memseries *s, double end_s, double dur_s, const double *used,
 	size_t n);
-/* The GC profiler was (re)installed at t_s: what it reports covers the time from then. */
+/* The observer of collections was (re)installed at t_s: what it reports covers the time from then. */
 void memseries_post_gc_restart(struct memseries *s, double t_s);
 /* Bytes of memory the series holds: constant once every tier is full. */
 size_t memseries_bytes(const struct memseries *s);

@@ -173,6 +173,8 @@ static void report_json_loop(struct strbuf *out, const struct report_window *rw,
 	json_num_or_null(out, r->have_loop ? r->lag_p99_ms : NAN, 2);
 	strbuf_puts(out, ",\"max\":");
 	json_num_or_null(out, r->have_loop ? r->lag_max_ms : NAN, 2);
+	strbuf_puts(out, ",\"timer_ms\":");
+	json_num_or_null(out, r->have_loop ? r->lag_resolution_ms : NAN, 0);
 	strbuf_puts(out, "},\"resources\":");
 	if (r->have_kinds) {
 		strbuf_putc(out, '{');
@@ -248,8 +250,15 @@ static void report_text_loop(struct strbuf *out, const struct report_window *rw,
 		if (isnan(r->lag_max_ms))
 			strbuf_puts(out, ", lag unknown (no timer fired)");
 		else
-			strbuf_printf(out, ", lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", r->lag_p50_ms,
-				r->lag_p99_ms, r->lag_max_ms);
+		{
+			char timer[48] = "";
+
+			/* while the CPU profiler is off the timer ticks seldom (engine_loop.c) */
+			if (r->lag_resolution_ms > 10)
+				snprintf(timer, sizeof timer, " of a %.0f ms timer", r->lag_resolution_ms);
+			strbuf_printf(out, ", lag%s p50 %.1f ms, p99 %.1f ms, max %.1f ms", timer,
+				r->lag_p50_ms, r->lag_p99_ms, r->lag_max_ms);
+		}
 	} else {
 		strbuf_puts(out, " measuring");
 	}

@@ -30,7 +30,7 @@ static void lag_fmt(double ms, char *out, size_t outsz)
 void view_loop_line(const struct model *m, struct grid *g, int y)
 {
 	const struct evloop_reading *r = &m->loop;
-	char buf[256], a[32], b[32], c[32];
+	char buf[256], a[32], b[32], c[32], timer[32] = "";
 	int x = view_put_at(g, 0, y, GA_HEADER, "LOOP");
 	size_t i;
 
@@ -49,7 +49,10 @@ void view_loop_line(const struct model *m, struct grid *g, int y)
 			lag_fmt(r->lag_p50_ms, a, sizeof(a));
 			lag_fmt(r->lag_p99_ms, b, sizeof(b));
 			lag_fmt(r->lag_max_ms, c, sizeof(c));
-			snprintf(buf, sizeof(buf), "  lag p50 %s p99 %s max %s", a, b, c);
+			/* while the CPU profiler is off the timer ticks seldom (engine_loop.c) */
+			if (r->lag_resolution_ms > 10)
+				snprintf(timer, sizeof timer, "(%.0fms timer)", r->lag_resolution_ms);
+			snprintf(buf, sizeof(buf), "  lag%s p50 %s p99 %s max %s", timer, a, b, c);
 			x = view_put_at(g, x, y, r->lag_max_ms >= 100 ? GA_WARN : GA_NORMAL, buf);
 		}
 	}

@@ -35,6 +35,8 @@ check "every window has an event_loop object; the first two only start the measu
 		l[0].event_loop.utilization === null && l.slice(2).every(w => w.event_loop.utilization !== null) ||
 		l.map(w => w.event_loop)'
 # The readings after the first two windows (the attach and the JIT step's recompilation are busy).
+check "while the CPU profiler runs, the lag is a 10 ms timer's" jsonl_check "$WORK/idle.jsonl" '
+	l => l.slice(2).every(w => w.event_loop.lag_ms.timer_ms === 10) || l.map(w => w.event_loop.lag_ms)'
 check "an idle loop reads under 15 % busy, its lag under 50 ms" jsonl_check "$WORK/idle.jsonl" '
 	l => l.slice(3).every(w => w.event_loop.utilization < 0.15 && w.event_loop.lag_ms.p99 < 50) ||
 		l.map(w => w.event_loop.utilization)'
@@ -76,7 +78,7 @@ check "--block-threshold 0.5: a 300 ms block is not one" jsonl_check "$WORK/bloc
 "$NTOP_JS" --pid "$idle_PID" -b -n 4 -d 0.5 >"$WORK/idle.txt" 2>&1
 check "batch text has a LOOP line (busy from the CPU profile while it runs)" grep -q '^LOOP: [0-9.]* % busy (CPU profile), lag p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms; handles and requests: Timeout 1$' "$WORK/idle.txt"
 "$NTOP_JS" --pid "$idle_PID" -b -n 5 -d 0.5 --no-cpu >"$WORK/idle-nocpu.txt" 2>&1
-check "and from the loop itself without it" grep -q '^LOOP: [0-9.]* % busy, lag p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms; handles and requests: Timeout 1$' "$WORK/idle-nocpu.txt"
+check "and from the loop itself without it, the lag of a timer a third of a window (cheap)" grep -q '^LOOP: [0-9.]* % busy, lag of a 166 ms timer p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms; handles and requests: Timeout 1$' "$WORK/idle-nocpu.txt"
 check "which reads an idle loop idle (under 5 %)" bash -c "grep '^LOOP: [0-9]' '$WORK/idle-nocpu.txt' | awk '{ if (\$2 >= 5) bad = 1 } END { exit bad }'"
 
 # What ntop-js keeps in the target: there while attached, gone after (a node with a WebSocket

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Heap growth from the sizes after major collections (v8.GCProfiler in the target), on real
+# Heap growth from the sizes after major collections (a PerformanceObserver in the target), on real
 # node versions side by side, two minutes each, all at once: a program that allocates in waves
 # and keeps nothing (V8 puts off its major collections, so the troughs of heap used climb) is
 # never reported growing; a steady leak is reported growing within two minutes with its rate
@@ -61,7 +61,7 @@ if [ -n "$checker" ]; then
 	sleep 30
 	port=$(inspector_port_of w_sys)
 	key=$("$checker" "$TARGETS/gc-key.js" "$port" 2>&1)
-	ok $([ "$key" = present ]; echo $?) "the GC profiler's key is on the target while attached ($key)"
+	ok $([ "$key" = present ]; echo $?) "the GC observer's key is on the target while attached ($key)"
 fi
 st=0
 for p in $ntops; do wait "$p" || st=1; done

@@ -45,6 +45,13 @@ int main(void)
 	ok(r.have_loop && isnan(r.end_mono_us), "nor is a string");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":1e300},\"k\":null}", &r);
 	ok(r.have_loop && isnan(r.end_mono_us), "nor a time past any uptime");
+	ok(isnan(r.lag_resolution_ms), "no timer period given: unknown");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":1000},\"k\":null}", &r);
+	ok(r.lag_resolution_ms == 1000, "the period of the histogram's timer");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":0.5},\"k\":null}", &r);
+	ok(r.have_loop && isnan(r.lag_resolution_ms), "under 1 ms it is not one of ours");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":1e9},\"k\":null}", &r);
+	ok(r.have_loop && isnan(r.lag_resolution_ms), "nor over a minute");
 
 	/* The first reading of a session only installs the histogram. */
 	is_int(parse("{\"r\":null,\"k\":{}}", &r), 0, "the first reading parses");

@@ -939,6 +939,11 @@ static void test_loop_line(struct fixture *fx)
 		"loop: its line, busy share and lag: %s", row(&g, 3));
 	ok(strstr(row(&g, 3), "handles TCPSocketWrap 12, Timeout 3") != NULL, "loop: the handles");
 	ok(strncmp(row(&g, 4), "MEM", 3) == 0, "loop: the memory line below it");
+	fx->m.loop.lag_resolution_ms = 1000;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 3), "lag(1000ms timer) p50 10ms") != NULL,
+		"loop: a 1 s timer's lag (CPU profiler off) says so: %s", row(&g, 3));
+	fx->m.loop.lag_resolution_ms = 10;
 	grid_resize(&g, 120, 15);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(!screen_has(&g, "LOOP"), "loop: a short screen keeps its old header");
