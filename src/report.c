@@ -103,18 +103,26 @@ static void report_text_growth(struct strbuf *out, const struct mem_growth *g)
 		strbuf_printf(out, " (troughs; %ld major GCs)", g->major_gcs);
 }
 
-/* A function of a block's stack as {"function", "url", "line"}. */
-static void json_frame(struct strbuf *out, const struct functab *ft, uint32_t func)
+/* "function":NAME,"url":URL,"line":LINE of a function (fi NULL: an unknown one), the fields
+ * that name it in every list of the JSON output. */
+static void json_func_fields(struct strbuf *out, const struct func_info *fi)
 {
-	const struct func_info *fi = functab_get(ft, func);
-	const char *name = functab_display_name(fi), *url = util_display_url(fi->url);
+	const char *name = fi ? functab_display_name(fi) : "(anonymous)";
+	const char *url = fi ? util_display_url(fi->url) : "";
 
-	strbuf_puts(out, "{\"function\":");
+	strbuf_puts(out, "\"function\":");
 	strbuf_json_string(out, name, strlen(name));
 	strbuf_puts(out, ",\"url\":");
 	strbuf_json_string(out, url, strlen(url));
 	strbuf_puts(out, ",\"line\":");
-	json_position(out, fi->line);
+	json_position(out, fi ? fi->line : -1);
+}
+
+/* A function of a block's stack as {"function", "url", "line"}. */
+static void json_frame(struct strbuf *out, const struct functab *ft, uint32_t func)
+{
+	strbuf_putc(out, '{');
+	json_func_fields(out, functab_get(ft, func));
 	strbuf_putc(out, '}');
 }
 
@@ -320,16 +328,9 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 		strbuf_puts(out, ",\"alloc\":[");
 		for (i = 0; i < n; i++) {
 			const struct alloc_site *s = &rw->alloc->sites[i];
-			const struct func_info *fi = functab_get(ft, s->func);
-			const char *name = fi ? functab_display_name(fi) : "(anonymous)";
-			const char *url = fi ? util_display_url(fi->url) : "";
 
-			strbuf_puts(out, i ? ",{\"function\":" : "{\"function\":");
-			strbuf_json_string(out, name, strlen(name));
-			strbuf_puts(out, ",\"url\":");
-			strbuf_json_string(out, url, strlen(url));
-			strbuf_puts(out, ",\"line\":");
-			json_position(out, fi ? fi->line : -1);
+			strbuf_puts(out, i ? ",{" : "{");
+			json_func_fields(out, functab_get(ft, s->func));
 			strbuf_puts(out, ",\"live_bytes\":");
 			json_fixed(out, s->live_bytes, 0);
 			strbuf_puts(out, ",\"growth_bytes\":");
@@ -445,18 +446,12 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 	for (size_t i = 0; i < n; i++) {
 		const struct func_stat *fs = &w->funcs[i];
 		const struct func_info *fi = functab_get(ft, fs->func);
-		const char *name = fi ? functab_display_name(fi) : "(anonymous)";
-		const char *url = fi ? util_display_url(fi->url) : "";
 
 		if (!fi)
 			continue;
-		strbuf_puts(out, first ? "{\"function\":" : ",{\"function\":");
+		strbuf_puts(out, first ? "{" : ",{");
 		first = false;
-		strbuf_json_string(out, name, strlen(name));
-		strbuf_puts(out, ",\"url\":");
-		strbuf_json_string(out, url, strlen(url));
-		strbuf_puts(out, ",\"line\":");
-		json_position(out, fi->line);
+		json_func_fields(out, fi);
 		strbuf_puts(out, ",\"column\":");
 		json_position(out, fi->column);
 		if (rw->jit && !rw->jit->exact && fi->kind == FUNC_JS)
