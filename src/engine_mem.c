@@ -28,7 +28,8 @@
 /* Reads process.memoryUsage() and the heap spaces in one evaluation, as a JSON string, and
  * collects the heap used after the target's major collections since the last reading: g is
  * null where perf_hooks cannot observe collections, {d:-1} when the observer was just
- * installed, else {d: ms covered, u: [heap used after each major collection]}. A
+ * installed, else {d: ms covered, u: [heap used after each major collection], a: [how many ms
+ * before the reading each came]}. A
  * PerformanceObserver of 'gc' entries reads v8.getHeapStatistics() when a major one is
  * delivered (a turn of the loop after the collection). It lives in an object on a Symbol.for
  * key of globalThis, under this session's nonce (two ntop-js on one target keep one each),
@@ -56,11 +57,12 @@ static const char mem_detail_head[] =
 static const char mem_detail_tail[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
-	"var h=all[id],now=Date.now();if(h){clearTimeout(h.t);g={d:now-h.s,u:h.u};h.u=[];h.s=now;}"
-	"else{var M=ph.constants.NODE_PERFORMANCE_GC_MAJOR,H={u:[],s:now};"
+	"var h=all[id],now=Date.now();if(h){clearTimeout(h.t);g={d:now-h.s,u:h.u,"
+	"a:h.w.map(function(w){return now-w})};h.u=[];h.w=[];h.s=now;}"
+	"else{var M=ph.constants.NODE_PERFORMANCE_GC_MAJOR,H={u:[],w:[],s:now};"
 	"H.o=new ph.PerformanceObserver(function(l){var x=l.getEntries();for(var i=0;i<x.length;"
-	"i++)if((x[i].detail||x[i]).kind===M&&H.u.length<" GC_MAX_MAJORS_JS ")"
-	"H.u.push(v.getHeapStatistics().used_heap_size)});"
+	"i++)if((x[i].detail||x[i]).kind===M&&H.u.length<" GC_MAX_MAJORS_JS "){"
+	"H.u.push(v.getHeapStatistics().used_heap_size);H.w.push(Date.now())}});"
 	"H.o.observe({entryTypes:['gc']});h=all[id]=H;g={d:-1,u:[]};}"
 	"h.t=setTimeout(function(){if(all[id]!==h)return;try{h.o.disconnect()}catch(x){}delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];}," GC_WATCHDOG_MS ");"
@@ -166,9 +168,10 @@ static void mem_store_space(struct engine *e, const char *name, double used, dou
 static void mem_parse_gc(struct engine *e, const cJSON *g)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(g, "d"),
-		*u = cJSON_GetObjectItemCaseSensitive(g, "u"), *it;
-	double used[GC_MAX_MAJORS], now = engine_wall_s(e);
-	size_t n = 0;
+		*u = cJSON_GetObjectItemCaseSensitive(g, "u"),
+		*a = cJSON_GetObjectItemCaseSensitive(g, "a"), *it;
+	double used[GC_MAX_MAJORS], ago[GC_MAX_MAJORS], now = engine_wall_s(e);
+	size_t n = 0, n_ago = 0;
 
 	if (!cJSON_IsObject(g) || !cJSON_IsNumber(d) || !cJSON_IsArray(u) || !isfinite(d->valuedouble))
 		return;
@@ -185,7 +188,13 @@ static void mem_parse_gc(struct engine *e, const cJSON *g)
 		/* memseries drops sizes that are not finite and in range */
 		used[n++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
 	}
-	memseries_add_post_gc(e->mem.series, now, d->valuedouble / 1000.0, used, n);
+	/* when each came, if told for each (gcseries checks the range) */
+	if (cJSON_IsArray(a) && (size_t)cJSON_GetArraySize(a) == n) {
+		cJSON_ArrayForEach(it, a)
+			ago[n_ago++] = cJSON_IsNumber(it) ? it->valuedouble / 1000.0 : NAN;
+	}
+	memseries_add_post_gc(e->mem.series, now, d->valuedouble / 1000.0, used,
+		n_ago == n ? ago : NULL, n);
 }
 
 /* The detail reading's value: a JSON string holding {e, a, s:[[name, used, size]...]}. */

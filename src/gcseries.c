@@ -138,7 +138,8 @@ static void tier_put(struct gcseries *g, struct tier *t, double t_s, double y)
 	b->sty += dt * y;
 }
 
-void gcseries_add(struct gcseries *g, double end_s, double dur_s, const double *used, size_t n)
+void gcseries_add(struct gcseries *g, double end_s, double dur_s, const double *used,
+	const double *ago_s, size_t n)
 {
 	size_t i, j, k = 0;
 
@@ -161,7 +162,10 @@ void gcseries_add(struct gcseries *g, double end_s, double dur_s, const double *
 
 		if (!(isfinite(used[i]) && used[i] >= 0 && used[i] <= VALUE_LIMIT))
 			continue;
-		t_s = end_s - dur_s + dur_s * ((double)j + 0.5) / (double)k;
+		if (ago_s && isfinite(ago_s[i]) && ago_s[i] >= 0 && ago_s[i] <= dur_s)
+			t_s = end_s - ago_s[i];
+		else
+			t_s = end_s - dur_s + dur_s * ((double)j + 0.5) / (double)k;
 		j++;
 		for (int m = 0; m < TIER_COUNT; m++)
 			tier_put(g, &g->tier[m], t_s, used[i]);

@@ -29,10 +29,12 @@ struct gc_fit {
 struct gcseries *gcseries_create(void);
 void gcseries_free(struct gcseries *g);
 /* A batch reported at end_s covering the dur_s seconds before it; used[0..n-1] are the heap
- * sizes after its major collections, in order (times are spread evenly over the batch: the
- * profiler does not date them). Invalid values are skipped. n may be 0. */
-void gcseries_add(struct gcseries *g, double end_s, double dur_s, const double *used, size_t n);
-/* The profiler was (re)installed at t_s: coverage starts again there. */
+ * sizes after its major collections, in order, and ago_s[i] (NULL: none) how many seconds
+ * before end_s each came; one without a time in [0, dur_s] is placed as if the batch's were
+ * spread evenly over it. Invalid sizes are skipped. n may be 0. */
+void gcseries_add(struct gcseries *g, double end_s, double dur_s, const double *used,
+	const double *ago_s, size_t n);
+/* The observer was (re)installed at t_s: coverage starts again there. */
 void gcseries_restart(struct gcseries *g, double t_s);
 /* The target went away and came back (or ntop-js re-attached): forget the coverage. */
 void gcseries_mark_gap(struct gcseries *g, double t_s);

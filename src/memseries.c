@@ -294,9 +294,9 @@ void memseries_mark_gap(struct memseries *s, double t_s)
 }
 
 void memseries_add_post_gc(struct memseries *s, double end_s, double dur_s, const double *used,
-	size_t n)
+	const double *ago_s, size_t n)
 {
-	gcseries_add(s->gc, end_s, dur_s, used, n);
+	gcseries_add(s->gc, end_s, dur_s, used, ago_s, n);
 }
 
 void memseries_post_gc_restart(struct memseries *s, double t_s)

@@ -72,9 +72,10 @@ size_t memseries_query(const struct memseries *s, double from_s, double to_s, si
 void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	struct mem_growth *out);
 /* A batch of major collections reported at end_s for the dur_s seconds before it: heap used
- * after each (see gcseries.h). n may be 0: the profiler ran and V8 did no major collection. */
+ * after each, and how long before end_s each came (ago_s may be NULL; see gcseries.h). n may
+ * be 0: the observer ran and V8 did no major collection. */
 void memseries_add_post_gc(struct memseries *s, double end_s, double dur_s, const double *used,
-	size_t n);
+	const double *ago_s, size_t n);
 /* The observer of collections was (re)installed at t_s: what it reports covers the time from then. */
 void memseries_post_gc_restart(struct memseries *s, double t_s);
 /* Bytes of memory the series holds: constant once every tier is full. */

@@ -440,7 +440,7 @@ static void feed_pg(struct memseries *s, const struct pg *p, double dur_s)
 			if (n < 64)
 				used[n++] = p->after(next_gc);
 		if (fmod(t, 10) == 0) {
-			memseries_add_post_gc(s, T0 + t, 10, used, n);
+			memseries_add_post_gc(s, T0 + t, 10, used, NULL, n);
 			n = 0;
 		}
 	}
@@ -579,7 +579,7 @@ static void test_post_gc_warmup(void)
 		for (; next < n_at && at[next] <= t; next++)
 			used[n++] = left[next] * MB;
 		if (t > 2 && fmod(t - 2, 10) == 0) {
-			memseries_add_post_gc(s, T0 + t, 10, used, n);
+			memseries_add_post_gc(s, T0 + t, 10, used, NULL, n);
 			n = 0;
 		}
 		if (t >= 62) {
@@ -734,10 +734,10 @@ static void test_post_gc_edges(void)
 	is_int(g.major_gcs, -1, "and its count is unknown");
 	/* reinstalled: invalid sizes are skipped, a batch that is not a duration is dropped */
 	memseries_post_gc_restart(s, T0 + 371);
-	memseries_add_post_gc(s, T0 + 375, 4, bad, 6);
-	memseries_add_post_gc(s, T0 + 376, NAN, bad + 4, 2);
-	memseries_add_post_gc(s, T0 + 377, 1e9, bad + 4, 2);
-	memseries_add_post_gc(s, T0 + 378, -5, bad + 4, 2);
+	memseries_add_post_gc(s, T0 + 375, 4, bad, NULL, 6);
+	memseries_add_post_gc(s, T0 + 376, NAN, bad + 4, NULL, 2);
+	memseries_add_post_gc(s, T0 + 377, 1e9, bad + 4, NULL, 2);
+	memseries_add_post_gc(s, T0 + 378, -5, bad + 4, NULL, 2);
 	{
 		struct mem_sample m = { .t_s = T0 + 380 };
 
@@ -761,7 +761,7 @@ static void test_post_gc_edges(void)
  * of runs that read growing at any time, and in *stable those that read stable or shrinking at
  * the end. */
 static int random_majors(int runs, double gc_min_s, double gc_max_s, double garbage_per_s,
-	double swing, double leak_per_s, int *stable)
+	double swing, double leak_per_s, bool dated, int *stable)
 {
 	int growing = 0;
 
@@ -770,7 +770,7 @@ static int random_majors(int runs, double gc_min_s, double gc_max_s, double garb
 		struct memseries *s = memseries_create();
 		struct mem_growth g = { 0 };
 		struct mem_sample m;
-		double used[64], left = 4 * MB + swing * rng_uniform(), last_gc = 0;
+		double used[64], when[64], ago[64], left = 4 * MB + swing * rng_uniform(), last_gc = 0;
 		double next = 1 + gc_min_s + (gc_max_s - gc_min_s) * rng_uniform();
 		size_t n = 0;
 		bool grew = false;
@@ -780,8 +780,10 @@ static int random_majors(int runs, double gc_min_s, double gc_max_s, double garb
 			for (; next <= t; next += gc_min_s + (gc_max_s - gc_min_s) * rng_uniform()) {
 				left = 4 * MB + swing * rng_uniform() + leak_per_s * next;
 				last_gc = next;
-				if (n < 64)
+				if (n < 64) {
+					when[n] = next;
 					used[n++] = left;
+				}
 			}
 			m.t_s = T0 + t;
 			for (int k = 0; k < MEM_METRIC_COUNT; k++)
@@ -791,7 +793,9 @@ static int random_majors(int runs, double gc_min_s, double gc_max_s, double garb
 			m.v[MEM_RSS] = m.v[MEM_HEAP_USED] + 40 * MB;
 			memseries_add(s, &m);
 			if (t > 1 && fmod(t - 1, 10) == 0) {
-				memseries_add_post_gc(s, T0 + t, 10, used, n);
+				for (size_t i = 0; i < n; i++)
+					ago[i] = t - when[i];
+				memseries_add_post_gc(s, T0 + t, 10, used, dated ? ago : NULL, n);
 				n = 0;
 			}
 			if (fmod(t, 2) == 0) {
@@ -815,18 +819,26 @@ static void test_random_majors(void)
 	int stable, bad;
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
-	bad = random_majors(300, 6, 12, 2 * MB, 20 * MB, 0, &stable);
+	bad = random_majors(300, 6, 12, 2 * MB, 20 * MB, 0, false, &stable);
 	ok(bad <= 1, "majors at random sizes every 6-12 s: growing in at most 1 run in 300 (%d)", bad);
-	bad = random_majors(300, 10, 20, 1 * MB, 20 * MB, 0, &stable);
+	bad = random_majors(300, 10, 20, 1 * MB, 20 * MB, 0, false, &stable);
 	ok(bad <= 1, "every 10-20 s: at most 1 in 300 (%d)", bad);
-	bad = random_majors(300, 15, 30, 1 * MB, 20 * MB, 0, &stable);
+	bad = random_majors(300, 15, 30, 1 * MB, 20 * MB, 0, false, &stable);
 	ok(bad <= 1, "every 15-30 s (5 or fewer in a span): at most 1 in 300 (%d)", bad);
-	bad = random_majors(300, 20, 40, 0.5 * MB, 20 * MB, 0, &stable);
+	bad = random_majors(300, 20, 40, 0.5 * MB, 20 * MB, 0, false, &stable);
 	ok(bad <= 1, "every 20-40 s (3 or 4: the troughs' rule): at most 1 in 300 (%d)", bad);
-	bad = random_majors(100, 5, 8, 1 * MB, 1 * MB, 1 * MB, &stable);
+	bad = random_majors(100, 5, 8, 1 * MB, 1 * MB, 1 * MB, false, &stable);
 	ok(bad == 100 && stable == 0, "a 1 MB/s leak, majors every 5-8 s: growing in every run (%d)", bad);
-	bad = random_majors(100, 15, 30, 1 * MB, 1 * MB, 1 * MB, &stable);
+	bad = random_majors(100, 15, 30, 1 * MB, 1 * MB, 1 * MB, false, &stable);
 	ok(bad >= 50 && stable == 0, "every 15-30 s: growing in most runs (%d), never read stable", bad);
+	/* as the engine reports them now, each dated (not spread over its 10 s batch) */
+	bad = random_majors(300, 10, 20, 1 * MB, 20 * MB, 0, true, &stable);
+	ok(bad <= 1, "dated: majors at random sizes every 10-20 s: at most 1 in 300 (%d)", bad);
+	bad = random_majors(300, 20, 40, 0.5 * MB, 20 * MB, 0, true, &stable);
+	ok(bad <= 1, "dated: every 20-40 s: at most 1 in 300 (%d)", bad);
+	bad = random_majors(100, 15, 30, 1 * MB, 1 * MB, 1 * MB, true, &stable);
+	ok(bad >= 90 && stable == 0, "dated: a 1 MB/s leak, majors every 15-30 s: growing in %d "
+		"runs of 100, never read stable", bad);
 }
 
 int main(void)
