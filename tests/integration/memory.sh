@@ -44,8 +44,12 @@ check "its rate is within 20 % of the truth ($truth B/h)" jsonl_check "$WORK/lea
 	console.log("# sawtooth verdicts:", l.map(w => w.growth.verdict[0]).join(""), "last rate", l[l.length - 1].growth.heap_bytes_per_hour);' "$WORK/saw.jsonl"
 check "the busy but stable heap is never reported growing" jsonl_check "$WORK/saw.jsonl" '
 	l => l.every(w => w.growth.verdict !== "growing") || l.map(w => w.growth.verdict)'
-check "and is reported stable once known" jsonl_check "$WORK/saw.jsonl" \
-	'l => l[l.length - 1].growth.verdict === "stable" || l[l.length - 1].growth'
+# V8 puts off the sawtooth's major collections (one in 40 s unwatched, on an idle machine), so
+# its troughs climb with garbage between them and a window whose span holds fewer than two can
+# rightly read unknown (the troughs' rule): the verdicts it does give must be stable.
+check "and is reported stable whenever known (in 10 windows or more)" jsonl_check "$WORK/saw.jsonl" \
+	'l => { const k = l.filter(w => w.growth.verdict !== "unknown");
+		return k.length >= 10 && k.every(w => w.growth.verdict === "stable") || l.map(w => w.growth.verdict).join(); }'
 check "allocation profiles came in some windows" jsonl_check "$WORK/leak.jsonl" \
 	'l => l.filter(w => w.alloc).length >= 2 || l.filter(w => w.alloc).length'
 check "the leak's allocation site is the top site" jsonl_check "$WORK/leak.jsonl" '
