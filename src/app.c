@@ -116,7 +116,8 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	uint64_t n_blocks = engine_blocks_count(a->engine);
 
 	rw.n_blocks = 0;
-	for (; a->blocks_reported < n_blocks; a->blocks_reported++) {
+	/* reported within the event_loop object: held back while there is none */
+	for (; engine_loop_last(a->engine) && a->blocks_reported < n_blocks; a->blocks_reported++) {
 		const struct engine_block *k = engine_block_get(a->engine, a->blocks_reported);
 
 		if (k)

@@ -16,8 +16,7 @@
 /* The paths of one stretch are kept in a trie of at most this many frames: beyond it, samples
  * count at the deepest frame already there. */
 #define TRIE_MAX 8192
-/* Candidates waiting for a reading; beyond it the oldest go. */
-#define PENDING_MAX 64
+#define PENDING_MAX BLOCKS_PENDING_MAX
 /* A reading confirms when its longest delay reaches this share of the threshold: the loop's
  * timer ticks every 10 ms, so a block is seen as a delay of up to 10 ms less than it lasted. */
 #define CONFIRM_SHARE 0.8
@@ -230,11 +229,10 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 	for (size_t i = 0; i < b->n_pend; i++) {
 		struct loop_block *k = &b->pend[i];
 
-		if (enough && k->end_us <= to_us && k->end_us >= from_us - CONFIRM_SLACK_US) {
-			if (n < max_out) {
-				out[n] = *k;
-				out[n++].lag_ms = max_ms;
-			}
+		if (enough && k->end_us <= to_us && k->end_us >= from_us - CONFIRM_SLACK_US &&
+		    n < max_out) {
+			out[n] = *k;
+			out[n++].lag_ms = max_ms;
 			continue;
 		}
 		if (from_us > k->end_us + CONFIRM_SLACK_US)

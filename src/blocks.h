@@ -26,6 +26,8 @@ struct profile;
 struct functab;
 
 #define BLOCK_MAX_DEPTH 48
+/* Candidates waiting for a reading; beyond it the oldest go. */
+#define BLOCKS_PENDING_MAX 64
 
 struct loop_block {
 	double start_us, end_us;      /* monotonic µs: the stretch's first sample's start, last sample */
@@ -33,7 +35,7 @@ struct loop_block {
 	uint32_t stack[BLOCK_MAX_DEPTH]; /* function indices, outermost first ((root) left out) */
 	size_t depth;                 /* 0: no path held half the stretch */
 	double share;                 /* share of the stretch under the deepest frame, 0..1 */
-	double lag_ms;                /* the loop's longest delay in the reading that confirmed it */
+	double lag_ms;                /* how late the loop's timer was in the reading that confirmed it */
 };
 
 struct blockscan;
@@ -52,7 +54,8 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
  * causes is recorded when the loop's timer next runs, after the block, so candidates that
  * ended in the reading's span or up to a second before it are confirmed if max_ms reaches
  * most of the threshold, and dropped once a reading starts more than a second after them.
- * Confirmed ones are written to out (at most max_out, oldest first); returns how many. */
+ * Confirmed ones are written to out (at most max_out, oldest first; more wait for the next
+ * reading); returns how many. */
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
 	struct loop_block *out, size_t max_out);
 

@@ -39,7 +39,10 @@
  * after the previous one, and asks for the next: a reading covers the window before the one it
  * is reported with, and the first comes with the third evaluation (the first installs, the
  * second asks). It carries the time it was taken (process.hrtime, the CPU profile's clock),
- * which dates the blocked-loop events it confirms (blocks.h). */
+ * which dates the blocked-loop events it confirms (blocks.h). A new timer period (the CPU
+ * profiler started or stopped) takes effect when a reading is taken, so that each reading
+ * comes whole from one histogram: swapped in the evaluation, the data since the last reading
+ * was lost with the old one, and with it the blocks at the end of a --cpu-every burst. */
 static const char loop_head[] =
 	"(function ntopJsLoop(R){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" LOOP_KEY ",all=globalThis[K],id='";
@@ -47,15 +50,15 @@ static const char loop_mid[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
 	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:R}),"
-	"res:R,r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else{clearTimeout(o.t);"
-	"if(o.res!==R){o.h.disable();o.h=ph.monitorEventLoopDelay({resolution:R});o.h.enable();"
-	"o.res=R;}}"
+	"res:R,r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else clearTimeout(o.t);"
+	"o.want=R;"
 	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
 	"if(!fresh&&!o.i){o.i=setTimeout(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
 	"e=P.eventLoopUtilization(o.e),h=o.h,hr=process.hrtime();o.r={u:e.utilization,s:now-o.w,"
 	"n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max,t:hr[0]*1e6+hr[1]/1e3,"
 	"res:o.res};"
-	"h.reset();"
+	"h.reset();if(o.want!==o.res){h.disable();o.h=ph.monitorEventLoopDelay({resolution:o.want});"
+	"o.h.enable();o.res=o.want;}"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
 	"k[x]=(k[x]||0)+1});o.k=k}},0);if(o.i.unref)o.i.unref();}"
@@ -112,9 +115,9 @@ void engine_loop_take_profile(struct engine *e, const struct profile *p, double 
 /* Confirms the candidates that the reading's longest delay covers, and keeps them dated. */
 static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r)
 {
-	struct loop_block out[16];
+	struct loop_block out[BLOCKS_PENDING_MAX];
 	size_t n;
-	double wall_minus_mono_s = engine_wall_s(e) - engine_mono_s(e);
+	double late, wall_minus_mono_s = engine_wall_s(e) - engine_mono_s(e);
 
 	if (!e->evl.blocks || !r->have_loop || !isfinite(r->end_mono_us))
 		return;
@@ -122,8 +125,13 @@ static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r
 	 * target on another clock (a time namespace) is dated as if the reading were taken now. */
 	if (fabs(r->end_mono_us / 1e6 - engine_mono_s(e)) > MONO_SAME_CLOCK_S)
 		wall_minus_mono_s = engine_wall_s(e) - r->end_mono_us / 1e6;
+	/* A slow timer's (CPU profiler off) delay is only known to within its period: it
+	 * confirms nothing, but its span still retires candidates. */
+	late = r->lag_max_ms;
+	if (!(r->lag_resolution_ms <= LOOP_FINE_MS))
+		late = NAN;
 	n = blockscan_confirm(e->evl.blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
-		r->lag_max_ms, out, sizeof out / sizeof *out);
+		late, out, sizeof out / sizeof *out);
 	for (size_t i = 0; i < n; i++) {
 		struct engine_block *k = &e->evl.kept[e->evl.n_blocks++ % ENGINE_BLOCKS_KEPT];
 

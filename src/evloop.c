@@ -51,6 +51,13 @@ static void parse_loop(const cJSON *r, struct evloop_reading *out)
 		out->lag_p50_ms = lag_ms(cJSON_GetObjectItemCaseSensitive(r, "p50"));
 		out->lag_p99_ms = lag_ms(cJSON_GetObjectItemCaseSensitive(r, "p99"));
 		out->lag_max_ms = lag_ms(cJSON_GetObjectItemCaseSensitive(r, "max"));
+		/* Node records the time between the timer's ticks, its own period included (an idle
+		 * loop's p50 reads the period): the lag is what is left over */
+		if (isfinite(out->lag_resolution_ms)) {
+			out->lag_p50_ms = fmax(0, out->lag_p50_ms - out->lag_resolution_ms);
+			out->lag_p99_ms = fmax(0, out->lag_p99_ms - out->lag_resolution_ms);
+			out->lag_max_ms = fmax(0, out->lag_max_ms - out->lag_resolution_ms);
+		}
 	}
 }
 

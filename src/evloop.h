@@ -29,8 +29,8 @@ struct evloop_reading {
 	 * count the idle time of an interrupted wait (an idle loop read 62 % busy while profiled) */
 	bool busy_from_profile;
 	double lag_p50_ms, lag_p99_ms, lag_max_ms;
-	/* The period of the timer whose delays those are (10 ms while the CPU profiler runs, 1 s
-	 * while it is off); NAN if not given. */
+	/* The period of the timer whose delays those are (10 ms while the CPU profiler runs, up to
+	 * 1 s while it is off), already taken off them (Node counts it in); NAN if not given. */
 	double lag_resolution_ms;
 	/* When it was taken: µs on the target's monotonic clock (process.hrtime, the CPU
 	 * profile's clock); NAN if not given. */

@@ -195,6 +195,29 @@ static void test_confirm(void)
 			"a reading without delays (NAN) confirms nothing");
 		profile_release(&p);
 	}
+	/* more confirmed than the caller takes: the rest wait for the next reading */
+	{
+		struct run r[41];
+		size_t got;
+
+		blockscan_reset(b);
+		for (int i = 0; i < 20; i++) {
+			r[2 * i] = (struct run){ IDLE, 5 };
+			r[2 * i + 1] = (struct run){ SPIN, 120 };
+		}
+		r[40] = (struct run){ IDLE, 5 };
+		parse_runs(ft, &p, T0 + 30e6, r, 41);
+		blockscan_feed(b, &p, ft, -INFINITY);
+		is_int(blockscan_pending(b), 20, "twenty 120 ms tasks: twenty candidates");
+		got = blockscan_confirm(b, T0 + 30e6, T0 + 33e6, 150, out, 8);
+		is_int(got, 8, "a caller with room for 8 gets 8");
+		is_int(blockscan_pending(b), 12, "the other 12 wait");
+		is_int(blockscan_confirm(b, T0 + 31.5e6, T0 + 34e6, 20, out, 8), 0,
+			"a next reading without a long delay does not confirm them");
+		is_int(blockscan_confirm(b, T0 + 31.5e6, T0 + 34e6, 150, out, 8), 8,
+			"one with it does, 8 more");
+		profile_release(&p);
+	}
 	blockscan_free(b);
 	functab_free(ft);
 }

@@ -48,6 +48,13 @@ int main(void)
 	ok(isnan(r.lag_resolution_ms), "no timer period given: unknown");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":1000},\"k\":null}", &r);
 	ok(r.lag_resolution_ms == 1000, "the period of the histogram's timer");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"p50\":10100000,\"p99\":13000000,"
+		"\"max\":310000000,\"res\":10},\"k\":null}", &r);
+	ok(fabs(r.lag_p50_ms - 0.1) < 1e-9 && fabs(r.lag_p99_ms - 3) < 1e-9 &&
+		fabs(r.lag_max_ms - 300) < 1e-9, "the period is taken off the delays (Node counts it in)");
+	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"p50\":900000000,\"p99\":1000000000,"
+		"\"max\":1000000000,\"res\":1000},\"k\":null}", &r);
+	ok(r.lag_p50_ms == 0 && r.lag_max_ms == 0, "never below 0");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":0.5},\"k\":null}", &r);
 	ok(r.have_loop && isnan(r.lag_resolution_ms), "under 1 ms it is not one of ours");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":1e9},\"k\":null}", &r);
