@@ -38,6 +38,12 @@ struct loop_block {
 	double lag_ms;                /* how late the loop's timer was in the reading that confirmed it */
 };
 
+/* How long it held the loop: from its first sample's start to its last sample, in ms. */
+static inline double loop_block_ms(const struct loop_block *b)
+{
+	return (b->end_us - b->start_us) / 1e3;
+}
+
 struct blockscan;
 
 /* threshold_ms: the shortest stretch that is a candidate (> 0). */

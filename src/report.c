@@ -137,7 +137,7 @@ static void report_json_blocks(struct strbuf *out, const struct report_window *r
 		strbuf_puts(out, i ? ",{\"time\":" : "{\"time\":");
 		json_fixed(out, rw->blocks[i].wall_s, 3);
 		strbuf_puts(out, ",\"ms\":");
-		json_fixed(out, (b->end_us - b->start_us) / 1e3, 1);
+		json_fixed(out, loop_block_ms(b), 1);
 		strbuf_puts(out, ",\"lag_ms\":");
 		json_num_or_null(out, b->lag_ms, 1);
 		strbuf_puts(out, ",\"function\":");
@@ -220,7 +220,7 @@ static void report_text_blocks(struct strbuf *out, const struct report_window *r
 		if (isfinite(rw->blocks[i].wall_s) && localtime_r(&secs, &tm))
 			strftime(when, sizeof when, "%H:%M:%S", &tm);
 		strbuf_printf(out, "BLOCK: %s.%03d, %.0f ms", when,
-			(int)fmod(fmax(rw->blocks[i].wall_s, 0) * 1e3, 1e3), (b->end_us - b->start_us) / 1e3);
+			(int)fmod(fmax(rw->blocks[i].wall_s, 0) * 1e3, 1e3), loop_block_ms(b));
 		if (!b->depth) {
 			strbuf_puts(out, ", no one stack held half of it\n");
 			continue;

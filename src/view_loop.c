@@ -103,12 +103,25 @@ static const char *loop_empty_text(const struct model *m, char *buf, size_t bufs
 	return buf;
 }
 
+/* A function's name in half the columns left from x, then its location in the rest. */
+static void loop_put_frame(const struct view *v, const struct model *m, struct grid *g, int x,
+	int y, uint32_t func, enum grid_attr name_attr, enum grid_attr loc_attr)
+{
+	char loc[512];
+
+	x += view_put_fit(v, g, x, y, name_attr, view_func_name(m, func), (g->width - x) / 2,
+		false) + 2;
+	view_func_location(m, func, false, loc, sizeof loc);
+	if (x < g->width)
+		view_put_fit(v, g, x, y, loc_attr, loc, g->width - x, true);
+}
+
 /* One block's row: when, how long, the share of it under the function, the function, where. */
 static void loop_row(const struct view *v, const struct model *m, struct grid *g, int y,
 	const struct model_block *k, bool selected)
 {
 	const struct loop_block *b = &k->b;
-	char when[32], buf[64], loc[512];
+	char when[32], buf[64];
 	enum grid_attr attr = selected ? GA_SELECTED : GA_NORMAL;
 	int x = 0, w = g->width;
 
@@ -117,7 +130,7 @@ static void loop_row(const struct view *v, const struct model *m, struct grid *g
 		grid_fill_attr(g, 0, y, w, GA_SELECTED);
 	view_put_fit(v, g, x, y, attr, when, LOOP_TIME_COLS, false);
 	x += LOOP_TIME_COLS;
-	snprintf(buf, sizeof buf, "%.0f ms", (b->end_us - b->start_us) / 1e3);
+	snprintf(buf, sizeof buf, "%.0f ms", loop_block_ms(b));
 	view_put_right(g, x, y, attr, buf, LOOP_MS_COLS - 1);
 	x += LOOP_MS_COLS;
 	snprintf(buf, sizeof buf, "%.0f%%", b->share * 100);
@@ -128,11 +141,7 @@ static void loop_row(const struct view *v, const struct model *m, struct grid *g
 			w - x, false);
 		return;
 	}
-	x += view_put_fit(v, g, x, y, attr, view_func_name(m, b->stack[b->depth - 1]),
-		(w - x) / 2, false) + 2;
-	view_func_location(m, b->stack[b->depth - 1], false, loc, sizeof loc);
-	if (x < w)
-		view_put_fit(v, g, x, y, selected ? attr : GA_DIM, loc, w - x, true);
+	loop_put_frame(v, m, g, x, y, b->stack[b->depth - 1], attr, selected ? attr : GA_DIM);
 }
 
 /* The stack of block k from row y to last, innermost frame first. */
@@ -140,24 +149,15 @@ static void loop_stack(const struct view *v, const struct model *m, struct grid 
 	int last, const struct model_block *k)
 {
 	const struct loop_block *b = &k->b;
-	char when[32], buf[128], loc[512];
-	int w = g->width;
+	char when[32], buf[128];
 
 	view_fmt_clock(k->wall_s, 60, when, sizeof when);
 	snprintf(buf, sizeof buf, "Stack of the block at %s (%.0f ms; the loop's timer was %.0f ms "
-		"late), innermost first", when, (b->end_us - b->start_us) / 1e3, b->lag_ms);
-	view_put_fit(v, g, 0, y++, GA_TITLE, buf, w, false);
-	for (size_t i = b->depth; i-- > 0 && y <= last;) {
-		bool internal = view_func_internal(m, b->stack[i]);
-		int x = 2;
-
-		x += view_put_fit(v, g, x, y, internal ? GA_DIM : GA_NORMAL,
-			view_func_name(m, b->stack[i]), (w - x) / 2, false) + 2;
-		view_func_location(m, b->stack[i], false, loc, sizeof loc);
-		if (x < w)
-			view_put_fit(v, g, x, y, GA_DIM, loc, w - x, true);
-		y++;
-	}
+		"late), innermost first", when, loop_block_ms(b), b->lag_ms);
+	view_put_fit(v, g, 0, y++, GA_TITLE, buf, g->width, false);
+	for (size_t i = b->depth; i-- > 0 && y <= last; y++)
+		loop_put_frame(v, m, g, 2, y, b->stack[i],
+			view_func_internal(m, b->stack[i]) ? GA_DIM : GA_NORMAL, GA_DIM);
 }
 
 void view_loop_draw(struct view *v, const struct model *m, struct grid *g)
