@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	const double t0 = 1700000000.0, mb = 1e6;
 	double weeks = 1, t_end, start, add_s, query_s, growth_s;
 	struct memseries *s;
-	struct mem_bucket out[400];
+	struct ts_bucket out[400];
 	struct mem_growth g;
 	struct mem_sample m;
 	long rss0, rss1, rss_1h = 0, rss_2h = 0;

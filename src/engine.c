@@ -255,6 +255,7 @@ static void engine_profile_invalid(struct engine *e, const char *err)
 static void engine_window_done(struct engine *e)
 {
 	e->windows_done++;
+	engine_loop_window_done(e);
 	e->h->on_window(e->ud, &e->ws, engine_wall_s(e));
 	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
 		engine_stop(e);

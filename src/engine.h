@@ -30,6 +30,7 @@ struct alloc_table;
 struct transport_handlers;
 struct engine_timer;
 struct evloop_reading;
+struct tseries;
 
 struct engine_config {
 	double delay_s;
@@ -162,6 +163,8 @@ size_t engine_windows_done(const struct engine *e);
 
 /* The latest event-loop reading (evloop.h), or NULL before the first. */
 const struct evloop_reading *engine_loop_last(const struct engine *e);
+/* The readings over time (evloop.h's enum loop_metric), or NULL before the first. */
+const struct tseries *engine_loop_series(const struct engine *e);
 
 /* Blocked-loop events (blocks.h), numbered from 0 in the order they were confirmed; the
  * latest ENGINE_BLOCKS_KEPT are kept. */

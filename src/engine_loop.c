@@ -78,6 +78,8 @@ void engine_loop_init(struct engine *e)
 
 	if (e->cfg.loop && e->cfg.block_ms > 0)
 		e->evl.blocks = blockscan_create(e->cfg.block_ms);
+	if (e->cfg.loop)
+		e->evl.series = tseries_create(LOOP_METRIC_COUNT);
 
 	if (watchdog_s < LOOP_WATCHDOG_MIN_S)
 		watchdog_s = LOOP_WATCHDOG_MIN_S;
@@ -94,6 +96,7 @@ void engine_loop_free(struct engine *e)
 	free(e->evl.expr_fine);
 	free(e->evl.expr_coarse);
 	blockscan_free(e->evl.blocks);
+	tseries_free(e->evl.series);
 }
 
 void engine_loop_reset_session(struct engine *e)
@@ -101,8 +104,12 @@ void engine_loop_reset_session(struct engine *e)
 	e->evl.pending = false;
 	e->evl.installed = false;
 	e->evl.have_last = false;
+	e->evl.fresh = false;
 	if (e->evl.blocks)
 		blockscan_reset(e->evl.blocks);
+	/* what the chart shows next is another process, or the same after a break */
+	if (e->evl.series)
+		tseries_mark_gap(e->evl.series, engine_wall_s(e));
 }
 
 void engine_loop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
@@ -112,19 +119,55 @@ void engine_loop_take_profile(struct engine *e, const struct profile *p, double 
 		blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
 }
 
+/* What to add to a time on the target's monotonic clock (a reading's end_mono_us, in s) for
+ * unix time. The profile's clock is the target's CLOCK_MONOTONIC, and so is ours on one
+ * machine. A target on another clock (a time namespace) is dated as if the reading were taken
+ * now. */
+static double loop_wall_minus_mono_s(struct engine *e, const struct evloop_reading *r)
+{
+	if (isfinite(r->end_mono_us) &&
+	    fabs(r->end_mono_us / 1e6 - engine_mono_s(e)) > MONO_SAME_CLOCK_S)
+		return engine_wall_s(e) - r->end_mono_us / 1e6;
+	return engine_wall_s(e) - engine_mono_s(e);
+}
+
+/* When a reading was taken, unix time (now if it does not say). */
+static double loop_reading_wall_s(struct engine *e, const struct evloop_reading *r)
+{
+	return isfinite(r->end_mono_us) ? r->end_mono_us / 1e6 + loop_wall_minus_mono_s(e, r)
+		: engine_wall_s(e);
+}
+
+static void loop_series_add(struct engine *e, const struct evloop_reading *r, double wall_s)
+{
+	double v[LOOP_METRIC_COUNT];
+
+	evloop_series_values(r, v);
+	tseries_add(e->evl.series, wall_s, v);
+}
+
+void engine_loop_window_done(struct engine *e)
+{
+	struct evloop_reading r;
+
+	if (!e->evl.fresh || !e->evl.series)
+		return;
+	e->evl.fresh = false;
+	r = e->evl.last;
+	if (e->cpu_on)
+		evloop_busy_from_profile(&r, e->ws.sampled_us, e->ws.idle_us);
+	loop_series_add(e, &r, e->evl.fresh_wall_s);
+}
+
 /* Confirms the candidates that the reading's longest delay covers, and keeps them dated. */
 static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r)
 {
 	struct loop_block out[BLOCKS_PENDING_MAX];
 	size_t n;
-	double late, wall_minus_mono_s = engine_wall_s(e) - engine_mono_s(e);
+	double late, wall_minus_mono_s = loop_wall_minus_mono_s(e, r);
 
 	if (!e->evl.blocks || !r->have_loop || !isfinite(r->end_mono_us))
 		return;
-	/* The profile's clock is the target's CLOCK_MONOTONIC, and so is ours on one machine. A
-	 * target on another clock (a time namespace) is dated as if the reading were taken now. */
-	if (fabs(r->end_mono_us / 1e6 - engine_mono_s(e)) > MONO_SAME_CLOCK_S)
-		wall_minus_mono_s = engine_wall_s(e) - r->end_mono_us / 1e6;
 	/* A slow timer's (CPU profiler off) delay is only known to within its period: it
 	 * confirms nothing, but its span still retires candidates. */
 	late = r->lag_max_ms;
@@ -173,8 +216,20 @@ static void loop_on_reading(void *ud, enum session_outcome o, const struct proto
 	    json_string_decode(value, &text, &len) == 0) {
 		struct evloop_reading r;
 		if (evloop_parse(text, len, &r) == 0) {
+			/* one not yet charted (its window's profile never came) goes in as it is */
+			if (e->evl.fresh && e->evl.series)
+				loop_series_add(e, &e->evl.last, e->evl.fresh_wall_s);
 			e->evl.last = r;
 			e->evl.have_last = true;
+			e->evl.fresh = false;
+			if (e->evl.series && (r.have_loop || r.have_kinds)) {
+				/* its busy share waits for the window's samples while the profiler runs */
+				e->evl.fresh_wall_s = loop_reading_wall_s(e, &r);
+				if (e->cpu_on)
+					e->evl.fresh = true;
+				else
+					loop_series_add(e, &r, e->evl.fresh_wall_s);
+			}
 			loop_confirm_blocks(e, &r);
 		}
 		free(text);
@@ -213,4 +268,9 @@ void engine_loop_leave(struct engine *e)
 const struct evloop_reading *engine_loop_last(const struct engine *e)
 {
 	return e->evl.have_last ? &e->evl.last : NULL;
+}
+
+const struct tseries *engine_loop_series(const struct engine *e)
+{
+	return e->evl.series && tseries_has_data(e->evl.series) ? e->evl.series : NULL;
 }

@@ -10,6 +10,7 @@
 #include "attach.h"
 #include "engine.h"
 #include "evloop.h"
+#include "tseries.h"
 #include "heapprof.h"
 #include "jitplan.h"
 #include "pausemodel.h"
@@ -57,6 +58,11 @@ struct engine_evl {
 	bool installed;               /* a reading was sent (which installs the histogram) */
 	bool have_last;
 	struct evloop_reading last;
+	/* The readings over time (the loop screen's chart). While the CPU profiler runs, a reading
+	 * waits for its window's profile (fresh), whose samples give the busy share (evloop.h). */
+	struct tseries *series;
+	bool fresh;
+	double fresh_wall_s;
 	/* blocked-loop events: candidates from the profiles, confirmed by the readings */
 	struct blockscan *blocks;     /* NULL: off */
 	struct engine_block kept[ENGINE_BLOCKS_KEPT];
@@ -187,6 +193,8 @@ void engine_loop_reset_session(struct engine *e);
 void engine_loop_take_profile(struct engine *e, const struct profile *p, double trim_until_us);
 /* Asks for a reading if loop readings are on (eval mode) and none is on its way. */
 void engine_loop_read(struct engine *e);
+/* A window is done (e->ws): a reading waiting for its samples goes into the series. */
+void engine_loop_window_done(struct engine *e);
 /* At detach: removes what the readings installed in the target. */
 void engine_loop_leave(struct engine *e);
 

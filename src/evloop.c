@@ -138,3 +138,22 @@ void evloop_busy_from_profile(struct evloop_reading *r, double sampled_us, doubl
 	r->utilization = 1 - idle_us / sampled_us;
 	r->busy_from_profile = true;
 }
+
+void evloop_series_values(const struct evloop_reading *r, double v[LOOP_METRIC_COUNT])
+{
+	for (int k = 0; k < LOOP_METRIC_COUNT; k++)
+		v[k] = NAN;
+	if (r->have_loop) {
+		v[LOOP_BUSY] = r->utilization * 100;
+		v[LOOP_LAG_P50] = r->lag_p50_ms;
+		v[LOOP_LAG_P99] = r->lag_p99_ms;
+		v[LOOP_LAG_MAX] = r->lag_max_ms;
+	}
+	if (r->have_kinds) {
+		double n = 0;
+
+		for (size_t i = 0; i < r->n_kinds; i++)
+			n += (double)r->kinds[i].count;
+		v[LOOP_HANDLES] = n;
+	}
+}

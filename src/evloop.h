@@ -51,6 +51,18 @@ int evloop_parse(const char *json, size_t len, struct evloop_reading *out);
  * idle_us idle); nothing if the window has no samples. */
 void evloop_busy_from_profile(struct evloop_reading *r, double sampled_us, double idle_us);
 
+/* The loop's series over time (the loop screen's chart), one tseries metric each. */
+enum loop_metric {
+	LOOP_BUSY,       /* percent of the span the loop was busy, 0..100 */
+	LOOP_LAG_P50,    /* ms, net of the timer's period */
+	LOOP_LAG_P99,
+	LOOP_LAG_MAX,
+	LOOP_HANDLES,    /* live handles and requests, all kinds kept */
+	LOOP_METRIC_COUNT
+};
+/* A reading's values for the series, NAN where it has none. */
+void evloop_series_values(const struct evloop_reading *r, double v[LOOP_METRIC_COUNT]);
+
 /* The total of kinds whose name is kind ("Timeout", "TCPSocketWrap", ...), or -1 if absent. */
 long evloop_kind_count(const struct evloop_reading *r, const char *kind);
 

@@ -1,15 +1,13 @@
 #include "config.h"
 #include "memseries.h"
 
-/* memseries.c: the target's memory over time in three fixed-size rings, and its growth rate.
+/* memseries.c: the target's memory over time, and its growth rate.
  *
- * Storage. Three tiers of buckets: 1 s for the last hour, 1 min for the last week, 1 h for
- * the last year (each with a little slack, so that a full hour or week is always inside the
- * tier that is named for it). Every reading goes into all three; a bucket keeps, per metric,
- * the minimum, maximum, mean and last value (as float: 24 bits of mantissa is 8 bytes of
- * resolution at 100 MB) and how many readings it holds. The rings are allocated once, at
- * their full size, so memseries_bytes() never changes: about 2.2 MB for a year,
- * plus 0.7 MB for the post-GC sizes (gcseries.c).
+ * Storage. The readings are a tseries (tseries.c: 1 s buckets for the last hour, 1 min for
+ * the last week, 1 h for the last year, each with the minimum, maximum, mean and last value
+ * of every metric), about 2.2 MB for a year, plus 0.7 MB for the post-GC sizes (gcseries.c).
+ * This file adds what memory needs on top: sizes from the target validated, the latest
+ * reading carried forward, and the growth rule.
  *
  * Growth rule. Heap used follows the GC sawtooth: it climbs while the program allocates and
  * drops at each collection. The tops say how busy the program is; the troughs (what survives
@@ -55,17 +53,13 @@
 #include <stdlib.h>
 
 #include "gcseries.h"
+#include "tseries.h"
 #include "util.h"
 
 #define M MEM_METRIC_COUNT
-#define TIER_COUNT 3
-/* Bucket numbers are 32-bit: times from 1970 to 2106. */
-#define TIME_LIMIT_S 4294967295.0
+_Static_assert(MEM_METRIC_COUNT <= TS_MAX_METRICS, "memory metrics fit a tseries");
 /* A reading above this (1 PB) is not a real size: treated as not read. */
 #define VALUE_LIMIT 1e15
-
-/* More chart columns than any screen has; keeps the arithmetic in range. */
-#define QUERY_MAX_OUT ((size_t)1 << 24)
 
 #define GROWTH_DEFAULT_WINDOW_S 300.0
 #define GROWTH_MIN_SPAN_S 30.0
@@ -91,40 +85,10 @@
 /* ...each rising (falling) from the one before at within this factor of their mean rate */
 #define GROWTH_TROUGH_RATE_FACTOR 2.0
 
-struct slot {
-	uint32_t idx;                /* bucket number: floor(t / width); valid only if it matches */
-	uint16_t n[M];               /* readings per metric (saturates; only weights merges) */
-	uint8_t gap;
-	float min[M], max[M], mean[M], last[M];
-};
-
-struct tier {
-	double width_s;
-	uint32_t cap;
-	struct slot *slots;
-	/* The newest bucket's exact sums, so that its mean does not drift in float. */
-	bool open_valid;
-	uint32_t open_idx;
-	double sum[M];
-	uint64_t cnt[M];
-};
-
-static const struct {
-	double width_s;
-	uint32_t cap;
-} tier_spec[TIER_COUNT] = {
-	{ 1.0, 3600 + 60 },             /* an hour, plus a minute */
-	{ 60.0, 7 * 24 * 60 + 60 },     /* a week, plus an hour */
-	{ 3600.0, 365 * 24 + 24 },      /* a year, plus a day */
-};
-
 struct memseries {
-	struct tier tier[TIER_COUNT];
+	struct tseries *ts;
 	struct mem_sample last;     /* latest reading, metrics carried forward */
 	bool have_last;
-	bool have_clock;
-	double clock_s;             /* latest time seen (reading or gap): earlier readings drop */
-	double first_s;             /* first reading ever */
 	double seg_first_s;         /* first reading since the last gap; NAN if none yet */
 	double gap_s;               /* the last gap; NAN if none */
 	struct gcseries *gc;        /* heap used after major collections, when the target says */
@@ -134,16 +98,10 @@ struct memseries *memseries_create(void)
 {
 	struct memseries *s = xcalloc(1, sizeof *s);
 
-	for (int i = 0; i < TIER_COUNT; i++) {
-		s->tier[i].width_s = tier_spec[i].width_s;
-		s->tier[i].cap = tier_spec[i].cap;
-		/* calloc'd: pages stay untouched (and not resident) until time reaches them */
-		s->tier[i].slots = xcalloc(tier_spec[i].cap, sizeof(struct slot));
-	}
+	s->ts = tseries_create(M);
 	s->last.t_s = 0;
 	for (int k = 0; k < M; k++)
 		s->last.v[k] = NAN;
-	s->first_s = NAN;
 	s->seg_first_s = NAN;
 	s->gap_s = NAN;
 	s->gc = gcseries_create();
@@ -154,137 +112,47 @@ void memseries_free(struct memseries *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < TIER_COUNT; i++)
-		free(s->tier[i].slots);
+	tseries_free(s->ts);
 	gcseries_free(s->gc);
 	free(s);
 }
 
 size_t memseries_bytes(const struct memseries *s)
 {
-	size_t n = sizeof *s + gcseries_bytes(s->gc);
-
-	for (int i = 0; i < TIER_COUNT; i++)
-		n += (size_t)s->tier[i].cap * sizeof(struct slot);
-	return n;
-}
-
-static bool slot_has_data(const struct slot *sl)
-{
-	if (sl->gap)
-		return true;
-	for (int k = 0; k < M; k++)
-		if (sl->n[k])
-			return true;
-	return false;
-}
-
-static const struct slot *tier_get(const struct tier *t, int64_t idx)
-{
-	const struct slot *sl;
-
-	if (idx < 0 || idx > UINT32_MAX)
-		return NULL;
-	sl = &t->slots[(uint32_t)idx % t->cap];
-	return sl->idx == (uint32_t)idx && slot_has_data(sl) ? sl : NULL;
-}
-
-/* The slot for bucket idx, which is the newest bucket or a newer one. */
-static struct slot *tier_open(struct tier *t, uint32_t idx)
-{
-	struct slot *sl = &t->slots[idx % t->cap];
-
-	if (t->open_valid && t->open_idx == idx)
-		return sl;
-	sl->idx = idx;
-	sl->gap = 0;
-	for (int k = 0; k < M; k++) {
-		sl->n[k] = 0;
-		sl->min[k] = sl->max[k] = sl->mean[k] = sl->last[k] = NAN;
-		t->sum[k] = 0;
-		t->cnt[k] = 0;
-	}
-	t->open_valid = true;
-	t->open_idx = idx;
-	return sl;
-}
-
-static uint32_t tier_idx(const struct tier *t, double t_s)
-{
-	return (uint32_t)floor(t_s / t->width_s);
-}
-
-/* Number of the newest bucket and of the oldest one the ring still holds. */
-static void tier_range(const struct memseries *s, const struct tier *t, int64_t *lo, int64_t *hi)
-{
-	*hi = (int64_t)floor(s->clock_s / t->width_s);
-	*lo = *hi - (int64_t)t->cap + 1;
-}
-
-static void tier_add(struct tier *t, const struct mem_sample *m)
-{
-	struct slot *sl = tier_open(t, tier_idx(t, m->t_s));
-
-	for (int k = 0; k < M; k++) {
-		double v = m->v[k];
-		float f;
-
-		if (isnan(v))
-			continue;
-		f = (float)v;
-		if (sl->n[k] == 0 || f < sl->min[k])
-			sl->min[k] = f;
-		if (sl->n[k] == 0 || f > sl->max[k])
-			sl->max[k] = f;
-		if (sl->n[k] < UINT16_MAX)
-			sl->n[k]++;
-		t->cnt[k]++;
-		t->sum[k] += v;
-		sl->mean[k] = (float)(t->sum[k] / (double)t->cnt[k]);
-		sl->last[k] = f;
-	}
+	return sizeof *s + tseries_bytes(s->ts) + gcseries_bytes(s->gc);
 }
 
 void memseries_add(struct memseries *s, const struct mem_sample *m)
 {
-	struct mem_sample c;
+	double v[M];
 
-	if (!m || !isfinite(m->t_s) || m->t_s < 0 || m->t_s >= TIME_LIMIT_S)
+	if (!m)
 		return;
-	if (s->have_clock && m->t_s < s->clock_s)
-		return;
-	c.t_s = m->t_s;
 	for (int k = 0; k < M; k++) {
-		double v = m->v[k];
+		double x = m->v[k];
 		/* sizes from the target: anything that is not a plausible byte count is "not read" */
-		c.v[k] = isfinite(v) && v >= 0 && v <= VALUE_LIMIT ? v : NAN;
+		v[k] = isfinite(x) && x >= 0 && x <= VALUE_LIMIT ? x : NAN;
 	}
-	for (int i = 0; i < TIER_COUNT; i++)
-		tier_add(&s->tier[i], &c);
-	s->have_clock = true;
-	s->clock_s = c.t_s;
-	if (!s->have_last)
-		s->first_s = c.t_s;
+	if (!tseries_add(s->ts, m->t_s, v))
+		return;
 	if (isnan(s->seg_first_s))
-		s->seg_first_s = c.t_s;
+		s->seg_first_s = m->t_s;
 	s->have_last = true;
-	s->last.t_s = c.t_s;
+	s->last.t_s = m->t_s;
 	for (int k = 0; k < M; k++)
-		if (!isnan(c.v[k]))
-			s->last.v[k] = c.v[k];
+		if (!isnan(v[k]))
+			s->last.v[k] = v[k];
 }
 
 void memseries_mark_gap(struct memseries *s, double t_s)
 {
-	if (!isfinite(t_s) || t_s < 0 || t_s >= TIME_LIMIT_S)
+	if (!tseries_mark_gap(s->ts, t_s))
 		return;
 	/* a gap cannot reach back before data already stored */
-	if (s->have_clock && t_s < s->clock_s)
-		t_s = s->clock_s;
-	for (int i = 0; i < TIER_COUNT; i++)
-		tier_open(&s->tier[i], tier_idx(&s->tier[i], t_s))->gap = 1;
-	s->have_clock = true;
-	s->clock_s = t_s;
+	if (s->have_last && t_s < s->last.t_s)
+		t_s = s->last.t_s;
+	if (!isnan(s->gap_s) && t_s < s->gap_s)
+		t_s = s->gap_s;
 	s->gap_s = t_s;
 	s->seg_first_s = NAN;
 	gcseries_mark_gap(s->gc, t_s);
@@ -311,108 +179,18 @@ const struct mem_sample *memseries_last(const struct memseries *s)
 
 double memseries_first_time(const struct memseries *s)
 {
-	const struct tier *t = &s->tier[TIER_COUNT - 1];
-	int64_t lo, hi;
-	double oldest;
-
-	if (!s->have_last)
-		return 0;
-	tier_range(s, t, &lo, &hi);
-	oldest = (double)lo * t->width_s;
-	return s->first_s < oldest ? oldest : s->first_s;
-}
-
-/* The finest tier whose ring still reaches back to from_s (the coarsest if none does). */
-static const struct tier *tier_covering(const struct memseries *s, double from_s)
-{
-	for (int i = 0; i < TIER_COUNT; i++) {
-		const struct tier *t = &s->tier[i];
-		int64_t lo, hi;
-
-		tier_range(s, t, &lo, &hi);
-		if (from_s >= (double)lo * t->width_s)
-			return t;
-	}
-	return &s->tier[TIER_COUNT - 1];
-}
-
-static void bucket_clear(struct mem_bucket *b, double t_s)
-{
-	b->t_s = t_s;
-	b->gap = false;
-	for (int k = 0; k < M; k++)
-		b->min[k] = b->max[k] = b->mean[k] = b->last[k] = NAN;
+	return tseries_first_time(s->ts);
 }
 
 size_t memseries_query(const struct memseries *s, double from_s, double to_s, size_t max_out,
-	struct mem_bucket *out)
+	struct ts_bucket *out)
 {
-	const struct tier *t;
-	int64_t i0, i1, g, lo, hi, base;
-	size_t n_out;
+	return tseries_query(s->ts, from_s, to_s, max_out, out);
+}
 
-	if (!s->have_clock || max_out == 0 || !out || !isfinite(from_s) || !isfinite(to_s) ||
-		to_s < from_s)
-		return 0;
-	if (max_out > QUERY_MAX_OUT)
-		max_out = QUERY_MAX_OUT;
-	from_s = fmin(fmax(from_s, 0), TIME_LIMIT_S - 1);
-	to_s = fmin(fmax(to_s, 0), TIME_LIMIT_S - 1);
-	t = tier_covering(s, from_s);
-	tier_range(s, t, &lo, &hi);
-	i0 = (int64_t)floor(from_s / t->width_s);
-	i1 = (int64_t)floor(to_s / t->width_s);
-	/* Groups of g buckets aligned to multiples of g, so that a chart redrawn a second later
-	 * merges the same buckets and does not shimmer. g depends only on the length of the
-	 * range, and is the smallest that fits max_out groups whatever the alignment, so that
-	 * the width does not flip as time moves either. */
-	if (max_out == 1) {
-		g = i1 - i0 + 1;
-		base = i0;
-	} else {
-		g = (i1 - i0 + (int64_t)max_out - 2) / ((int64_t)max_out - 1);
-		if (g < 1)
-			g = 1;
-		while (i1 / g - i0 / g + 1 > (int64_t)max_out)
-			g++;
-		base = i0 / g * g;
-	}
-	n_out = (size_t)((i1 - base) / g + 1);
-
-	for (size_t j = 0; j < n_out; j++) {
-		struct mem_bucket *b = &out[j];
-		int64_t a = base + (int64_t)j * g, e = a + g - 1;
-		double wsum[M] = { 0 }, w[M] = { 0 };
-
-		bucket_clear(b, (double)a * t->width_s);
-		if (a < lo)
-			a = lo;
-		if (e > hi)
-			e = hi;
-		for (int64_t idx = a; idx <= e; idx++) {
-			const struct slot *sl = tier_get(t, idx);
-
-			if (!sl)
-				continue;
-			if (sl->gap)
-				b->gap = true;
-			for (int k = 0; k < M; k++) {
-				if (!sl->n[k])
-					continue;
-				if (isnan(b->min[k]) || sl->min[k] < b->min[k])
-					b->min[k] = sl->min[k];
-				if (isnan(b->max[k]) || sl->max[k] > b->max[k])
-					b->max[k] = sl->max[k];
-				b->last[k] = sl->last[k];
-				wsum[k] += (double)sl->n[k] * (double)sl->mean[k];
-				w[k] += sl->n[k];
-			}
-		}
-		for (int k = 0; k < M; k++)
-			if (w[k] > 0)
-				b->mean[k] = wsum[k] / w[k];
-	}
-	return n_out;
+const struct tseries *memseries_tseries(const struct memseries *s)
+{
+	return s->ts;
 }
 
 struct fit {
@@ -459,11 +237,13 @@ static void fit_line(const double *x, const double *y, size_t n, struct fit *f)
 }
 
 /* Floors of metric k over buckets [a, b] of tier t, fitted. */
-static void floors_fit(const struct tier *t, int64_t a, int64_t b, int k, struct fit *f)
+static void floors_fit(const struct tseries *ts, int t, int64_t a, int64_t b, int k,
+	struct fit *f)
 {
 	double x[GROWTH_SUBINTERVALS], y[GROWTH_SUBINTERVALS];
-	int64_t nb = b - a + 1, per = t->width_s < GROWTH_MIN_SUB_S ?
-		(int64_t)ceil(GROWTH_MIN_SUB_S / t->width_s) : 1;
+	double width = tseries_tier_width(ts, t);
+	int64_t nb = b - a + 1, per = width < GROWTH_MIN_SUB_S ?
+		(int64_t)ceil(GROWTH_MIN_SUB_S / width) : 1;
 	int64_t nsub = nb / per;
 	size_t n = 0;
 
@@ -474,11 +254,11 @@ static void floors_fit(const struct tier *t, int64_t a, int64_t b, int k, struct
 		double best = NAN, best_t = 0;
 
 		for (int64_t idx = sa; idx <= sb; idx++) {
-			const struct slot *sl = tier_get(t, idx);
+			const struct ts_slot *sl = tseries_slot(ts, t, idx);
 
 			if (sl && sl->n[k] && (isnan(best) || sl->min[k] < best)) {
 				best = sl->min[k];
-				best_t = ((double)idx + 0.5) * t->width_s;
+				best_t = ((double)idx + 0.5) * width;
 			}
 		}
 		if (!isnan(best)) {
@@ -497,16 +277,17 @@ static bool fit_usable(const struct fit *f, double span_s)
 
 /* Buckets [*a, *b] of tier t that cover [start_s, end_s], are still held, and come after the
  * last gap: the bucket holding the gap may hold readings from before it too, so it is out. */
-static bool span_buckets(const struct memseries *s, const struct tier *t, double start_s,
-	double end_s, int64_t *a, int64_t *b)
+static bool span_buckets(const struct memseries *s, int t, double start_s, double end_s,
+	int64_t *a, int64_t *b)
 {
+	double width = tseries_tier_width(s->ts, t);
 	int64_t lo, hi;
 
-	tier_range(s, t, &lo, &hi);
-	*a = (int64_t)floor(start_s / t->width_s);
-	*b = (int64_t)floor(end_s / t->width_s);
-	if (!isnan(s->gap_s) && (int64_t)floor(s->gap_s / t->width_s) >= *a)
-		*a = (int64_t)floor(s->gap_s / t->width_s) + 1;
+	tseries_tier_range(s->ts, t, &lo, &hi);
+	*a = (int64_t)floor(start_s / width);
+	*b = (int64_t)floor(end_s / width);
+	if (!isnan(s->gap_s) && (int64_t)floor(s->gap_s / width) >= *a)
+		*a = (int64_t)floor(s->gap_s / width) + 1;
 	if (*a < lo)
 		*a = lo;
 	if (*b > hi)
@@ -525,7 +306,7 @@ static int cmp_double(const void *pa, const void *pb)
  * last hour at most); 0 when it never rises. */
 static double reading_step(const struct memseries *s, double start_s, double end_s, int k)
 {
-	const struct tier *t = &s->tier[0];
+	const int t = 0;
 	int64_t a, b, prev = -1;
 	double *d, prev_v = 0, med = 0;
 	size_t n = 0;
@@ -534,7 +315,7 @@ static double reading_step(const struct memseries *s, double start_s, double end
 		return 0;
 	d = xmalloc((size_t)(b - a + 1) * sizeof *d);
 	for (int64_t idx = a; idx <= b; idx++) {
-		const struct slot *sl = tier_get(t, idx);
+		const struct ts_slot *sl = tseries_slot(s->ts, t, idx);
 
 		if (!sl || !sl->n[k])
 			continue;
@@ -710,7 +491,7 @@ static bool majors_flat(const struct gcseries *gc, const struct gc_fit *g, doubl
 void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	struct mem_growth *out)
 {
-	const struct tier *t;
+	int t;
 	double start_s, end_s, span_s, rise, limit, base_limit;
 	int64_t a, b;
 	struct fit heap, rss;
@@ -736,11 +517,11 @@ void memseries_growth(const struct memseries *s, double window_s, double now_s,
 	span_s = end_s - start_s;
 	out->window_s = span_s;
 
-	t = tier_covering(s, start_s);
+	t = tseries_tier_covering(s->ts, start_s);
 	if (!span_buckets(s, t, start_s, end_s, &a, &b))
 		return;
-	floors_fit(t, a, b, MEM_HEAP_USED, &heap);
-	floors_fit(t, a, b, MEM_RSS, &rss);
+	floors_fit(s->ts, t, a, b, MEM_HEAP_USED, &heap);
+	floors_fit(s->ts, t, a, b, MEM_RSS, &rss);
 	out->n_floors = heap.n;
 	if (fit_usable(&rss, span_s))
 		out->rss_bytes_per_hour = rss.slope_per_s * 3600.0;

@@ -1,14 +1,12 @@
-/* memseries.h: the target's memory over time, kept for days in bounded memory, and its growth.
- *
- * Readings go into tiers of decreasing resolution: 1 s buckets for the last hour, 1 min
- * buckets for the last week, 1 h buckets for the last year; each bucket keeps the minimum,
- * maximum, mean and last value of every metric, so a chart can draw the GC sawtooth's band
- * and the growth rule can read its troughs. Older data falls off the coarsest tier. */
+/* memseries.h: the target's memory over time, kept for days in bounded memory (a tseries:
+ * tseries.h), and its growth. */
 #ifndef NTOP_MEMSERIES_H
 #define NTOP_MEMSERIES_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "tseries.h"
 
 enum mem_metric {
 	MEM_RSS,            /* from /proc: costs the target nothing */
@@ -24,12 +22,6 @@ struct mem_sample {
 	double v[MEM_METRIC_COUNT];      /* bytes; NAN for "not read at this tick" */
 };
 
-struct mem_bucket {
-	double t_s;                      /* start of the bucket */
-	double min[MEM_METRIC_COUNT], max[MEM_METRIC_COUNT], mean[MEM_METRIC_COUNT],
-		last[MEM_METRIC_COUNT];   /* NAN where no reading */
-	bool gap;                        /* the target restarted (or ntop-js re-attached) here */
-};
 
 enum mem_verdict { MEM_UNKNOWN, MEM_STABLE, MEM_GROWING, MEM_SHRINKING };
 
@@ -66,7 +58,9 @@ double memseries_first_time(const struct memseries *s);
 /* Buckets covering [from_s, to_s] from the finest tier that still covers from_s, merged down to
  * at most max_out buckets of equal width. Returns how many were written to out. */
 size_t memseries_query(const struct memseries *s, double from_s, double to_s, size_t max_out,
-	struct mem_bucket *out);
+	struct ts_bucket *out);
+/* The readings themselves, indexed by enum mem_metric (for charts). */
+const struct tseries *memseries_tseries(const struct memseries *s);
 /* Growth over the last window_s seconds before now_s (or since the first reading when that is
  * shorter). The rule is documented in memseries.c and ntop-js(1). */
 void memseries_growth(const struct memseries *s, double window_s, double now_s,

@@ -15,6 +15,7 @@ struct window_stats;
 struct cumulative;
 struct calltree;
 struct memseries;
+struct tseries;
 struct alloc_table;
 
 #define MODEL_BLOCKS_MAX 64
@@ -55,6 +56,8 @@ struct model {
 	/* The event loop's latest reading (eval mode), when have_loop. */
 	bool have_loop;
 	struct evloop_reading loop;
+	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */
+	const struct tseries *loop_series;
 	/* Blocked-loop events (blocks.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many
 	 * there were since attach; block_threshold_ms 0 when they are not looked for. */
 	struct model_block {

@@ -83,6 +83,7 @@ static void tui_pull_cpu(struct tui *t)
 		t->model.have_loop = true;
 		t->model.loop = *engine_loop_last(t->engine);
 	}
+	t->model.loop_series = engine_loop_series(t->engine);
 	tui_pull_blocks(t);
 }
 

@@ -643,7 +643,7 @@ void view_draw(struct view *v, const struct model *m, struct grid *g, double now
 		view_memory_draw(v, m, g, now_wall_s);
 		break;
 	case VS_LOOP:
-		view_loop_draw(v, m, g);
+		view_loop_draw(v, m, g, now_wall_s);
 		break;
 	default:
 		view_table_draw(v, m, g, now_wall_s);

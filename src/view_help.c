@@ -82,7 +82,8 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("r", "reset the counters: SELF/TOTAL times, averages, call tree");
 	ENTRY("s", "save the profile collected so far");
 	ENTRY("m", "the memory screen (m or Esc comes back)");
-	ENTRY("l", "the event-loop screen: the loop's reading and the blocks (l or Esc comes back)");
+	ENTRY("l", "the event-loop screen: the loop's reading, its charts and the blocks (l or Esc "
+		"comes back)");
 	ENTRY("c", "start the CPU profiler when it is off (--no-cpu, or held back by --max-pause), "
 		"after a y/n confirmation with the predicted pause (V8 lists its code)");
 	ENTRY("a", "start or stop allocation sampling (V8's sampling heap profiler); each profile "
@@ -110,10 +111,14 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	SECTION("EVENT-LOOP SCREEN");
 	ENTRY("LOOP", "how busy the loop was (the CPU profile's non-idle share while it runs), how "
 		"late a 10 ms timer fired (p50, p99, max), and the live handles and requests by kind");
+	ENTRY("charts", "busy share (top), lag (the p99 band, the max line) and the count of handles "
+		"and requests (bottom) over time, as tall as the screen allows; a broken bar marks a gap");
+	ENTRY("1, 2, 3, 4, +, -", "zoom, as on the memory screen (the two share it)");
 	ENTRY("blocks", "tasks that held the loop for --block-threshold or more (default 100 ms), "
 		"newest first: when, how long, the share of it under one function, and where that "
 		"function is; found in the CPU profile's samples and confirmed by the loop's timer");
-	ENTRY("Up, Down, Enter", "select a block; Enter shows or hides its stack, innermost first");
+	ENTRY("Up, Down, Enter", "select a block; Enter shows or hides its stack, innermost first, "
+		"in the charts' place");
 	SECTION("");
 	SECTION("DETAILS");
 	ENTRY("CALLERS", "who calls the function, with the share of its total time that comes "

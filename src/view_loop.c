@@ -1,16 +1,21 @@
 /* view_loop.c: the event loop in the live view: the header's LOOP line (drawn on the table)
- * and the loop screen (l): the latest reading, then the blocked-loop events since attach,
- * newest first, and, on Enter, the stack of the selected one. */
+ * and the loop screen (l): the latest reading; charts of how busy the loop was, how late its
+ * timer fired and how many handles it held, over the memory screen's zoom (the same keys); then
+ * the blocked-loop events since attach, newest first, and, on Enter, the stack of the selected
+ * one. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "evloop.h"
 #include "grid.h"
+#include "view_chart.h"
 #include "view_priv.h"
 
-#define LOOP_KEYS "l/Esc back  Up/Down select  Enter stack  m memory  p pause  ? help  q quit"
+#define LOOP_KEYS "l/Esc back  1-4 +/- zoom  Up/Down select  Enter stack  m memory  p pause  " \
+	"? help  q quit"
 #define LOOP_TIME_COLS 12
 #define LOOP_MS_COLS 9
 #define LOOP_SHARE_COLS 6
@@ -25,6 +30,166 @@ static void lag_fmt(double ms, char *out, size_t outsz)
 	else
 		snprintf(out, outsz, "%.2fs", ms / 1000);
 }
+
+/* --- the charts --- */
+
+/* Busy: the band of each column's readings. Lag: the worst delay as a line (solid: a dotted
+ * one would lose a one-reading spike in the columns it leaves out), under the band of the
+ * 99th percentile. Handles: their count. */
+static const struct chart_series busy_series[] = {
+	{ LOOP_BUSY, CHART_RANGE, CHART_SOLID, GA_HEAT2, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
+};
+static const struct chart_series lag_series[] = {
+	{ LOOP_LAG_MAX, CHART_TOP, CHART_SOLID, GA_HEAT1, ".", "\xe2\xa0\x92\xe2\xa0\x92" },
+	{ LOOP_LAG_P99, CHART_RANGE, CHART_SOLID, GA_HEAT3, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
+};
+static const struct chart_series handles_series[] = {
+	{ LOOP_HANDLES, CHART_RANGE, CHART_SOLID, GA_HEAT2, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
+};
+
+static double busy_top(double max)
+{
+	(void)max;
+	return 100;
+}
+
+static void pct_label(double v, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "%.0f%%", v);
+}
+
+/* A round top at least max: 1, 2, 2.5 or 5 times a power of ten (1 at least). */
+static double round_top(double max)
+{
+	static const double steps[] = { 1, 2, 2.5, 5, 10 };
+	double p;
+
+	if (!(max > 1) || !isfinite(max))
+		return 1;
+	p = pow(10, floor(log10(max)));
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (steps[i] * p >= max * (1 - 1e-12))
+			return steps[i] * p;
+	return 10 * p;
+}
+
+/* Lag in ms: a round top of at least 10 ms, so that an idle loop's fraction of a ms stays
+ * low on the chart. */
+static double lag_top(double max)
+{
+	return round_top(fmax(max, 10));
+}
+
+static void ms_label(double ms, char *out, size_t outsz)
+{
+	if (ms >= 1000)
+		snprintf(out, outsz, "%.3gs", ms / 1000);
+	else
+		snprintf(out, outsz, "%.3gms", ms);
+}
+
+static double handles_top(double max)
+{
+	return round_top(fmax(max, 10));
+}
+
+static void count_label(double n, char *out, size_t outsz)
+{
+	if (n >= 1e6)
+		snprintf(out, outsz, "%.3gM", n / 1e6);
+	else if (n >= 1e4)
+		snprintf(out, outsz, "%.3gk", n / 1e3);
+	else
+		snprintf(out, outsz, "%.0f", n);
+}
+
+/* The chart's legend: each series' mark and name. */
+static void loop_legend(const struct view *v, struct grid *g, int y, bool busy, bool handles)
+{
+	static const struct {
+		const struct chart_series *s;
+		const char *name;
+	} items[] = {
+		{ &busy_series[0], " busy (top)" },
+		{ &lag_series[1], " lag p99" },
+		{ &lag_series[0], " lag max" },
+		{ &handles_series[0], " handles and requests (bottom)" },
+	};
+	int x = 0;
+
+	for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+		const char *mark = v->braille ? items[i].s->braille_key : items[i].s->ascii;
+
+		if ((i == 0 && !busy) || (i == 3 && !handles))
+			continue;
+		if (x + grid_text_cols(mark) + grid_text_cols(items[i].name) > g->width)
+			break;
+		x = view_put_at(g, x, y, items[i].s->attr, mark);
+		x = view_put_at(g, x, y, GA_NORMAL, items[i].name) + 2;
+	}
+}
+
+/* Why the charts are empty. */
+static const char *loop_chart_empty(const struct model *m)
+{
+	if (m->no_eval)
+		return "the loop is not read with --no-eval";
+	return m->loop_series ? "no loop reading in this span" : "waiting for the first loop reading";
+}
+
+/* The charts from row y, in rows rows (axes, labels and legend included): busy, lag and
+ * handles, the lag the tallest; when space is short the handles' chart goes first, then the
+ * busy one. */
+static void loop_charts(const struct view *v, const struct model *m, struct grid *g, int y,
+	int rows, double from_s, double to_s, bool live)
+{
+	struct chart c = { m->loop_series, NULL, 0, from_s, to_s, live, 4, NULL, NULL, false };
+	/* each chart takes an axis row; the last also its time labels; then the legend */
+	int plots = rows - 1 - 1, busy_h = 0, lag_h, hand_h = 0, filled;
+	bool handles = m->loop.have_kinds;
+
+	if (plots - 2 >= 8) {
+		busy_h = (plots - 2) / 4;
+		plots -= busy_h + 1;
+	}
+	if (handles && busy_h && plots - 2 >= 6) {
+		hand_h = (plots - 2) / 3;
+		plots -= hand_h + 1;
+	}
+	lag_h = plots - 1;
+	if (lag_h < 2)
+		return;
+	if (busy_h) {
+		c.ser = busy_series;
+		c.ns = 1;
+		c.top = busy_top;
+		c.label = pct_label;
+		view_chart_draw(v, g, y, busy_h, &c);
+		y += busy_h + 1;
+	}
+	c.ser = lag_series;
+	c.ns = 2;
+	c.top = lag_top;
+	c.label = ms_label;
+	c.time_labels = !hand_h;
+	filled = view_chart_draw(v, g, y, lag_h, &c);
+	if (!filled)
+		view_chart_note(g, y, lag_h, loop_chart_empty(m));
+	y += lag_h + 1;
+	if (hand_h) {
+		c.ser = handles_series;
+		c.ns = 1;
+		c.top = handles_top;
+		c.label = count_label;
+		c.time_labels = true;
+		view_chart_draw(v, g, y, hand_h, &c);
+		y += hand_h + 1;
+	}
+	y++;
+	loop_legend(v, g, y, busy_h > 0, hand_h > 0);
+}
+
+/* --- the header's line and the list of blocks --- */
 
 /* "LOOP busy 37.1%  lag p50 1.0ms p99 12ms max 40ms  2 blocks (l)  handles TCPSocketWrap 12" */
 void view_loop_line(const struct model *m, struct grid *g, int y)
@@ -160,22 +325,39 @@ static void loop_stack(const struct view *v, const struct model *m, struct grid 
 			view_func_internal(m, b->stack[i]) ? GA_DIM : GA_NORMAL, GA_DIM);
 }
 
-void view_loop_draw(struct view *v, const struct model *m, struct grid *g)
+void view_loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	char buf[256];
-	int bottom = view_draw_bottom(v, m, g, LOOP_KEYS), y = 0, list_last, n_shown;
+	int bottom = view_draw_bottom(v, m, g, LOOP_KEYS), y = 0, list_last, n_shown, charts, x;
 	long sel = loop_selected(v, m);
+	double end = view_mem_end_s(v, m, now_wall_s);
+	double from = view_zoom_from(v, end, m->loop_series ? tseries_first_time(m->loop_series)
+		: 0);
 
-	if (m->block_threshold_ms > 0)
-		snprintf(buf, sizeof buf, "Event loop: blocks of %.0f ms or more, newest first "
-			"(%llu since attach)", m->block_threshold_ms,
-			(unsigned long long)m->blocks_total);
-	else
-		snprintf(buf, sizeof buf, "Event loop");
-	view_put_fit(v, g, 0, y++, GA_HEADER, buf, g->width, false);
+	x = view_put_at(g, 0, y, GA_HEADER, "EVENT LOOP");
+	x = view_zoom_title(v, g, x, y, from, end);
+	if (!m->connected)
+		x = view_put_at(g, x, y, GA_WARN, "  DISCONNECTED");
+	view_put_at(g, x, y++, GA_DIM, VIEW_ZOOM_KEYS);
 	if (y < bottom && m->have_loop)
 		view_loop_line(m, g, y++);
+	/* The charts take three fifths of what is left, and need room for a lag plot of 2 rows and
+	 * its axes; the list of blocks gets the rest. An open stack takes their place: it is read
+	 * beside the list, and a deep one needs the rows. */
+	charts = v->blk_stack && sel >= 0 ? 0 : (bottom - y) * 3 / 5;
+	if (charts >= 6) {
+		loop_charts(v, m, g, y, charts, from, end, end == now_wall_s && !v->paused);
+		y += charts;
+	}
 	y++;
+	if (y >= bottom)
+		return;
+	if (m->block_threshold_ms > 0)
+		snprintf(buf, sizeof buf, "Blocks of %.0f ms or more, newest first (%llu since "
+			"attach)", m->block_threshold_ms, (unsigned long long)m->blocks_total);
+	else
+		snprintf(buf, sizeof buf, "Blocks");
+	view_put_fit(v, g, 0, y++, GA_HEADER, buf, g->width, false);
 	if (y >= bottom)
 		return;
 	if (!m->n_blocks) {
@@ -186,7 +368,7 @@ void view_loop_draw(struct view *v, const struct model *m, struct grid *g)
 		"HELD", LOOP_SHARE_COLS - 1, "SHARE", "FUNCTION AND LOCATION");
 	grid_fill_attr(g, 0, y, g->width, GA_TITLE);
 	view_put_fit(v, g, 0, y++, GA_TITLE, buf, g->width, false);
-	/* the list takes what the stack leaves (half the screen when the stack is open) */
+	/* the list takes what the stack leaves (half of it when the stack is open) */
 	list_last = bottom - 1;
 	if (v->blk_stack && sel >= 0)
 		list_last = y + (bottom - y) / 2 - 1;
@@ -215,7 +397,10 @@ enum view_action view_loop_key(struct view *v, const struct model *m, int key)
 {
 	long sel = loop_selected(v, m), n = (long)m->n_blocks;
 	uint64_t first = m->blocks_total - m->n_blocks;
+	enum view_action a;
 
+	if (view_zoom_key(v, key, &a))
+		return a;
 	switch (key) {
 	case VK_ESC:
 	case VK_BACKSPACE:

@@ -120,18 +120,12 @@ enum view_action view_snapshot_ask(struct view *v, const struct model *m)
 
 /* --- keys --- */
 
-enum view_action view_memory_key(struct view *v, const struct model *m, int key)
+/* The charts' zoom (the memory and loop screens share it): 1-4 pick a span, + and - step. */
+bool view_zoom_key(struct view *v, int key, enum view_action *a)
 {
 	enum view_zoom old = v->zoom;
 
 	switch (key) {
-	case 'm':
-	case VK_ESC:
-	case VK_BACKSPACE:
-	case 127:
-	case 8:
-		v->screen = VS_TABLE;
-		return VA_REDRAW;
 	case '1': case '2': case '3': case '4':
 		v->zoom = (enum view_zoom)(key - '1');
 		break;
@@ -143,6 +137,53 @@ enum view_action view_memory_key(struct view *v, const struct model *m, int key)
 	case '_':
 		v->zoom = (enum view_zoom)((v->zoom + 1) % VZ_COUNT);
 		break;
+	default:
+		return false;
+	}
+	*a = v->zoom != old ? VA_REDRAW : VA_NONE;
+	return true;
+}
+
+/* The left edge of the zoom's span ending at end_s; "all" starts at first_s (0: none), and
+ * spans a minute at least. */
+double view_zoom_from(const struct view *v, double end_s, double first_s)
+{
+	if (v->zoom == VZ_ALL)
+		return first_s > 0 && first_s < end_s - 60 ? first_s : end_s - 60;
+	return end_s - zoom_span_s[v->zoom];
+}
+
+/* "  zoom 5 min" (with the span and its start for "all") from x on row y; returns the next x. */
+int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double from_s,
+	double to_s)
+{
+	char buf[160], span[32], since[32];
+
+	x = view_put_at(g, x, y, GA_NORMAL, "  zoom ");
+	x = view_put_at(g, x, y, GA_SORTED, zoom_name[v->zoom]);
+	if (v->zoom == VZ_ALL) {
+		view_fmt_span(to_s - from_s, span, sizeof(span));
+		view_fmt_clock(from_s, to_s - from_s, since, sizeof(since));
+		snprintf(buf, sizeof(buf), " (%s since %s)", span, since);
+		x = view_put_at(g, x, y, GA_NORMAL, buf);
+	}
+	return x;
+}
+
+enum view_action view_memory_key(struct view *v, const struct model *m, int key)
+{
+	enum view_action a;
+
+	if (view_zoom_key(v, key, &a))
+		return a;
+	switch (key) {
+	case 'm':
+	case VK_ESC:
+	case VK_BACKSPACE:
+	case 127:
+	case 8:
+		v->screen = VS_TABLE;
+		return VA_REDRAW;
 	case 'a':
 		return view_alloc_ask(v, m);
 	case 'H':
@@ -150,7 +191,6 @@ enum view_action view_memory_key(struct view *v, const struct model *m, int key)
 	default:
 		return VA_NONE;
 	}
-	return v->zoom != old ? VA_REDRAW : VA_NONE;
 }
 
 /* --- growth and heap spaces --- */
@@ -472,37 +512,24 @@ static void draw_alloc(const struct view *v, const struct model *m, struct grid 
 static void draw_title(const struct view *v, const struct model *m, struct grid *g,
 	double from_s, double to_s)
 {
-	char buf[160], span[32], since[32];
 	int x = view_put_at(g, 0, 0, GA_HEADER, "MEMORY");
 
-	x = view_put_at(g, x, 0, GA_NORMAL, "  zoom ");
-	x = view_put_at(g, x, 0, GA_SORTED, zoom_name[v->zoom]);
-	if (v->zoom == VZ_ALL) {
-		view_fmt_span(to_s - from_s, span, sizeof(span));
-		view_fmt_clock(from_s, to_s - from_s, since, sizeof(since));
-		snprintf(buf, sizeof(buf), " (%s since %s)", span, since);
-		x = view_put_at(g, x, 0, GA_NORMAL, buf);
-	}
+	x = view_zoom_title(v, g, x, 0, from_s, to_s);
 	if (m->snapshot_running)
 		x = view_put_at(g, x, 0, GA_WARN, "  heap snapshot in progress");
 	if (!m->connected)
 		x = view_put_at(g, x, 0, GA_WARN, "  DISCONNECTED");
-	view_put_at(g, x, 0, GA_DIM, "  1 5m  2 1h  3 24h  4 all  +/- zoom");
+	view_put_at(g, x, 0, GA_DIM, VIEW_ZOOM_KEYS);
 }
 
 void view_memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	int bottom = view_draw_bottom(v, m, g, MEMORY_KEYS), w = g->width, rest, plot, tables;
 	int growth_h, spaces_h, mid_want, mid, alloc_h, alloc_min, give, y;
-	double end = view_mem_end_s(v, m, now_wall_s), from, first, spans[5];
+	double end = view_mem_end_s(v, m, now_wall_s), spans[5];
+	double from = view_zoom_from(v, end, m->mem ? memseries_first_time(m->mem) : 0);
 	bool side = w >= 80, configured[5], live = end == now_wall_s && !v->paused;
 
-	if (v->zoom == VZ_ALL) {
-		first = m->mem ? memseries_first_time(m->mem) : 0;
-		from = first > 0 && first < end - 60 ? first : end - 60;
-	} else {
-		from = end - zoom_span_s[v->zoom];
-	}
 	draw_title(v, m, g, from, end);
 	/* Rows 1 .. bottom-1: the chart (plot, axis, labels, legend), then the tables. */
 	rest = bottom - 1 - 3;

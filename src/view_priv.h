@@ -144,6 +144,12 @@ void view_mem_chart(const struct view *v, const struct model *m, struct grid *g,
 	int plot_rows, double from_s, double to_s, bool live);
 
 /* view_memory.c */
+#define VIEW_ZOOM_KEYS "  1 5m  2 1h  3 24h  4 all  +/- zoom"
+/* The charts' zoom, shared by the memory and loop screens: true (and *a) for a zoom key. */
+bool view_zoom_key(struct view *v, int key, enum view_action *a);
+double view_zoom_from(const struct view *v, double end_s, double first_s);
+int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double from_s,
+	double to_s);
 /* The header's memory line (table screen). */
 void view_memory_line(const struct view *v, const struct model *m, struct grid *g, int y,
 	double now_wall_s);
@@ -163,7 +169,7 @@ void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 /* view_loop.c */
 /* The header's LOOP line (table screen), when there is a reading. */
 void view_loop_line(const struct model *m, struct grid *g, int y);
-void view_loop_draw(struct view *v, const struct model *m, struct grid *g);
+void view_loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
 enum view_action view_loop_key(struct view *v, const struct model *m, int key);
 
 /* view_help.c */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The event-loop screen in a real terminal: a target whose blockHere() holds its loop for
 # 300 ms every 2 s (tests/targets/loop.js block). The header's LOOP line counts the blocks,
-# l lists them with their function, Enter shows the stack, Esc closes it and goes back.
+# l charts the loop over time (the memory screen's zoom keys) and lists the blocks with their
+# function, Enter shows the stack, Esc closes it and goes back.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 require_tmux
@@ -16,7 +17,19 @@ wait_ready block
 term_start 160 40 "$NTOP_JS --pid $block_PID --no-config -d 1 2>$WORK/err.log; echo EXIT=\$?; sleep 60"
 check "the LOOP line counts the blocks" wait_screen 20 '^LOOP .*max [0-9.]+m?s +[0-9]+ blocks? \(l\)'
 keys l
-check "l opens the event-loop screen" wait_screen 5 '^Event loop: blocks of 100 ms or more, newest first'
+check "l opens the event-loop screen" wait_screen 5 '^EVENT LOOP  zoom 5 min'
+check "with its charts: busy, then lag" wait_screen 5 '^ +100%│'
+check "lag's axis tops over the 300 ms blocks" wait_screen 10 '^ +(500|1000)ms│'
+check "the legend names the lines" wait_screen 5 'busy \(top\) .*lag p99 .*lag max'
+# the blocks' delays: dots in the lag chart's plot above its bottom row (where the loop's
+# usual delay of a few ms is), the rows between its top label and its x axis
+lag_rows() { screen | awk '/^ +(500|1000)ms│/{on=1} on&&/^ +0└/{exit} on' | tail -n +2 | head -n -1; }
+spikes() { lag_rows | sed 's/^[^│]*│//' | grep -q '[^ ]'; }
+check "a block rises above the floor of the lag chart" wait_for 10 spikes
+check "and the list of blocks under the charts" wait_screen 5 '^Blocks of 100 ms or more, newest first'
+keys 2
+check "2 zooms the charts out to an hour" wait_screen 5 '^EVENT LOOP  zoom 1 h'
+keys 1
 check "which lists the blocks with how long they held the loop and their function" \
 	wait_screen 5 '^[0-9:]+ +(2[4-9][0-9]|3[0-5][0-9]) ms +[0-9]+% +spin .*loop\.js:9'
 keys Enter

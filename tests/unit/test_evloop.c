@@ -35,6 +35,20 @@ int main(void)
 		"kinds, the most numerous first");
 	is_int(evloop_kind_count(&r, "Timeout"), 3, "a kind's count");
 	is_int(evloop_kind_count(&r, "FSReqCallback"), -1, "an absent kind");
+	{
+		double v[LOOP_METRIC_COUNT];
+
+		evloop_series_values(&r, v);
+		ok(fabs(v[LOOP_BUSY] - 37.12) < 1e-9 && fabs(v[LOOP_LAG_P99] - 12.345) < 1e-9 &&
+			fabs(v[LOOP_LAG_MAX] - 40.2) < 1e-9 && v[LOOP_HANDLES] == 17,
+			"the series' values: busy in percent, lags in ms, handles of every kind");
+		r.have_kinds = false;
+		r.lag_max_ms = NAN;
+		evloop_series_values(&r, v);
+		ok(isnan(v[LOOP_HANDLES]) && isnan(v[LOOP_LAG_MAX]) && v[LOOP_BUSY] > 0,
+			"what a reading lacks is NAN (not read), never 0");
+		r.have_kinds = true;
+	}
 	ok(isnan(r.end_mono_us), "no time given: not dated");
 	/* When it was taken, on the monotonic clock (µs) */
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":8123456789.5},\"k\":null}", &r);

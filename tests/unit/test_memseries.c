@@ -42,7 +42,7 @@ static bool close_rel(double got, double want)
 static void check_query(const struct memseries *s, const char *what, double from, double to,
 	size_t max_out, double data_from, double data_to, double want_width)
 {
-	static struct mem_bucket out[2000];
+	static struct ts_bucket out[2000];
 	size_t n = memseries_query(s, from, to, max_out, out);
 	double width = n > 1 ? out[1].t_s - out[0].t_s : 0;
 	int metrics[3] = { MEM_HEAP_USED, MEM_RSS, MEM_EXTERNAL };
@@ -102,7 +102,7 @@ static void test_week(void)
 	double now = T0 + WEEK_S - 1;
 	struct mem_sample m;
 	const struct mem_sample *last;
-	struct mem_bucket b[4];
+	struct ts_bucket b[4];
 
 	ok(memseries_last(s) == NULL, "no last reading before the first");
 	is_int(memseries_query(s, T0, T0 + 10, 10, b), 0, "empty series: no buckets");
@@ -336,7 +336,7 @@ static void test_edges(void)
 	struct memseries *s;
 	struct mem_growth g;
 	struct mem_sample m = { .t_s = T0 + 1000 };
-	struct mem_bucket b[8];
+	struct ts_bucket b[8];
 	size_t n;
 
 	g = growth_of(&w, 20, 0);

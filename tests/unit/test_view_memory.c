@@ -9,6 +9,7 @@
 #include "grid.h"
 #include "heapprof.h"
 #include "memseries.h"
+#include "tseries.h"
 #include "model.h"
 #include "view_priv.h"
 #include "tap.h"
@@ -997,8 +998,11 @@ static void test_loop_screen(struct fixture *fx)
 	ok(view_key(v, &fx->m, 'l') == VA_REDRAW, "l opens the loop screen");
 	view_draw(v, &fx->m, &g, NOW);
 	dump(&g);
-	ok(strstr(row(&g, 0), "Event loop: blocks of 100 ms or more, newest first (0 since attach)")
-		!= NULL, "its title: %s", row(&g, 0));
+	ok(strncmp(row(&g, 0), "EVENT LOOP  zoom 5 min", 22) == 0, "its title says the zoom: %s",
+		row(&g, 0));
+	ok(screen_has(&g, "Blocks of 100 ms or more, newest first (0 since attach)"),
+		"the list's title");
+	ok(screen_has(&g, "waiting for the first loop reading"), "no reading yet: the chart says so");
 	ok(screen_has(&g, "No task has held the event loop for 100 ms or more since attach."),
 		"no block yet: it says so");
 	fx->m.block_threshold_ms = 0;
@@ -1029,7 +1033,8 @@ static void test_loop_screen(struct fixture *fx)
 		"with the share under the function and where it is");
 	is_int(attr_at(&g, 0, y + 1), GA_SELECTED, "the newest is selected");
 	ok(grid_bytes_ok(&g, false), "a hostile name and url reach the grid without control bytes");
-	ok(strstr(row(&g, 0), "(3 since attach)") != NULL, "the title counts them");
+	ok(strstr(row(&g, find_line(&g, "Blocks of")), "(3 since attach)") != NULL,
+		"the list's title counts them");
 
 	view_key(v, &fx->m, VK_DOWN);
 	view_draw(v, &fx->m, &g, NOW);
@@ -1043,7 +1048,9 @@ static void test_loop_screen(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	dump(&g);
 	y2 = find_line(&g, "Stack of the block at");
+	y = find_line(&g, "TIME");
 	ok(y2 > y + 4 && strstr(row(&g, y2), "1450 ms"), "the stack of the selected block");
+	ok(!screen_has(&g, "\xe2\x94\x94"), "it takes the charts' place");
 	ok(strstr(row(&g, y2 + 1), "leakyCache") && strstr(row(&g, y2 + 2), "handler") &&
 		strstr(row(&g, y2 + 3), "listOnTimeout") && strstr(row(&g, y2 + 4), "processTimers"),
 		"innermost first");
@@ -1053,7 +1060,7 @@ static void test_loop_screen(struct fixture *fx)
 	ok(!screen_has(&g, "Stack of the block at"), "Esc closes the stack");
 	view_key(v, &fx->m, VK_ESC);
 	view_draw(v, &fx->m, &g, NOW);
-	ok(!screen_has(&g, "Event loop:"),
+	ok(!screen_has(&g, "EVENT LOOP"),
 		"a second Esc goes back to the table");
 	fx->m.have_loop = true;
 	fx->m.loop.have_loop = false;
@@ -1084,6 +1091,160 @@ static void test_loop_screen(struct fixture *fx)
 	fx->m.block_threshold_ms = 0;
 	grid_free(&g);
 	view_free(v);
+}
+
+/* The rows of the grid that hold a chart's x axis (its corner), top to bottom. */
+static int axis_rows(const struct grid *g, int *out, int max)
+{
+	int n = 0;
+
+	for (int y = 0; y < g->height && n < max; y++)
+		if (strcmp(cell(g, 7, y), "\xe2\x94\x94") == 0)
+			out[n++] = y;
+	return n;
+}
+
+/* The leftmost and rightmost plot columns between rows y0 and y1 (exclusive) with a dot of
+ * attribute attr; -1 if none. */
+static void dot_span(const struct grid *g, int y0, int y1, enum grid_attr attr, int *lo, int *hi)
+{
+	*lo = *hi = -1;
+	for (int y = y0 + 1; y < y1; y++)
+		for (int x = 8; x < g->width; x++)
+			if (is_braille(cell(g, x, y)) && attr_at(g, x, y) == (int)attr) {
+				if (*lo < 0 || x < *lo)
+					*lo = x;
+				if (x > *hi)
+					*hi = x;
+			}
+}
+
+/* The loop screen's charts: busy, lag (p99 band, max line) and handles over the zoom, a block
+ * of the loop where it happened, the zoom keys, and why they are empty. */
+static void test_loop_charts(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct tseries *ls = tseries_create(LOOP_METRIC_COUNT);
+	struct grid g;
+	int ax[4], n, lo, hi, y;
+	double spike_x;
+
+	/* ten minutes of readings a second: 20 % busy, then 90 % for the last minute; p99 2 ms,
+	 * max 5 ms, but 300 ms at one reading 100 s ago; handles from 10 to 60 */
+	for (double t = NOW - 600; t <= NOW; t += 1) {
+		double vals[LOOP_METRIC_COUNT];
+
+		vals[LOOP_BUSY] = t > NOW - 60 ? 90 : 20;
+		vals[LOOP_LAG_P50] = 0.5;
+		vals[LOOP_LAG_P99] = 2;
+		vals[LOOP_LAG_MAX] = t == NOW - 100 ? 300 : 5;
+		vals[LOOP_HANDLES] = 10 + 50 * (t - (NOW - 600)) / 600;
+		tseries_add(ls, t, vals);
+	}
+	fx->m.loop_series = ls;
+	fx->m.have_loop = true;
+	fx->m.loop.have_loop = true;
+	fx->m.loop.utilization = 0.9;
+	fx->m.loop.have_kinds = true;
+	fx->m.connected = true;
+	grid_init(&g);
+	grid_resize(&g, 120, 40);
+	view_key(v, &fx->m, 'l');
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	n = axis_rows(&g, ax, 4);
+	is_int(n, 3, "120x40: three charts (busy, lag, handles)");
+	if (n != 3)
+		goto out;
+	ok(strstr(row(&g, 2), "100%") != NULL, "busy's axis tops at 100%%: %s", row(&g, 2));
+	ok(strstr(row(&g, ax[0] + 1), "500ms") != NULL, "lag's axis tops at a round 500 ms over the "
+		"300 ms reading: %s", row(&g, ax[0] + 1));
+	ok(strstr(row(&g, ax[1] + 1), "100") != NULL, "the handles' at 100 over 60: %s",
+		row(&g, ax[1] + 1));
+	ok(strstr(row(&g, ax[2] + 1), "now") != NULL, "time labels under the last chart");
+	y = ax[2] + 2;
+	ok(strstr(row(&g, y), "busy (top)") && strstr(row(&g, y), "lag p99") &&
+		strstr(row(&g, y), "lag max") && strstr(row(&g, y), "handles and requests (bottom)"),
+		"the legend names them: %s", row(&g, y));
+	/* the 300 ms reading: the max line's only dots above the p99 band, where it happened */
+	spike_x = 8 + (g.width - 8) * 200.0 / 300;
+	dot_span(&g, ax[0], ax[1] - 1, GA_HEAT1, &lo, &hi);
+	ok(lo >= 0 && fabs(lo - spike_x) <= 2 && hi - lo <= 2,
+		"the lag chart's max line rises where the loop was held (x %d-%d, want ~%.0f)", lo,
+		hi, spike_x);
+	/* busy: 20 % then 90 % for the last fifth of the span */
+	dot_span(&g, 1, ax[0], GA_HEAT2, &lo, &hi);
+	ok(lo == 8 && hi == g.width - 1, "busy is drawn across the span (x %d-%d)", lo, hi);
+	{
+		int top_lo = -1;
+
+		for (int x = 8; x < g.width && top_lo < 0; x++)
+			if (is_braille(cell(&g, x, 2)))
+				top_lo = x;
+		ok(top_lo >= 8 + (g.width - 8) * 4 / 5 - 2, "and reaches its top row only in the last "
+			"minute (from x %d)", top_lo);
+	}
+	/* 1 h: the ten minutes take the last sixth */
+	is_int(view_key(v, &fx->m, '2'), VA_REDRAW, "2 zooms out to an hour");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 0), "EVENT LOOP  zoom 1 h", 20) == 0, "the title says so");
+	axis_rows(&g, ax, 4);
+	dot_span(&g, 1, ax[0], GA_HEAT2, &lo, &hi);
+	ok(lo >= 8 + (g.width - 8) * 5 / 6 - 2 && hi == g.width - 1,
+		"busy fills the last sixth (x %d-%d)", lo, hi);
+	view_key(v, &fx->m, '4');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "zoom all (10m since") != NULL, "4: all of it: %s", row(&g, 0));
+	view_key(v, &fx->m, '-');
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 0), "EVENT LOOP  zoom 5 min", 22) == 0, "- steps round to 5 min");
+	ok(v->zoom == VZ_5MIN && (view_key(v, &fx->m, 'm'), v->screen == VS_MEMORY),
+		"the memory screen shares the zoom");
+	view_key(v, &fx->m, 'l');
+	/* small screens keep the list: fewer charts */
+	grid_resize(&g, 80, 24);
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	n = axis_rows(&g, ax, 4);
+	ok(n >= 1 && n <= 2 && screen_has(&g, "Blocks"), "80x24: %d chart%s and the list", n,
+		n == 1 ? "" : "s");
+	grid_resize(&g, 80, 15);
+	view_draw(v, &fx->m, &g, NOW);
+	is_int(axis_rows(&g, ax, 4), 1, "80x15: the lag chart alone");
+	grid_resize(&g, 80, 12);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(axis_rows(&g, ax, 4) == 0 && screen_has(&g, "Blocks"), "80x12: no room for a chart: "
+		"the list");
+	fx->m.loop.have_kinds = false;
+	grid_resize(&g, 120, 40);
+	view_draw(v, &fx->m, &g, NOW);
+	is_int(axis_rows(&g, ax, 4), 2, "no handle counts (Node < 17.3): no handles chart");
+	fx->m.no_eval = true;
+	fx->m.loop_series = NULL;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "the loop is not read with --no-eval"), "--no-eval: the chart says why");
+	fx->m.no_eval = false;
+	fx->m.loop_series = ls;
+	for (int h = 1; h <= 30; h += 3)
+		for (int w = 1; w <= 90; w += 11) {
+			grid_resize(&g, w, h);
+			view_draw(v, &fx->m, &g, NOW);
+			if (!rows_fit(&g)) {
+				ok(0, "loop charts %dx%d fit", w, h);
+				h = 99;
+				break;
+			}
+		}
+	ok(1, "the loop screen with charts draws at every size to 89x28");
+out:
+	fx->m.loop_series = NULL;
+	fx->m.have_loop = false;
+	fx->m.loop.have_loop = false;
+	fx->m.loop.have_kinds = false;
+	view_key(v, &fx->m, VK_ESC);
+	grid_free(&g);
+	view_free(v);
+	tseries_free(ls);
 }
 
 /* --cpu-every, between bursts: the lines say when the next one comes, not --no-cpu's c. */
@@ -1201,6 +1362,7 @@ int main(void)
 	test_between_bursts(&fx);
 	test_loop_line(&fx);
 	test_loop_screen(&fx);
+	test_loop_charts(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);
