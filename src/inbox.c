@@ -7,13 +7,10 @@
 #include "profile.h"
 #include "util.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Waiting messages past this many bytes (a peer flooding ntop-js with large messages): wait
  * for the worker and read the rest on the main thread, so memory stays bounded. */
@@ -43,7 +40,7 @@ struct inbox {
 	inbox_deliver_fn deliver;
 	inbox_take_fn take;
 	void *ud;
-	int pipe_fd[2];         /* the worker writes one byte when it is done */
+	struct loop_wake *wake; /* the worker signals it when it is done */
 	bool watching;
 	bool busy;              /* a job runs on the worker */
 	atomic_bool job_done;   /* set by the worker as it ends: a stale byte is not a finish */
@@ -103,12 +100,9 @@ static void job_read(struct job *j, struct functab *ft)
 static void *inbox_thread(void *arg)
 {
 	struct inbox *ib = arg;
-	char b = 1;
-
 	job_read(&ib->job, ib->job.local);
 	atomic_store(&ib->job_done, true);
-	while (write(ib->pipe_fd[1], &b, 1) < 0 && errno == EINTR)
-		;
+	loop_wake_signal(ib->wake);
 	return NULL;
 }
 
@@ -218,13 +212,10 @@ static void inbox_drain(struct inbox *ib)
 	}
 }
 
-static void inbox_on_pipe(void *ud)
+static void inbox_on_wake(void *ud)
 {
 	struct inbox *ib = ud;
-	char b[16];
 
-	while (read(ib->pipe_fd[0], b, sizeof b) > 0)
-		;
 	if (ib->busy && atomic_load(&ib->job_done)) {
 		inbox_finish(ib, true);
 		inbox_drain(ib);
@@ -235,7 +226,6 @@ struct inbox *inbox_create(struct loop *l, struct functab *ft, size_t big_bytes,
 	inbox_deliver_fn deliver, inbox_take_fn take, void *ud)
 {
 	struct inbox *ib = xcalloc(1, sizeof *ib);
-	int i;
 
 	ib->loop = l;
 	ib->ft = ft;
@@ -244,14 +234,8 @@ struct inbox *inbox_create(struct loop *l, struct functab *ft, size_t big_bytes,
 	ib->take = take;
 	ib->ud = ud;
 	atomic_init(&ib->job_done, false);
-	ib->pipe_fd[0] = ib->pipe_fd[1] = -1;
-	if (pipe(ib->pipe_fd) == 0) {
-		for (i = 0; i < 2; i++) {
-			fcntl(ib->pipe_fd[i], F_SETFL, fcntl(ib->pipe_fd[i], F_GETFL) | O_NONBLOCK);
-			fcntl(ib->pipe_fd[i], F_SETFD, FD_CLOEXEC);
-		}
-		ib->watching = loop_watch_fd(l, ib->pipe_fd[0], inbox_on_pipe, ib) == 0;
-	}
+	ib->wake = loop_wake_create(l, inbox_on_wake, ib);
+	ib->watching = ib->wake != NULL;
 	return ib;
 }
 
@@ -274,11 +258,8 @@ void inbox_free(struct inbox *ib)
 {
 	if (!ib)
 		return;
-	inbox_drop(ib);
-	if (ib->pipe_fd[0] >= 0) {
-		close(ib->pipe_fd[0]);
-		close(ib->pipe_fd[1]);
-	}
+	inbox_drop(ib); /* joins the worker: nothing signals the wake-up after this */
+	loop_wake_free(ib->wake);
 	free(ib);
 }
 

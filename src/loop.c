@@ -9,6 +9,7 @@
 #include <libwebsockets.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,14 @@ struct loop_watch {
 	void *ud;
 };
 
+struct loop_wake {
+	struct loop *loop;
+	void (*cb)(void *ud);
+	void *ud;
+	atomic_bool pending;
+	struct loop_wake *next;
+};
+
 struct loop {
 	struct lws_context *ctx;
 	struct lws_vhost *vhost;
@@ -31,6 +40,9 @@ struct loop {
 	struct loop_watch watches[LOOP_MAX_WATCHES];
 	int n_watches;
 	int sig_pipe[2];
+	int wake_pipe[2];           /* shared by every loop_wake; -1 until the first */
+	bool wake_failed;
+	struct loop_wake *wakes;
 	void (*on_signal)(void *ud, int sig);
 	void *sig_ud;
 };
@@ -73,6 +85,7 @@ struct loop *loop_create(const struct lws_protocols *extra, char **cause)
 	int n = 0;
 
 	l->sig_pipe[0] = l->sig_pipe[1] = -1;
+	l->wake_pipe[0] = l->wake_pipe[1] = -1;
 	l->protocols[n].name = "ntop-js-raw";
 	l->protocols[n].callback = loop_raw_callback;
 	n++;
@@ -108,6 +121,10 @@ void loop_free(struct loop *l)
 		close(l->sig_pipe[0]);
 		close(l->sig_pipe[1]);
 		sig_write_fd = -1;
+	}
+	if (l->wake_pipe[0] >= 0) {
+		close(l->wake_pipe[0]);
+		close(l->wake_pipe[1]);
 	}
 	free(l);
 }
@@ -206,6 +223,79 @@ int loop_watch_fd(struct loop *l, int fd, void (*on_readable)(void *ud), void *u
 		return -1;
 	l->n_watches++;
 	return 0;
+}
+
+/* Calls back every wake-up signalled since the last time. A callback may free wake-ups: the
+ * list is walked again from its head after each call. */
+static void loop_wake_readable(void *ud)
+{
+	struct loop *l = ud;
+	char b[64];
+	bool again = true;
+
+	while (read(l->wake_pipe[0], b, sizeof b) > 0)
+		;
+	while (again) {
+		again = false;
+		for (struct loop_wake *w = l->wakes; w; w = w->next)
+			if (atomic_exchange(&w->pending, false)) {
+				w->cb(w->ud);
+				again = true;
+				break;
+			}
+	}
+}
+
+struct loop_wake *loop_wake_create(struct loop *l, void (*cb)(void *ud), void *ud)
+{
+	struct loop_wake *w;
+
+	if (l->wake_pipe[0] < 0 && !l->wake_failed) {
+		if (pipe(l->wake_pipe) == 0) {
+			for (int i = 0; i < 2; i++) {
+				fcntl(l->wake_pipe[i], F_SETFL, fcntl(l->wake_pipe[i], F_GETFL) | O_NONBLOCK);
+				fcntl(l->wake_pipe[i], F_SETFD, FD_CLOEXEC);
+			}
+			if (loop_watch_fd(l, l->wake_pipe[0], loop_wake_readable, l) < 0) {
+				close(l->wake_pipe[0]);
+				close(l->wake_pipe[1]);
+				l->wake_pipe[0] = l->wake_pipe[1] = -1;
+			}
+		}
+		l->wake_failed = l->wake_pipe[0] < 0;
+	}
+	if (l->wake_pipe[0] < 0)
+		return NULL;
+	w = xcalloc(1, sizeof *w);
+	w->loop = l;
+	w->cb = cb;
+	w->ud = ud;
+	atomic_init(&w->pending, false);
+	w->next = l->wakes;
+	l->wakes = w;
+	return w;
+}
+
+void loop_wake_signal(struct loop_wake *w)
+{
+	char b = 1;
+
+	atomic_store(&w->pending, true);
+	/* A full pipe already holds a wake-up for the loop. */
+	while (write(w->loop->wake_pipe[1], &b, 1) < 0 && errno == EINTR)
+		;
+}
+
+void loop_wake_free(struct loop_wake *w)
+{
+	if (!w)
+		return;
+	for (struct loop_wake **p = &w->loop->wakes; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	free(w);
 }
 
 static void loop_sig_handler(int sig)

@@ -36,6 +36,15 @@ void loop_timer_free(struct loop_timer *t);
 /* Calls on_readable whenever fd is readable (fd is not closed by the loop). */
 int loop_watch_fd(struct loop *l, int fd, void (*on_readable)(void *ud), void *ud);
 
+/* Wake-ups from other threads: loop_wake_signal() may be called from any thread, and the
+ * callback then runs on the loop. All of a loop's wake-ups share one pipe, watched once, so
+ * that as many as there are engines (a worker thread's each) cost no descriptor, and one can
+ * go away while the loop runs. Free one only when no thread can signal it any more. */
+struct loop_wake;
+struct loop_wake *loop_wake_create(struct loop *l, void (*cb)(void *ud), void *ud);
+void loop_wake_signal(struct loop_wake *w);
+void loop_wake_free(struct loop_wake *w);
+
 /* Delivers the given signals as calls of on_signal from the loop (never from the handler). */
 int loop_catch_signals(struct loop *l, const int *sigs, int n, void (*on_signal)(void *ud, int sig),
 	void *ud);
