@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "memlog.h"
 #include "memseries.h"
+#include "model.h"
 #include "procfs.h"
 #include "options.h"
 #include "pausemodel.h"
@@ -108,7 +109,8 @@ void app_say(struct app *a, bool is_error, const char *msg)
 
 static void app_print_window(struct app *a, const struct window_stats *w, double wall_time_s)
 {
-	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title };
+	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title, -1,
+		NULL };
 	struct report_window rw;
 	struct engine_jit_info jit;
 	struct evloop_reading loop;
@@ -145,6 +147,14 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	rw.start_pause_est_s = engine_start_pause_s(a->engine);
 	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
 	rw.jit = rw.cpu_off ? NULL : &jit;
+	rw.threads_json = NULL;
+	/* After the stop the main thread runs on only until the workers have left: not reported. */
+	if (a->stopping)
+		return;
+	if (a->engine_cfg.workers && (a->log || (a->opt.batch && a->opt.json))) {
+		app_threads_json(a, &a->threads_out);
+		rw.threads_json = a->threads_out.data ? a->threads_out.data : "";
+	}
 	if (a->log) {
 		/* The log's record is the window's JSON object with its type in front. */
 		strbuf_reset(&a->line);
@@ -160,15 +170,17 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	if (a->opt.json)
 		report_json_window(&a->out, NULL, &rt, &rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
-	else
+	else {
 		report_text_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
+		app_threads_text(a, &a->out);
+	}
 	if (a->output_broken)
 		return;
 	if (fwrite(a->out.data, 1, a->out.len, stdout) != a->out.len || fflush(stdout) != 0) {
 		/* The reader went away (ntop-js -b | head): leave the target and stop quietly. */
 		a->output_broken = true;
-		engine_stop(a->engine);
+		app_stop(a);
 	}
 }
 
@@ -177,8 +189,17 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 	struct app *a = ud;
 
 	app_print_window(a, w, wall_time_s);
-	if (a->tui)
+	if (a->tui) {
+		struct model_thread th[MODEL_THREADS_MAX];
+		size_t n = app_threads_summary(a, th, MODEL_THREADS_MAX);
+
+		if (a->engine_cfg.workers)
+			tui_on_threads(a->tui, th, n, a->n_threads > n ? a->n_threads - n : 0);
 		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
+	}
+	/* -n: counted here, not by the engine, so that the workers leave first. */
+	if (a->opt.iterations && ++a->windows >= (size_t)a->opt.iterations && !a->stopping)
+		app_stop(a);
 }
 
 static void app_on_memory(void *ud, const struct mem_sample *m)
@@ -265,7 +286,7 @@ static void app_quit(void *ud)
 	if (a->finished || a->following || a->replay)
 		loop_stop(a->loop);
 	else
-		engine_stop(a->engine);
+		app_stop(a);
 }
 
 static void app_reset(void *ud)
@@ -373,7 +394,7 @@ void app_on_signal(void *ud, int sig)
 		return;
 	}
 	if (a->signals++ == 0 && !a->finished)
-		engine_stop(a->engine);
+		app_stop(a);
 	else
 		loop_stop(a->loop);
 }
@@ -386,6 +407,7 @@ const struct engine_handlers app_engine_handlers = {
 	.on_alloc = app_on_alloc,
 	.on_snapshot = app_on_snapshot,
 	.on_cpu_held = app_on_cpu_held,
+	.on_worker = app_on_worker,
 };
 
 /* Writes the exports asked for on the command line. Returns 0, or EXIT_INTERNAL. */
@@ -570,7 +592,8 @@ static int app_run(struct app *a)
 	cfg.ask_pause = !a->opt.batch;
 	cfg.leave_jit = a->opt.leave_jit;
 	cfg.timeout_s = a->opt.timeout_s;
-	cfg.iterations = a->opt.iterations;
+	cfg.iterations = 0; /* -n: app_on_window, so that the workers leave first */
+	cfg.workers = !a->opt.no_workers;
 	cfg.max_message_bytes = APP_MAX_MESSAGE_BYTES;
 	/* Kept always: the live view's callers and callees, s and SIGUSR2 need it. */
 	cfg.calltree_max_samples = APP_CALLTREE_MAX_SAMPLES;
@@ -579,6 +602,9 @@ static int app_run(struct app *a)
 	cfg.alloc = a->opt.alloc;
 	cfg.alloc_interval_s = a->opt.alloc_interval_s;
 	engine_io_websocket(a->loop, &tp, &clock);
+	a->engine_cfg = cfg;
+	a->engine_clock = clock;
+	app_threads_init(a);
 	a->engine = engine_create(a->loop, &tp, &clock, &a->target, &cfg,
 		&app_engine_handlers, a);
 	a->follow_timer = loop_timer_create(a->loop, app_on_follow_timer, a);
@@ -680,6 +706,8 @@ int app_main(int argc, char **argv)
 	strbuf_init(&a.line);
 	rc = a.opt.replay_path ? app_replay(&a) : app_run(&a);
 	loop_timer_free(a.follow_timer);
+	/* the workers' engines talk through the main one's session */
+	app_threads_free(&a);
 	engine_free(a.engine);
 	loop_free(a.loop);
 	memseries_free(a.replay);

@@ -81,6 +81,7 @@ static void engine_finish(struct engine *e)
 	if (e->state == ST_DONE)
 		return;
 	e->state = ST_DONE;
+	engine_workers_session_ended(e, e->fail_why ? e->fail_why : "the target's session ended");
 	engine_mem_stop(e);
 	engine_timer_cancel(e, e->window_timer);
 	engine_timer_cancel(e, e->expiry_timer);
@@ -166,7 +167,7 @@ bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct prot
 	return true;
 }
 
-static void engine_arm_expiry(struct engine *e)
+void engine_arm_expiry(struct engine *e)
 {
 	double now = engine_mono_s(e);
 	double next = e->sess ? session_expire(e->sess, now) : 0;
@@ -530,6 +531,7 @@ void engine_running(struct engine *e)
 	e->burst_ending = false;
 	engine_arm_window(e);
 	engine_mem_start(e);
+	engine_workers_start(e);
 }
 
 static void engine_start_first_window(struct engine *e)
@@ -550,10 +552,12 @@ static void engine_on_notify_set(void *ud, enum session_outcome o, const struct 
 	/* Worker sessions and old versions lack NodeRuntime: not worth failing for. */
 }
 
-/* Without this the target would wait for ntop-js to disconnect before it can exit. */
+/* Without this the target would wait for ntop-js to disconnect before it can exit. A worker
+ * does not wait unless asked to by this very call (it then holds its exit until the session
+ * detaches): a worker is never asked. */
 static void engine_notify_exit(struct engine *e)
 {
-	if (e->notify_sent)
+	if (e->notify_sent || e->cfg.worker)
 		return;
 	e->notify_sent = true;
 	engine_call(e, "NodeRuntime.notifyWhenWaitingForDisconnect", "{\"enabled\":true}",
@@ -602,7 +606,7 @@ static void engine_on_event(void *ud, const struct protocol_msg *m)
 			return;
 		}
 		engine_process_profile(e, im);
-	} else if (engine_mem_event(e, m)) {
+	} else if (engine_mem_event(e, m) || engine_workers_event(e, m)) {
 		return;
 	} else if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {
 		/* The target wants to exit: let it go at once. */
@@ -944,6 +948,7 @@ void engine_free(struct engine *e)
 	session_free(e->sess);
 	if (e->conn)
 		e->tp.free(e->conn);
+	engine_workers_free(e);
 	engine_mem_free(e);
 	engine_loop_free(e);
 	calltree_free(e->ct);

@@ -31,6 +31,7 @@ struct transport_handlers;
 struct engine_timer;
 struct evloop_reading;
 struct tseries;
+struct engine_transport;
 
 struct engine_config {
 	double delay_s;
@@ -49,6 +50,11 @@ struct engine_config {
 	double mem_detail_interval_s;/* external memory and heap spaces (needs eval) */
 	bool loop;                   /* event-loop readings every window (eval mode only) */
 	double block_ms;             /* a task that holds the loop this long is a block (0: off) */
+	bool workers;                /* report the target's worker threads (on_worker) */
+	bool worker;                 /* a worker thread's engine (engine_workers.c): V8's flags are
+	                              * the process's, set by the main thread's engine, so only
+	                              * this isolate's code is deoptimized; and the worker is not
+	                              * asked to wait for ntop-js when it exits */
 	bool alloc;                  /* start allocation sampling at once */
 	double alloc_interval_s;     /* between allocation profile fetches */
 };
@@ -68,6 +74,13 @@ struct engine_jit_info {
 	double pause_ms;      /* how long that took, as seen from ntop-js */
 };
 
+/* A worker thread of the target (engine_workers.c). */
+struct engine_worker_info {
+	long thread_id;              /* worker_threads' threadId; -1 if Node's title lacks it */
+	char name[128];              /* the Worker's name option (sanitized; may be "") */
+	char url[512];               /* its script */
+};
+
 struct engine_handlers {
 	/* A window is complete: w is valid until the next window. */
 	void (*on_window)(void *ud, const struct window_stats *w, double wall_time_s);
@@ -85,6 +98,12 @@ struct engine_handlers {
 	/* The profiler's start would pause the target for about pause_s, over max_pause_s: the
 	 * session runs with memory only until engine_start_cpu() (may be NULL). */
 	void (*on_cpu_held)(void *ud, double pause_s);
+	/* With cfg.workers: a worker thread started (or was running at attach); tp reaches it
+	 * through this engine's session, for an engine of its own (engine_create, engine_start)
+	 * until it exits (that engine then finishes, status EXIT_TARGET_GONE). The transport
+	 * needs this engine alive: free the workers' engines first. May be NULL. */
+	void (*on_worker)(void *ud, const struct engine_worker_info *w,
+		const struct engine_transport *tp);
 };
 
 /* How the engine reaches its target: one connection at a time, conn being what connect
@@ -180,6 +199,9 @@ const struct engine_block *engine_block_get(const struct engine *e, uint64_t i);
 /* The threshold blocks are looked for with, in ms; 0 when they are not (--no-eval, or
  * --block-threshold 0). */
 double engine_block_threshold_ms(const struct engine *e);
+
+/* Worker threads reported and not yet gone (engine_workers.c). */
+size_t engine_workers_count(const struct engine *e);
 
 /* Memory (engine_mem.c). */
 const struct memseries *engine_memseries(const struct engine *e);

@@ -132,6 +132,12 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	jit_member(val, "flags", flags, sizeof flags);
 	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
 		JSON_T_TRUE, &e->jit);
+	/* A worker shares V8's flags with the main thread, whose engine set them (and puts them
+	 * back): this isolate's code is only deoptimized, to be optimized again under them. */
+	if (e->cfg.worker) {
+		e->jit.set[0] = '\0';
+		e->jit.restore[0] = '\0';
+	}
 	if (!e->jit.set[0]) {
 		jit_deopt(e);
 		return;

@@ -73,6 +73,15 @@ struct engine_evl {
  * line API's require). */
 #define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
 
+/* The target's worker threads (engine_workers.c). */
+struct worker_chan;
+struct engine_workers {
+	struct worker_chan **chans;
+	size_t n, cap;
+	bool enabled;                 /* NodeWorker.enable was sent in this session */
+	bool over_limit_said;
+};
+
 enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
 
 struct engine {
@@ -110,6 +119,7 @@ struct engine {
 	char *fail_why;
 	struct engine_mem mem;
 	struct engine_evl evl;
+	struct engine_workers workers;
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
 	struct jit_plan jit;          /* what the JIT step does to the target (engine_jit.c) */
@@ -135,6 +145,8 @@ void engine_timer_cancel(struct engine *e, struct engine_timer *t);
 void engine_timer_free(struct engine *e, struct engine_timer *t);
 
 void engine_fail(struct engine *e, int status, char *why);
+/* Fails the calls past their deadline and arms the timer for the next. */
+void engine_arm_expiry(struct engine *e);
 bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
 	const char *what);
 void engine_call(struct engine *e, const char *method, const char *params, session_reply_fn cb);
@@ -184,6 +196,15 @@ void engine_mem_leave(struct engine *e);
 void engine_mem_reset_session(struct engine *e);
 /* Events of the HeapProfiler domain. Returns true if the event was one. */
 bool engine_mem_event(struct engine *e, const struct protocol_msg *m);
+
+/* engine_workers.c */
+/* Events of the NodeWorker domain. Returns true if the event was one. */
+bool engine_workers_event(struct engine *e, const struct protocol_msg *m);
+/* The session runs: ask for the worker threads (cfg.workers). */
+void engine_workers_start(struct engine *e);
+/* The session ended: every worker's engine hears that its channel closed. */
+void engine_workers_session_ended(struct engine *e, const char *why);
+void engine_workers_free(struct engine *e);
 
 /* engine_loop.c */
 void engine_loop_init(struct engine *e);

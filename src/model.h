@@ -33,6 +33,18 @@ struct model_row {
 	double self_us, total_us;   /* cumulative since attach or reset */
 };
 
+/* A worker thread of the target, for the THREADS line (the main thread is the rest of the
+ * model). */
+#define MODEL_THREADS_MAX 64
+struct model_thread {
+	long thread_id;             /* -1: not known */
+	char name[64];
+	bool have_window;           /* busy_pct is from a profiled window */
+	double busy_pct;            /* of its last window's samples, not idle; NAN before one */
+	double heap_used_bytes;     /* NAN before a reading */
+	bool exited;
+};
+
 struct model_split {
 	double js_pct, gc_pct, program_pct, idle_pct;
 };
@@ -56,6 +68,10 @@ struct model {
 	/* The event loop's latest reading (eval mode), when have_loop. */
 	bool have_loop;
 	struct evloop_reading loop;
+	/* The target's worker threads (app_workers.c), when they are watched. */
+	bool threads_watched;
+	struct model_thread threads[MODEL_THREADS_MAX];
+	size_t n_threads, threads_more;  /* more: beyond MODEL_THREADS_MAX */
 	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */
 	const struct tseries *loop_series;
 	/* Blocked-loop events (blocks.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many

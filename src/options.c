@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"  -- COMMAND [ARG]...    start COMMAND (a node program) with an inspector on a free\n"
 	"                         loopback port, watch it, and end it on quit; its output goes\n"
 	"                         to a log file that the status line names\n"
+	"      --no-workers       profile the main thread only (by default every worker_threads\n"
+	"                         worker is profiled too, through the main thread's inspector)\n"
 	"      --list             list this machine's Node processes and exit\n"
 	"\n"
 	"Sampling:\n"
@@ -107,7 +109,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD };
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -118,6 +120,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
+	{ "no-workers", no_argument, NULL, OPT_NO_WORKERS },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
 	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 	{ "block-threshold", required_argument, NULL, OPT_BLOCK_THRESHOLD },
@@ -263,6 +266,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_NO_EVAL:
 			o->no_eval = true;
+			break;
+		case OPT_NO_WORKERS:
+			o->no_workers = true;
 			break;
 		case OPT_LEAVE_JIT:
 			o->leave_jit = true;

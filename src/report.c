@@ -386,9 +386,20 @@ static void report_text_jit(struct strbuf *out, const struct engine_jit_info *j)
 	strbuf_putc(out, '\n');
 }
 
-void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,
+/* The end of a window's object: the workers' windows, the brace, and the line's end. */
+static void json_window_end(struct strbuf *out, const struct report_window *rw, bool nested)
+{
+	if (rw->threads_json && !nested) {
+		strbuf_puts(out, ",\"threads\":[");
+		strbuf_puts(out, rw->threads_json);
+		strbuf_putc(out, ']');
+	}
+	strbuf_puts(out, nested ? "}" : "}\n");
+}
+
+static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
-	const struct cumulative *c, const struct functab *ft)
+	const struct cumulative *c, const struct functab *ft, bool nested)
 {
 	double sampled = w->sampled_us;
 	size_t n = top_count(rw, w);
@@ -398,6 +409,16 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 	if (type) {
 		strbuf_puts(out, "\"type\":");
 		json_str_or_null(out, type);
+		strbuf_putc(out, ',');
+	}
+	if (nested) {
+		strbuf_puts(out, "\"thread_id\":");
+		if (t && t->thread_id > 0)
+			strbuf_printf(out, "%ld", t->thread_id);
+		else
+			strbuf_puts(out, "null");
+		strbuf_puts(out, ",\"thread_name\":");
+		json_str_or_null(out, t ? t->thread_name : NULL);
 		strbuf_putc(out, ',');
 	}
 	strbuf_puts(out, "\"time\":");
@@ -429,7 +450,7 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
 		report_json_loop(out, rw, ft);
 		report_json_memory(out, rw, ft);
-		strbuf_puts(out, "}\n");
+		json_window_end(out, rw, nested);
 		return;
 	}
 	strbuf_puts(out, ",\"cpu\":{\"js_pct\":");
@@ -479,7 +500,21 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 	strbuf_putc(out, ']');
 	report_json_loop(out, rw, ft);
 	report_json_memory(out, rw, ft);
-	strbuf_puts(out, "}\n");
+	json_window_end(out, rw, nested);
+}
+
+void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft)
+{
+	json_window(out, type, t, rw, w, c, ft, false);
+}
+
+void report_json_thread(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft)
+{
+	json_window(out, NULL, t, rw, w, c, ft, true);
 }
 
 /* Number of UTF-8 code points in s (sanitised text: every sequence is valid). */
@@ -578,7 +613,17 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		strbuf_puts(out, "  node ");
 		text_column(out, t->node_version, 32, false, false);
 	}
-	if (t && t->title) {
+	if (t && t->thread_name) {
+		strbuf_puts(out, "  thread ");
+		if (t->thread_id > 0)
+			strbuf_printf(out, "%ld", t->thread_id);
+		else
+			strbuf_putc(out, '?');
+		if (t->thread_name[0]) {
+			strbuf_putc(out, ' ');
+			text_column(out, t->thread_name, 40, false, false);
+		}
+	} else if (t && t->title) {
 		strbuf_puts(out, "  title ");
 		text_column(out, t->title, 60, false, false);
 	}

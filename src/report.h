@@ -21,6 +21,10 @@ struct report_target {
 	int pid;                  /* 0 if unknown (attached with --port to a foreign process) */
 	const char *node_version; /* "v20.20.2" */
 	const char *title;
+	/* A worker thread's report (engine.h's struct engine_worker_info): its name (NULL for the
+	 * main thread's report) and threadId (-1: not known). */
+	long thread_id;
+	const char *thread_name;
 };
 
 struct report_window {
@@ -47,6 +51,9 @@ struct report_window {
 	/* Predicted pauses of the target (pausemodel.h), in seconds; NAN when unknown: the CPU
 	 * profiler's start with the JIT step, and a full GC (each allocation-profile fetch). */
 	double start_pause_est_s, gc_pause_est_s;
+	/* The worker threads' latest windows, as report_json_thread() objects joined by commas
+	 * ("" for none yet); NULL when workers are not watched (no "threads" key). */
+	const char *threads_json;
 };
 
 /* One window as a JSON object and a newline; with a type, the object starts with
@@ -54,6 +61,12 @@ struct report_window {
 void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft);
+/* A worker thread's window as an object of the main line's "threads" array: the same keys
+ * as a window's, with thread_id and thread_name first; no newline. */
+void report_json_thread(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft);
+/* Text: a worker's report names its thread in the header line. */
 void report_text_window(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft);

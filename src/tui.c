@@ -250,6 +250,18 @@ void tui_set_connected(struct tui *t, bool connected)
 	tui_draw(t);
 }
 
+void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size_t more)
+{
+	if (n > MODEL_THREADS_MAX) {
+		more += n - MODEL_THREADS_MAX;
+		n = MODEL_THREADS_MAX;
+	}
+	t->model.threads_watched = true;
+	memcpy(t->model.threads, th, n * sizeof *th);
+	t->model.n_threads = n;
+	t->model.threads_more = more;
+}
+
 void tui_resize(struct tui *t)
 {
 	term_resize();

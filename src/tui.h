@@ -4,6 +4,7 @@
 #define NTOP_TUI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct loop;
 struct engine;
@@ -32,6 +33,9 @@ void tui_free(struct tui *t);
  * no tui may exist and nothing else may be freed. */
 void tui_restore_terminal(void);
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms);
+struct model_thread;
+/* The target's worker threads, for the THREADS line (more: left out beyond the model's room). */
+void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size_t more);
 void tui_status(struct tui *t, bool is_error, const char *msg);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the
  * memory screen and asks whether to start it. */

@@ -532,6 +532,39 @@ static void draw_row(const struct view *v, const struct model *m, struct grid *g
 	}
 }
 
+/* "THREADS 1 pool 97%  2 pool 95%  3 churner exited": the workers (the table is the main
+ * thread's), each with how busy its last window was. */
+static void draw_threads_line(const struct model *m, struct grid *g, int y)
+{
+	char buf[160];
+	int x = view_put_at(g, 0, y, GA_HEADER, "THREADS");
+
+	for (size_t i = 0; i < m->n_threads && x < g->width; i++) {
+		const struct model_thread *t = &m->threads[i];
+		char id[24];
+
+		if (t->thread_id >= 0)
+			snprintf(id, sizeof id, "%ld", t->thread_id);
+		else
+			snprintf(id, sizeof id, "?");
+		x = view_put_at(g, x, y, GA_NORMAL, "  ");
+		snprintf(buf, sizeof buf, "%s%s%.40s", id, t->name[0] ? " " : "", t->name);
+		x = view_put_at(g, x, y, GA_NORMAL, buf);
+		if (t->exited)
+			snprintf(buf, sizeof buf, " exited");
+		else if (t->have_window && isfinite(t->busy_pct))
+			snprintf(buf, sizeof buf, " %.0f%%", t->busy_pct);
+		else
+			snprintf(buf, sizeof buf, " -");
+		x = view_put_at(g, x, y, t->exited ? GA_DIM : !t->exited && t->busy_pct >= 90 ?
+			GA_WARN : GA_SORTED, buf);
+	}
+	if (m->threads_more && x < g->width) {
+		snprintf(buf, sizeof buf, "  +%zu more", m->threads_more);
+		view_put_at(g, x, y, GA_DIM, buf);
+	}
+}
+
 void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	int h = g->height, bottom, hdr, y0, page;
@@ -541,14 +574,19 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 	bottom = view_draw_bottom(v, m, g, m->cpu_off && !m->cpu_starting ? TABLE_KEYS_CPU_OFF :
 		TABLE_KEYS);
 	if (h >= 16 && m->have_loop) {
-		/* A line for the event loop once it has been read (never with --no-eval). */
-		hdr = 6;
+		/* A line for the event loop once it has been read (never with --no-eval), and one
+		 * for the worker threads while there are any. */
+		bool threads = h >= 18 && m->threads_watched && m->n_threads > 0;
+
+		hdr = threads ? 7 : 6;
 		draw_target_line(m, g, 0, now_wall_s);
 		draw_sampling_line(v, m, g, 1);
 		draw_cpu_line(v, m, g, 2);
-		view_loop_line(m, g, 3);
-		view_memory_line(v, m, g, 4, now_wall_s);
-		draw_settings_line(v, m, g, 5);
+		if (threads)
+			draw_threads_line(m, g, 3);
+		view_loop_line(m, g, hdr - 3);
+		view_memory_line(v, m, g, hdr - 2, now_wall_s);
+		draw_settings_line(v, m, g, hdr - 1);
 	} else if (h >= 14) {
 		hdr = 5;
 		draw_target_line(m, g, 0, now_wall_s);

@@ -103,7 +103,7 @@ static void fixture_init(struct fixture *fx)
 	fx->c.total_us[fx->fib] = 3000000;
 	fx->c.n_windows = 3;
 
-	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js" };
+	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js", -1, NULL };
 	fx->rw = (struct report_window){ .time_s = 1700000000.1234, .window_ms = 1000.25, .interval_us = 1000, .top_n = 3,
 		.next_burst_in_s = NAN };
 }
@@ -190,7 +190,7 @@ static void test_json(struct fixture *fx)
 	/* nothing sampled, unknown target, no cumulative counters */
 	{
 		struct window_stats empty = { 0 };
-		struct report_target anon = { 0, NULL, NULL };
+		struct report_target anon = { 0, NULL, NULL, -1, NULL };
 		strbuf_reset(&sb);
 		fx->w.sampled_us = 0;
 		report_json_window(&sb, NULL, &anon, &fx->rw, &empty, NULL, fx->ft);

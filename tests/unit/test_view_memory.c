@@ -1247,6 +1247,51 @@ out:
 	tseries_free(ls);
 }
 
+/* The THREADS line: each worker with how busy its last window was; names from the target are
+ * made safe; no line without workers, nor on a short screen. */
+static void test_threads_line(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 120, 30);
+	fx->m.have_loop = true;
+	fx->m.threads_watched = true;
+	fx->m.n_threads = 3;
+	memset(fx->m.threads, 0, 3 * sizeof fx->m.threads[0]);
+	fx->m.threads[0] = (struct model_thread){ 1, "", true, 97.4, 8e6, false };
+	fx->m.threads[1] = (struct model_thread){ 2, "evil\x1b[31mname", true, 12, 8e6, false };
+	fx->m.threads[2] = (struct model_thread){ 5, "churner", false, NAN, NAN, true };
+	fx->m.threads_more = 2;
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	y = find_line(&g, "THREADS");
+	ok(y == 3, "the THREADS line under the CPU line (row %d)", y);
+	ok(y >= 0 && strstr(row(&g, y), "1 97%") && strstr(row(&g, y), " 12%") &&
+		strstr(row(&g, y), "5 churner exited") && strstr(row(&g, y), "+2 more"),
+		"each worker's id, name and busy share, the exited, and how many more: %s",
+		y >= 0 ? row(&g, y) : "");
+	ok(grid_bytes_ok(&g, false), "a hostile thread name reaches the grid without control bytes");
+	is_int(attr_at(&g, (int)(strstr(row(&g, y), "97%") - row(&g, y)), y), GA_WARN,
+		"a saturated worker stands out");
+	ok(find_line(&g, "LOOP ") == 4 && find_line(&g, "FUNCTION") == 7, "the LOOP line and the table "
+		"move down one (%d, %d)", find_line(&g, "LOOP "), find_line(&g, "FUNCTION"));
+	grid_resize(&g, 120, 17);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_line(&g, "THREADS") < 0 && find_line(&g, "LOOP") == 3, "17 rows: no room for it");
+	fx->m.n_threads = 0;
+	grid_resize(&g, 120, 30);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_line(&g, "THREADS") < 0, "no worker: no line");
+	fx->m.threads_watched = false;
+	fx->m.threads_more = 0;
+	fx->m.have_loop = false;
+	grid_free(&g);
+	view_free(v);
+}
+
 /* --cpu-every, between bursts: the lines say when the next one comes, not --no-cpu's c. */
 static void test_between_bursts(struct fixture *fx)
 {
@@ -1363,6 +1408,7 @@ int main(void)
 	test_loop_line(&fx);
 	test_loop_screen(&fx);
 	test_loop_charts(&fx);
+	test_threads_line(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);

@@ -1,0 +1,287 @@
+/* app_workers.c: the target's worker threads, each profiled by an engine of its own over the
+ * main engine's session (engine_workers.c). Their latest windows go into the main thread's
+ * batch report (report.h's threads_json) and, in the live view, its THREADS line; their
+ * engines leave before the main one, which carries their sessions. */
+#include "config.h"
+
+#include "aggregate.h"
+#include "app_priv.h"
+#include "engine.h"
+#include "exitcode.h"
+#include "loop.h"
+#include "memseries.h"
+#include "model.h"
+#include "report.h"
+#include "strbuf.h"
+#include "tui.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A worker's engine that has not left this long after the stop is not waited for. */
+#define WORKERS_LEAVE_GRACE_S 1.0
+
+struct app_thread {
+	struct app *a;
+	struct engine *e;
+	struct engine_worker_info info;
+	struct attach_result target;
+	bool finished;          /* its engine finished: freed at the next reap */
+	bool reported_exit;     /* its end is in a report */
+	bool fresh;             /* a window since the last report */
+	struct strbuf json;     /* its latest window (report_json_thread) */
+	struct strbuf text;     /* ...and as text */
+	struct model_thread sum;
+};
+
+static void thread_free(struct app_thread *th)
+{
+	engine_free(th->e);
+	strbuf_free(&th->json);
+	strbuf_free(&th->text);
+	free(th);
+}
+
+/* ---- the workers' engines ---- */
+
+static void thread_on_window(void *ud, const struct window_stats *w, double wall_time_s)
+{
+	struct app_thread *th = ud;
+	struct app *a = th->a;
+	struct report_target rt = { (int)th->target.pid, th->target.node_version, th->target.title,
+		th->info.thread_id, th->info.name };
+	struct report_window rw;
+	struct evloop_reading loop;
+
+	memset(&rw, 0, sizeof rw);
+	rw.time_s = wall_time_s;
+	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
+	rw.interval_us = (double)a->settings.interval_us;
+	rw.top_n = a->opt.top_n;
+	rw.mem = memseries_last(engine_memseries(th->e));
+	rw.cpu_off = !engine_cpu_on(th->e);
+	rw.next_burst_in_s = engine_next_burst_in_s(th->e);
+	rw.start_pause_est_s = NAN;
+	rw.gc_pause_est_s = NAN;
+	if (engine_loop_last(th->e)) {
+		loop = *engine_loop_last(th->e);
+		if (!rw.cpu_off)
+			evloop_busy_from_profile(&loop, w->sampled_us, w->idle_us);
+		rw.loop = &loop;
+	}
+	strbuf_reset(&th->json);
+	report_json_thread(&th->json, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
+	strbuf_reset(&th->text);
+	report_text_window(&th->text, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
+	th->fresh = true;
+	th->sum.have_window = !rw.cpu_off && w->sampled_us > 0;
+	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
+	th->sum.heap_used_bytes = rw.mem ? rw.mem->v[MEM_HEAP_USED] : NAN;
+}
+
+static void thread_on_notice(void *ud, const char *msg)
+{
+	struct app_thread *th = ud;
+	char *line = xasprintf("worker %ld %s: %s", th->info.thread_id, th->info.name, msg);
+
+	app_say(th->a, false, line);
+	free(line);
+}
+
+static void thread_on_finished(void *ud, int status, const char *why)
+{
+	struct app_thread *th = ud;
+	struct app *a = th->a;
+
+	th->finished = true;
+	th->sum.exited = true;
+	/* A worker that could not be profiled says why, unless it simply exited. */
+	if (status != EXIT_OK && status != EXIT_TARGET_GONE && why && !a->stopping)
+		thread_on_notice(th, why);
+	/* Freed outside the engine's own callback. */
+	loop_timer_arm(a->threads_reap, 0);
+}
+
+static const struct engine_handlers thread_handlers = {
+	.on_window = thread_on_window,
+	.on_notice = thread_on_notice,
+	.on_finished = thread_on_finished,
+};
+
+void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp)
+{
+	struct app *a = ud;
+	struct app_thread *th;
+	struct engine_config cfg = a->engine_cfg;
+	char *cause = NULL;
+
+	if (a->stopping || a->finished)
+		return;
+	th = xcalloc(1, sizeof *th);
+	th->a = a;
+	th->info = *w;
+	th->target = a->target;
+	snprintf(th->target.title, sizeof th->target.title, "%s", w->name);
+	th->target.opened_by_us = false; /* nothing to close in a worker */
+	strbuf_init(&th->json);
+	strbuf_init(&th->text);
+	th->sum.thread_id = w->thread_id;
+	snprintf(th->sum.name, sizeof th->sum.name, "%.*s", (int)sizeof th->sum.name - 1, w->name);
+	th->sum.busy_pct = NAN;
+	th->sum.heap_used_bytes = NAN;
+	/* Its profiles and memory, its loop; the process's V8 flags are the main engine's, and
+	 * what only the whole process has (allocation sampling's GCs, -n) stays with it. */
+	cfg.workers = false;
+	cfg.worker = true;
+	cfg.iterations = 0;
+	cfg.alloc = false;
+	cfg.calltree_max_samples = 0;
+	cfg.ask_pause = false;
+	th->e = engine_create(a->loop, tp, &a->engine_clock, &th->target, &cfg, &thread_handlers, th);
+	if (a->n_threads == a->cap_threads) {
+		a->cap_threads = a->cap_threads ? 2 * a->cap_threads : 8;
+		a->threads = xrealloc(a->threads, a->cap_threads * sizeof *a->threads);
+	}
+	a->threads[a->n_threads++] = th;
+	if (engine_start(th->e, &cause) < 0) {
+		th->finished = true;
+		free(cause);
+		loop_timer_arm(a->threads_reap, 0);
+	}
+}
+
+static size_t threads_live(const struct app *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_threads; i++)
+		n += !a->threads[i]->finished;
+	return n;
+}
+
+/* Frees the finished threads once their end is reported (or nothing reports); the main engine
+ * leaves once they all have, when ntop-js is stopping. */
+static void app_on_threads_reap(void *ud)
+{
+	struct app *a = ud;
+	size_t j = 0;
+
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *th = a->threads[i];
+
+		if (th->finished && (th->reported_exit || !a->opt.batch || a->stopping))
+			thread_free(th);
+		else
+			a->threads[j++] = th;
+	}
+	a->n_threads = j;
+	if (a->stopping && threads_live(a) == 0)
+		engine_stop(a->engine);
+}
+
+static void app_on_stop_grace(void *ud)
+{
+	struct app *a = ud;
+
+	engine_stop(a->engine);
+}
+
+void app_threads_init(struct app *a)
+{
+	a->threads_reap = loop_timer_create(a->loop, app_on_threads_reap, a);
+	a->threads_grace = loop_timer_create(a->loop, app_on_stop_grace, a);
+	strbuf_init(&a->threads_out);
+}
+
+void app_stop(struct app *a)
+{
+	if (a->stopping) {
+		engine_stop(a->engine);
+		return;
+	}
+	a->stopping = true;
+	if (threads_live(a) == 0) {
+		engine_stop(a->engine);
+		return;
+	}
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (!a->threads[i]->finished)
+			engine_stop(a->threads[i]->e);
+	loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
+}
+
+void app_threads_json(struct app *a, struct strbuf *out)
+{
+	bool first = true;
+
+	strbuf_reset(out);
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *th = a->threads[i];
+
+		if (th->fresh) {
+			strbuf_puts(out, first ? "" : ",");
+			strbuf_puts(out, th->json.data ? th->json.data : "{}");
+			th->fresh = false;
+			first = false;
+		}
+		if (th->finished && !th->reported_exit) {
+			strbuf_printf(out, "%s{\"thread_id\":", first ? "" : ",");
+			if (th->info.thread_id > 0)
+				strbuf_printf(out, "%ld", th->info.thread_id);
+			else
+				strbuf_puts(out, "null");
+			strbuf_puts(out, ",\"thread_name\":");
+			strbuf_json_string(out, th->info.name, strlen(th->info.name));
+			strbuf_puts(out, ",\"exited\":true}");
+			th->reported_exit = true;
+			first = false;
+			loop_timer_arm(a->threads_reap, 0);
+		}
+	}
+	if (!out->data)
+		strbuf_puts(out, "");
+}
+
+void app_threads_text(struct app *a, struct strbuf *out)
+{
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *th = a->threads[i];
+
+		if (th->fresh && th->text.data)
+			strbuf_puts(out, th->text.data);
+		th->fresh = false;
+		if (th->finished && !th->reported_exit) {
+			strbuf_printf(out, "THREAD: worker %ld", th->info.thread_id);
+			if (th->info.name[0])
+				strbuf_printf(out, " (%s)", th->info.name);
+			strbuf_puts(out, " exited\n\n");
+			th->reported_exit = true;
+			loop_timer_arm(a->threads_reap, 0);
+		}
+	}
+}
+
+size_t app_threads_summary(const struct app *a, struct model_thread *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_threads && n < max; i++)
+		out[n++] = a->threads[i]->sum;
+	return n;
+}
+
+void app_threads_free(struct app *a)
+{
+	for (size_t i = 0; i < a->n_threads; i++)
+		thread_free(a->threads[i]);
+	free(a->threads);
+	a->threads = NULL;
+	a->n_threads = a->cap_threads = 0;
+	loop_timer_free(a->threads_reap);
+	loop_timer_free(a->threads_grace);
+	a->threads_reap = a->threads_grace = NULL;
+	strbuf_free(&a->threads_out);
+}

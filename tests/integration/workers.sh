@@ -1,0 +1,125 @@
+#!/bin/bash
+# Worker threads, through the main thread's inspector (NodeWorker), with no flag in the target
+# (tests/targets/pool.js). A piscina pool (from npm, pinned by bench/npm) runs primeCount and
+# the isPrime it calls in two threads while the main thread waits for the results: each
+# worker's row names isPrime with the share it takes, on warm code (V8 inlines isPrime into
+# primeCount, and piscina's wrapper, before the attach: without the JIT step in each worker
+# Node 18 and 22 charge it all to "(anonymous)", Node 24 to primeCount). Workers that start
+# and exit during the session come and go; nested ones are found; what ntop-js installs in
+# every thread is gone once it leaves.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+require_tmux
+require_npm_deps
+
+# "THREAD MAX" for each thread's "syms THREAD N" lines from line $2 to line $3 of the output
+max_syms() { sed -n "${2},${3}p" "$WORK/$1.out" | awk '$1 == "syms" { if (!($2 in n) || $3 > n[$2]) n[$2] = $3 }
+	END { for (t in n) print t, n[t] }' | sort -n; }
+
+# One target at a time: a pool of two busy threads already takes the machine's two cores.
+start_node churn --inspect-port=0 "$TARGETS/pool.js" churn
+wait_ready churn || diag "the churn target did not start"
+sleep 2 # warm: the pool's task is optimized before the attach
+
+"$NTOP_JS" --pid "$churn_PID" --no-config -b --json -n 12 -t 5 >"$WORK/churn.jsonl" 2>"$WORK/ntop-churn.err"
+ok $? "ntop-js -b --json -n 12 on the pool: status 0"
+check "nothing on stderr" test ! -s "$WORK/ntop-churn.err"
+diag "$("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
+	const o = JSON.parse(l); console.log(`main ${o.cpu && o.cpu.idle_pct}% idle:`, (o.threads || []).map(t =>
+		`${t.thread_id} ${t.thread_name || "-"}${t.exited ? " exited" : ""} ${(t.top || []).slice(0, 2).map(f => f.function + " " + f.self_pct + "%").join(", ")}`).join(" | ")); }' "$WORK/churn.jsonl" 2>&1)"
+check "12 lines, each with the main thread's keys where they always were, and a threads array" \
+	jsonl_check "$WORK/churn.jsonl" 'l => l.length === 12 && l.every(w => w.cpu && Array.isArray(w.top) &&
+		w.target && w.target.pid > 0 && w.event_loop && Array.isArray(w.threads))'
+check "the main thread waits: at least 80 % idle from the third window" jsonl_check "$WORK/churn.jsonl" '
+	l => l.slice(2).every(w => w.cpu.idle_pct >= 80) || l.map(w => w.cpu.idle_pct)'
+check "from the second window, both pool threads in every line, each its own window with its thread id" \
+	jsonl_check "$WORK/churn.jsonl" 'l => l.slice(1).every(w => [1, 2].every(id =>
+		w.threads.filter(t => t.thread_id === id && t.cpu && t.top && t.window_ms > 500).length === 1)) ||
+		l.map(w => w.threads.map(t => t.thread_id))'
+# piscina's own wait for the next task (Atomics.wait in atomicsWaitLoop) and its postMessage
+# take the rest, more of it on a loaded machine: the worker is blocked there, and V8's sampler
+# counts that time to them. Of the other functions' time, isPrime must hold three quarters:
+# without the JIT step it went to piscina's wrapper ("(anonymous)") or to primeCount.
+check "in each, isPrime in pool-task.js is the hot function: 3/4 of the time outside piscina's wait" \
+	jsonl_check "$WORK/churn.jsonl" 'l => l.slice(2).every(w => [1, 2].every(id => {
+		const t = w.threads.find(x => x.thread_id === id),
+			work = t.top.filter(f => !/^(atomicsWaitLoop|postMessage|\(idle\)|\(program\))$/.test(f.function)),
+			total = work.reduce((a, f) => a + f.self_pct, 0), f = work[0];
+		return f && f.function === "isPrime" && /pool-task\.js$/.test(f.url) && f.self_pct >= 10 &&
+			f.self_pct >= 0.75 * total; })) ||
+		l.map(w => w.threads.map(t => t.top && t.top.map(f => f.function + " " + f.self_pct).join()))'
+check "with its heap and its own event loop" jsonl_check "$WORK/churn.jsonl" '
+	l => l.slice(2).every(w => w.threads.filter(t => !t.exited).every(t => t.mem &&
+		t.mem.heap_used_bytes > 1e5 && t.event_loop)) || l.map(w => w.threads.map(t => t.mem))'
+check "short-lived workers (churner, every 4 s for 3 s) come with churnWork and go, each said exited once" \
+	jsonl_check "$WORK/churn.jsonl" 'l => {
+		const seen = {};
+		for (const w of l) for (const t of w.threads.filter(t => t.thread_name === "churner")) {
+			const s = seen[t.thread_id] = seen[t.thread_id] || { windows: 0, hot: 0, exits: 0 };
+			if (t.exited) s.exits++;
+			else { s.windows++; if (t.top.some(f => f.function === "churnWork" && f.self_pct >= 15)) s.hot++; }
+		}
+		const ids = Object.keys(seen);
+		return ids.length >= 2 && ids.every(id => seen[id].exits <= 1) &&
+			ids.filter(id => seen[id].hot >= 1 && seen[id].exits === 1).length >= 1 || seen; }'
+
+"$NTOP_JS" --pid "$churn_PID" --no-config -b -n 3 -t 5 >"$WORK/churn.txt" 2>"$WORK/churn-txt.err"
+ok $? "batch text: status 0"
+check "each worker has a report of its own, named in its header line, with isPrime" \
+	bash -c "[ \$(grep -c '^ntop-js - .* thread [12]\$' '$WORK/churn.txt') -ge 4 ] &&
+		grep -A14 '^ntop-js - .* thread 1\$' '$WORK/churn.txt' | grep -q ' isPrime .*pool-task\.js'"
+"$NTOP_JS" --pid "$churn_PID" --no-config -b --json -n 3 --no-workers >"$WORK/main-only.jsonl" 2>/dev/null
+check "--no-workers: the main thread only (no threads key)" jsonl_check "$WORK/main-only.jsonl" '
+	l => l.length === 3 && l.every(w => !("threads" in w) && w.cpu)'
+
+# The live view: the THREADS line names each worker with how busy it is.
+term_start 160 40 "$NTOP_JS --pid $churn_PID --no-config -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
+check "the live view's THREADS line: both pool threads, busy" \
+	wait_screen 20 '^THREADS  (1|2) [0-9]+%  (1|2) [0-9]+%'
+check "and the short-lived ones as they come" wait_screen 15 '^THREADS .* [0-9]+ churner [0-9]+%'
+keys q
+check "q quits with status 0" wait_screen 15 '^EXIT=0'
+check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"
+term_stop
+
+# Sessions that end while workers start and exit. A worker asked to tell when it is done
+# (NodeRuntime.notifyWhenWaitingForDisconnect, right for the main thread) waits for the
+# session to detach, and Node 20 then crashed once in a few such sessions (SIGSEGV): workers
+# are never asked.
+survived=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$NTOP_JS" --pid "$churn_PID" --no-config -b -n $((1 + i % 3)) >/dev/null 2>>"$WORK/short.err" || break
+	alive "$churn_PID" || break
+	survived=$i
+done
+check "ten short sessions one after the other: each ends with status 0 and the target survives" \
+	test "$survived" -eq 10
+check "(nothing on stderr)" test ! -s "$WORK/short.err"
+kill "$churn_PID"
+
+start_node nested --inspect-port=0 "$TARGETS/pool.js" nested
+wait_ready nested || diag "the nested target did not start"
+sleep 2
+
+# Nested: outer starts inner, whose loop runs nestedWork. Both report to the main thread's
+# inspector. Each prints how many ntop-js keys its globalThis holds, every second.
+before=$(wc -l <"$WORK/nested.out")
+"$NTOP_JS" --pid "$nested_PID" --no-config -b --json -n 5 -t 5 >"$WORK/nested.jsonl" 2>"$WORK/ntop-nested.err"
+ok $? "nested workers: status 0"
+during=$(wc -l <"$WORK/nested.out")
+check "the inner worker, started by a worker, is found with nestedWork" jsonl_check "$WORK/nested.jsonl" '
+	l => l.slice(2).every(w => w.threads.some(t => t.thread_name === "outer") && w.threads.some(t =>
+		t.thread_name === "inner" && t.top.some(f => f.function === "nestedWork" && f.self_pct >= 20))) ||
+		l.map(w => w.threads.map(t => t.thread_name + ":" + (t.top || []).map(f => f.function).join("/")))'
+diag "while attached, the most keys of each thread: $(max_syms nested "$before" "$during" | tr '\n' ' ')"
+threads_with_keys() { [ "$(max_syms nested "$1" "$2" | awk '$2 > 0' | wc -l)" -ge "$3" ]; }
+check "while attached, ntop-js keeps its keys in the main thread and in both workers" \
+	threads_with_keys "$before" "$during" 3
+sleep 2.5
+diag "after, the most: $(max_syms nested "$((during + 1))" '$' | tr '\n' ' ')"
+# the last two seconds of lines: every thread has printed since ntop-js left
+keys_gone() { [ -n "$(max_syms nested "$((during + 1))" '$')" ] &&
+	! tail -n +"$((during + 1))" "$WORK/nested.out" | awk '$1 == "syms"' | tail -n 6 | grep -qv ' 0$'; }
+check "once it has left, no thread holds any (none waits for a watchdog)" keys_gone
+check "the target is still running" alive "$nested_PID"
+done_testing
