@@ -120,7 +120,7 @@ static void replay(struct replay *r, bool with_series, size_t *bad)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct replay r, back;
-	struct mem_bucket buckets[32];
+	struct ts_bucket buckets[32];
 	struct mem_growth g;
 	size_t bad = 0, lines = 1, n;
 	char *text = NULL;

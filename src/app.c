@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <malloc.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,9 +152,13 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	/* After the stop the main thread runs on only until the workers have left: not reported. */
 	if (a->stopping)
 		return;
-	if (a->engine_cfg.workers && (a->log || (a->opt.batch && a->opt.json))) {
-		app_threads_json(a, &a->threads_out);
-		rw.threads_json = a->threads_out.data ? a->threads_out.data : "";
+	strbuf_reset(&a->threads_text);
+	if (a->engine_cfg.workers && (a->log || a->opt.batch)) {
+		bool json = a->log || a->opt.json, text = a->opt.batch && !a->opt.json;
+
+		app_threads_report(a, json ? &a->threads_out : NULL, text ? &a->threads_text : NULL);
+		if (json)
+			rw.threads_json = a->threads_out.data ? a->threads_out.data : "";
 	}
 	if (a->log) {
 		/* The log's record is the window's JSON object with its type in front. */
@@ -173,7 +178,8 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	else {
 		report_text_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
-		app_threads_text(a, &a->out);
+		if (a->threads_text.len)
+			strbuf_puts(&a->out, a->threads_text.data);
 	}
 	if (a->output_broken)
 		return;
@@ -190,12 +196,18 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 
 	app_print_window(a, w, wall_time_s);
 	if (a->tui) {
-		struct model_thread th[MODEL_THREADS_MAX];
-		size_t n = app_threads_summary(a, th, MODEL_THREADS_MAX);
+		struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
+			w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
+			: NAN, NAN, false, false };
+		size_t n = app_threads_summary(a, &main_thread, th, MODEL_THREADS_MAX);
 
 		if (a->engine_cfg.workers)
-			tui_on_threads(a->tui, th, n, a->n_threads > n ? a->n_threads - n : 0);
-		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
+			tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
+		/* the worker shown gets its own windows (app_workers.c) */
+		if (!a->shown)
+			tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
+		else
+			tui_redraw(a->tui);
 	}
 	/* -n: counted here, not by the engine, so that the workers leave first. */
 	if (a->opt.iterations && ++a->windows >= (size_t)a->opt.iterations && !a->stopping)
@@ -211,8 +223,16 @@ static void app_on_memory(void *ud, const struct mem_sample *m)
 	free(rec);
 	memseries_growth(engine_memseries(a->engine), a->opt.growth_window_s, m->t_s, &a->growth);
 	a->have_growth = true;
-	if (a->tui)
+	if (a->tui && a->shown) {
+		/* a worker's screens: its own heap's growth (its readings come at the same rate) */
+		struct mem_growth g;
+
+		memseries_growth(engine_memseries(app_shown_engine(a)), a->opt.growth_window_s, m->t_s,
+			&g);
+		tui_on_memory(a->tui, &g, a->opt.growth_window_s, a->opt.no_eval);
+	} else if (a->tui) {
 		tui_on_memory(a->tui, &a->growth, a->opt.growth_window_s, a->opt.no_eval);
+	}
 }
 
 static void app_on_alloc(void *ud)
@@ -250,7 +270,15 @@ static void app_on_finished(void *ud, int status, const char *why)
 	struct app *a = ud;
 
 	app_log_exit(a, why);
-	if (a->opt.follow && status == EXIT_TARGET_GONE && a->signals == 0 && !a->launch) {
+	/* Stopping: the main thread ran on only while the workers left; a target that exited
+	 * meanwhile ends the session as the stop would have. */
+	if (a->stopping && status == EXIT_TARGET_GONE) {
+		status = EXIT_OK;
+		why = NULL;
+	}
+	loop_timer_cancel(a->threads_grace);
+	if (a->opt.follow && status == EXIT_TARGET_GONE && a->signals == 0 && !a->launch &&
+	    !a->stopping) {
 		app_follow_start(a, why);
 		return;
 	}
@@ -273,7 +301,8 @@ static void app_save(void *ud)
 {
 	struct app *a = ud;
 	char *msg = NULL;
-	int rc = export_snapshot(a->engine, a->opt.save_dir, (int)a->target.pid, &msg);
+	int rc = export_snapshot(app_shown_engine(a), a->opt.save_dir, (int)a->target.pid,
+		app_shown_thread_id(a), &msg);
 
 	app_say(a, rc < 0, msg);
 	free(msg);
@@ -372,6 +401,7 @@ const struct tui_actions app_tui_actions = {
 	.alloc_toggle = app_alloc_toggle,
 	.snapshot = app_snapshot,
 	.start_cpu = app_start_cpu,
+	.thread_next = app_thread_next,
 };
 
 void app_on_signal(void *ud, int sig)

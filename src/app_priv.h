@@ -54,9 +54,11 @@ struct app {
 	struct app_thread **threads;
 	size_t n_threads, cap_threads;
 	struct loop_timer *threads_reap, *threads_grace;
+	struct app_thread *shown;     /* the live view shows this worker; NULL: the main thread */
 	bool stopping;
 	size_t windows;               /* the main thread's, for -n */
-	struct strbuf threads_out;    /* the workers' part of a report */
+	struct strbuf threads_out;    /* the workers' part of a report: JSON */
+	struct strbuf threads_text;   /* ...and text */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -81,12 +83,19 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 void app_stop(struct app *a);
 /* Its timers (the loop exists); app_threads_free() frees them and every worker's engine. */
 void app_threads_init(struct app *a);
-/* The workers' windows since the last report (and their exits), as JSON objects joined by
- * commas, or as text reports; each is reported once. */
-void app_threads_json(struct app *a, struct strbuf *out);
-void app_threads_text(struct app *a, struct strbuf *out);
-/* The threads for the live view's THREADS line. */
-size_t app_threads_summary(const struct app *a, struct model_thread *out, size_t max);
+/* The workers' windows since the last report (and their exits), once each, for the main
+ * thread's report: into json (reset first) as objects joined by commas, and appended to text
+ * as text reports; either may be NULL. */
+void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *text);
+/* The threads for the live view's THREADS line: main_thread first, then the workers. */
+size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
+	struct model_thread *out, size_t max);
+/* The live view shows thread th (NULL: the main thread); t shows the next one. The shown
+ * engine, and its thread id (0 for the main thread, -1 unknown). */
+void app_show_thread(struct app *a, struct app_thread *th);
+void app_thread_next(void *ud);
+struct engine *app_shown_engine(const struct app *a);
+long app_shown_thread_id(const struct app *a);
 void app_threads_free(struct app *a);
 
 /* app_follow.c */

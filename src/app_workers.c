@@ -23,6 +23,10 @@
 
 /* A worker's engine that has not left this long after the stop is not waited for. */
 #define WORKERS_LEAVE_GRACE_S 1.0
+/* A worker's call tree (its callers and callees, s): the main thread's keeps 500,000 samples
+ * of timeline; a worker's 20,000 (about 240 KB), merged beyond, for 32 workers to cost what
+ * one main thread does. */
+#define WORKER_CALLTREE_MAX_SAMPLES 20000
 
 struct app_thread {
 	struct app *a;
@@ -80,6 +84,8 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 	th->sum.have_window = !rw.cpu_off && w->sampled_us > 0;
 	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
 	th->sum.heap_used_bytes = rw.mem ? rw.mem->v[MEM_HEAP_USED] : NAN;
+	if (a->tui && a->shown == th)
+		tui_on_window(a->tui, w, rw.window_ms);
 }
 
 static void thread_on_notice(void *ud, const char *msg)
@@ -98,8 +104,17 @@ static void thread_on_finished(void *ud, int status, const char *why)
 
 	th->finished = true;
 	th->sum.exited = true;
-	/* A worker that could not be profiled says why, unless it simply exited. */
-	if (status != EXIT_OK && status != EXIT_TARGET_GONE && why && !a->stopping)
+	if (a->shown == th && a->tui) {
+		char *msg = xasprintf("worker thread %ld exited; showing the main thread",
+			th->info.thread_id);
+		app_show_thread(a, NULL);
+		tui_status(a->tui, false, msg);
+		free(msg);
+	}
+	/* A worker that could not be profiled says why, unless it simply exited (also before its
+	 * session opened: unreachable). */
+	if (status != EXIT_OK && status != EXIT_TARGET_GONE && status != EXIT_UNREACHABLE && why &&
+	    !a->stopping)
 		thread_on_notice(th, why);
 	/* Freed outside the engine's own callback. */
 	loop_timer_arm(a->threads_reap, 0);
@@ -129,7 +144,7 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 	strbuf_init(&th->json);
 	strbuf_init(&th->text);
 	th->sum.thread_id = w->thread_id;
-	snprintf(th->sum.name, sizeof th->sum.name, "%.*s", (int)sizeof th->sum.name - 1, w->name);
+	util_sanitize(w->name, strlen(w->name), th->sum.name, sizeof th->sum.name);
 	th->sum.busy_pct = NAN;
 	th->sum.heap_used_bytes = NAN;
 	/* Its profiles and memory, its loop; the process's V8 flags are the main engine's, and
@@ -138,7 +153,7 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 	cfg.worker = true;
 	cfg.iterations = 0;
 	cfg.alloc = false;
-	cfg.calltree_max_samples = 0;
+	cfg.calltree_max_samples = WORKER_CALLTREE_MAX_SAMPLES;
 	cfg.ask_pause = false;
 	th->e = engine_create(a->loop, tp, &a->engine_clock, &th->target, &cfg, &thread_handlers, th);
 	if (a->n_threads == a->cap_threads) {
@@ -151,6 +166,41 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 		free(cause);
 		loop_timer_arm(a->threads_reap, 0);
 	}
+}
+
+void app_show_thread(struct app *a, struct app_thread *th)
+{
+	a->shown = th;
+	if (a->tui)
+		tui_show_thread(a->tui, th ? th->e : a->engine, th ? (th->info.thread_id > 0 ?
+			th->info.thread_id : -1) : 0, th ? th->info.name : NULL);
+}
+
+void app_thread_next(void *ud)
+{
+	struct app *a = ud;
+	size_t i = 0;
+
+	/* main, then each live worker in the order they came, then main again */
+	if (a->shown)
+		for (; i < a->n_threads && a->threads[i] != a->shown; i++)
+			;
+	for (i = a->shown ? i + 1 : 0; i < a->n_threads; i++)
+		if (!a->threads[i]->finished) {
+			app_show_thread(a, a->threads[i]);
+			return;
+		}
+	app_show_thread(a, NULL);
+}
+
+struct engine *app_shown_engine(const struct app *a)
+{
+	return a->shown ? a->shown->e : a->engine;
+}
+
+long app_shown_thread_id(const struct app *a)
+{
+	return a->shown ? (a->shown->info.thread_id > 0 ? a->shown->info.thread_id : -1) : 0;
 }
 
 static size_t threads_live(const struct app *a)
@@ -178,8 +228,10 @@ static void app_on_threads_reap(void *ud)
 			a->threads[j++] = th;
 	}
 	a->n_threads = j;
-	if (a->stopping && threads_live(a) == 0)
+	if (a->stopping && threads_live(a) == 0) {
+		loop_timer_cancel(a->threads_grace);
 		engine_stop(a->engine);
+	}
 }
 
 static void app_on_stop_grace(void *ud)
@@ -194,6 +246,7 @@ void app_threads_init(struct app *a)
 	a->threads_reap = loop_timer_create(a->loop, app_on_threads_reap, a);
 	a->threads_grace = loop_timer_create(a->loop, app_on_stop_grace, a);
 	strbuf_init(&a->threads_out);
+	strbuf_init(&a->threads_text);
 }
 
 void app_stop(struct app *a)
@@ -213,63 +266,64 @@ void app_stop(struct app *a)
 	loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 }
 
-void app_threads_json(struct app *a, struct strbuf *out)
+void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *text)
 {
 	bool first = true;
 
-	strbuf_reset(out);
+	if (json)
+		strbuf_reset(json);
 	for (size_t i = 0; i < a->n_threads; i++) {
 		struct app_thread *th = a->threads[i];
 
 		if (th->fresh) {
-			strbuf_puts(out, first ? "" : ",");
-			strbuf_puts(out, th->json.data ? th->json.data : "{}");
+			if (json) {
+				strbuf_puts(json, first ? "" : ",");
+				strbuf_puts(json, th->json.data ? th->json.data : "{}");
+				first = false;
+			}
+			if (text && th->text.data)
+				strbuf_puts(text, th->text.data);
 			th->fresh = false;
-			first = false;
 		}
 		if (th->finished && !th->reported_exit) {
-			strbuf_printf(out, "%s{\"thread_id\":", first ? "" : ",");
-			if (th->info.thread_id > 0)
-				strbuf_printf(out, "%ld", th->info.thread_id);
-			else
-				strbuf_puts(out, "null");
-			strbuf_puts(out, ",\"thread_name\":");
-			strbuf_json_string(out, th->info.name, strlen(th->info.name));
-			strbuf_puts(out, ",\"exited\":true}");
-			th->reported_exit = true;
-			first = false;
-			loop_timer_arm(a->threads_reap, 0);
-		}
-	}
-	if (!out->data)
-		strbuf_puts(out, "");
-}
-
-void app_threads_text(struct app *a, struct strbuf *out)
-{
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *th = a->threads[i];
-
-		if (th->fresh && th->text.data)
-			strbuf_puts(out, th->text.data);
-		th->fresh = false;
-		if (th->finished && !th->reported_exit) {
-			strbuf_printf(out, "THREAD: worker %ld", th->info.thread_id);
-			if (th->info.name[0])
-				strbuf_printf(out, " (%s)", th->info.name);
-			strbuf_puts(out, " exited\n\n");
+			if (json) {
+				strbuf_printf(json, "%s{\"thread_id\":", first ? "" : ",");
+				if (th->info.thread_id > 0)
+					strbuf_printf(json, "%ld", th->info.thread_id);
+				else
+					strbuf_puts(json, "null");
+				strbuf_puts(json, ",\"thread_name\":");
+				strbuf_json_string(json, th->info.name, strlen(th->info.name));
+				strbuf_puts(json, ",\"exited\":true}");
+				first = false;
+			}
+			if (text) {
+				strbuf_printf(text, "THREAD: worker %ld", th->info.thread_id);
+				if (th->info.name[0])
+					strbuf_printf(text, " (%s)", th->info.name);
+				strbuf_puts(text, " exited\n\n");
+			}
 			th->reported_exit = true;
 			loop_timer_arm(a->threads_reap, 0);
 		}
 	}
+	if (json && !json->data)
+		strbuf_puts(json, "");
 }
 
-size_t app_threads_summary(const struct app *a, struct model_thread *out, size_t max)
+size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
+	struct model_thread *out, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < a->n_threads && n < max; i++)
-		out[n++] = a->threads[i]->sum;
+	if (max == 0)
+		return 0;
+	out[n] = *main_thread;
+	out[n++].shown = !a->shown;
+	for (size_t i = 0; i < a->n_threads && n < max; i++) {
+		out[n] = a->threads[i]->sum;
+		out[n++].shown = a->shown == a->threads[i];
+	}
 	return n;
 }
 
@@ -284,4 +338,5 @@ void app_threads_free(struct app *a)
 	loop_timer_free(a->threads_grace);
 	a->threads_reap = a->threads_grace = NULL;
 	strbuf_free(&a->threads_out);
+	strbuf_free(&a->threads_text);
 }

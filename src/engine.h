@@ -200,9 +200,6 @@ const struct engine_block *engine_block_get(const struct engine *e, uint64_t i);
  * --block-threshold 0). */
 double engine_block_threshold_ms(const struct engine *e);
 
-/* Worker threads reported and not yet gone (engine_workers.c). */
-size_t engine_workers_count(const struct engine *e);
-
 /* Memory (engine_mem.c). */
 const struct memseries *engine_memseries(const struct engine *e);
 const struct engine_heap_space *engine_heap_spaces(const struct engine *e, size_t *n);

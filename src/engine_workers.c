@@ -204,8 +204,10 @@ static struct worker_chan *chan_find(struct engine *e, struct json_span params)
 	if (n < 0 || (size_t)n >= sizeof id)
 		return NULL;
 	id[n] = '\0';
+	/* A closed channel's id may come back: Node numbers a session's workers from 1, and a
+	 * new session (--follow) starts again. */
 	for (size_t i = 0; i < e->workers.n; i++)
-		if (strcmp(e->workers.chans[i]->session_id, id) == 0)
+		if (!e->workers.chans[i]->closed && strcmp(e->workers.chans[i]->session_id, id) == 0)
 			return e->workers.chans[i];
 	return NULL;
 }
@@ -217,7 +219,7 @@ static void worker_title(const char *title, struct engine_worker_info *info)
 	long id = 0;
 
 	info->thread_id = -1;
-	snprintf(info->name, sizeof info->name, "%.*s", (int)sizeof info->name - 1, title);
+	util_sanitize(title, strlen(title), info->name, sizeof info->name);
 	if (strncmp(p, "[worker ", 8) != 0)
 		return;
 	p += 8;
@@ -231,7 +233,7 @@ static void worker_title(const char *title, struct engine_worker_info *info)
 	while (*p == ' ')
 		p++;
 	info->thread_id = id;
-	snprintf(info->name, sizeof info->name, "%.*s", (int)sizeof info->name - 1, p);
+	util_sanitize(p, strlen(p), info->name, sizeof info->name);
 }
 
 static void string_member(struct json_span obj, const char *key, char *out, size_t outsz)
@@ -370,6 +372,7 @@ void engine_workers_session_ended(struct engine *e, const char *why)
 	struct engine_workers *w = &e->workers;
 
 	w->enabled = false;
+	w->over_limit_said = false;
 	for (size_t i = w->n; i-- > 0;) {
 		struct worker_chan *c = w->chans[i];
 
@@ -401,7 +404,3 @@ void engine_workers_free(struct engine *e)
 	w->n = w->cap = 0;
 }
 
-size_t engine_workers_count(const struct engine *e)
-{
-	return e->workers.n;
-}

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-int export_snapshot(struct engine *e, const char *dir, int pid, char **msg)
+int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, char **msg)
 {
 	const struct calltree *all = engine_calltree(e), *win = engine_window_calltree(e);
 	char stamp[32], *base, *p_all, *p_win, *p_fold, *cause = NULL;
@@ -26,7 +26,12 @@ int export_snapshot(struct engine *e, const char *dir, int pid, char **msg)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-	base = xasprintf("%s/ntop-js-%d-%s.%03ld", dir, pid, stamp, ts.tv_nsec / 1000000);
+	/* a worker thread's files name it: ntop-js-PID-tTHREAD-... */
+	if (thread_id != 0)
+		base = xasprintf("%s/ntop-js-%d-t%ld-%s.%03ld", dir, pid, thread_id, stamp,
+			ts.tv_nsec / 1000000);
+	else
+		base = xasprintf("%s/ntop-js-%d-%s.%03ld", dir, pid, stamp, ts.tv_nsec / 1000000);
 	p_all = xasprintf("%s-all.cpuprofile", base);
 	p_win = xasprintf("%s-window.cpuprofile", base);
 	p_fold = xasprintf("%s-all.folded", base);

@@ -6,8 +6,9 @@ struct engine;
 
 /* Writes, into dir, ntop-js-PID-YYYYmmdd-HHMMSS.mmm-all.cpuprofile (since attach or reset),
  * ...-window.cpuprofile (the last window), ...-all.folded and, when allocations are sampled,
- * ...-alloc.heapprofile (the latest allocation profile). Returns 0 with *msg naming the
- * files, or -1 with *msg saying what failed. The caller frees *msg. */
-int export_snapshot(struct engine *e, const char *dir, int pid, char **msg);
+ * ...-alloc.heapprofile (the latest allocation profile); for a worker thread's engine
+ * (thread_id not 0) ntop-js-PID-tTHREAD-.... Returns 0 with *msg naming the files, or -1 with
+ * *msg saying what failed. The caller frees *msg. */
+int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, char **msg);
 
 #endif

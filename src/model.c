@@ -93,6 +93,13 @@ void model_on_window(struct model *m, const struct window_stats *w, double windo
 	m->dec_idle_us = m->dec_idle_us * f + w->idle_us;
 }
 
+void model_forget_window(struct model *m)
+{
+	m->window = NULL;
+	m->last_window_ms = 0;
+	m->last_samples = 0;
+}
+
 void model_reset_decay(struct model *m)
 {
 	if (m->dec_cap) {

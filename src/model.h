@@ -37,12 +37,13 @@ struct model_row {
  * model). */
 #define MODEL_THREADS_MAX 64
 struct model_thread {
-	long thread_id;             /* -1: not known */
+	long thread_id;             /* 0: the main thread; -1: not known */
 	char name[64];
 	bool have_window;           /* busy_pct is from a profiled window */
 	double busy_pct;            /* of its last window's samples, not idle; NAN before one */
 	double heap_used_bytes;     /* NAN before a reading */
 	bool exited;
+	bool shown;                 /* the table and screens show this thread */
 };
 
 struct model_split {
@@ -68,8 +69,11 @@ struct model {
 	/* The event loop's latest reading (eval mode), when have_loop. */
 	bool have_loop;
 	struct evloop_reading loop;
-	/* The target's worker threads (app_workers.c), when they are watched. */
+	/* The target's threads (app_workers.c), when workers are watched: the main thread first,
+	 * then each worker; the one the screens show (0: the main thread) and its name. */
 	bool threads_watched;
+	long shown_thread_id;
+	char shown_thread_name[64];
 	struct model_thread threads[MODEL_THREADS_MAX];
 	size_t n_threads, threads_more;  /* more: beyond MODEL_THREADS_MAX */
 	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */
@@ -136,6 +140,8 @@ void model_free(struct model *m);
 void model_on_window(struct model *m, const struct window_stats *w, double window_ms);
 /* Forgets the decayed averages (after a reset of the cumulative counters). */
 void model_reset_decay(struct model *m);
+/* The last window is no longer valid (the model shows another thread until its next one). */
+void model_forget_window(struct model *m);
 void model_set_status(struct model *m, bool is_error, double now_wall_s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

@@ -134,6 +134,11 @@ static void tui_on_keys(void *ud)
 			tui_pull_cpu(t);
 			redraw = true;
 			break;
+		case VA_THREAD:
+			if (t->actions->thread_next)
+				t->actions->thread_next(t->ud);
+			redraw = true;
+			break;
 		}
 	}
 	if (redraw)
@@ -219,6 +224,38 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
 	t->model.inlined_in_callers = !jit.exact && !t->model.cpu_off;
 	snprintf(t->model.inlining_caveat, sizeof t->model.inlining_caveat, "%s",
 		jit.caveat ? jit.caveat : "");
+	tui_draw(t);
+}
+
+void tui_show_thread(struct tui *t, struct engine *e, long thread_id, const char *name)
+{
+	struct model *m = &t->model;
+
+	if (t->engine == e)
+		return;
+	t->engine = e;
+	m->ft = engine_functab(e);
+	m->cum = engine_cumulative(e);
+	m->ct = engine_calltree(e);
+	m->shown_thread_id = thread_id;
+	util_sanitize(name ? name : "", name ? strlen(name) : 0, m->shown_thread_name,
+		sizeof m->shown_thread_name);
+	for (size_t i = 0; i < m->n_threads; i++)
+		m->threads[i].shown = m->threads[i].thread_id == thread_id;
+	/* The rows and averages were the other thread's (its function table, its windows). */
+	model_reset_decay(m);
+	model_forget_window(m);
+	m->windows = engine_windows_done(e);
+	m->windows_late = engine_windows_late(e);
+	m->have_loop = false;
+	m->loop_series = NULL;
+	m->n_blocks = 0;
+	m->blocks_total = 0;
+	tui_pull_cpu(t);
+	tui_pull_alloc(t);
+	if (m->have_memory)
+		m->mem = engine_memseries(e);
+	view_thread_changed(t->view);
 	tui_draw(t);
 }
 

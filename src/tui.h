@@ -21,6 +21,7 @@ struct tui_actions {
 	void (*alloc_toggle)(void *ud);
 	void (*snapshot)(void *ud);   /* the user confirmed a heap snapshot */
 	void (*start_cpu)(void *ud);  /* the user confirmed starting the CPU profiler */
+	void (*thread_next)(void *ud);/* t: the app shows the next thread (tui_show_thread) */
 };
 
 /* Opens the terminal and starts drawing. Returns NULL with *cause on failure. */
@@ -36,6 +37,10 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
 struct model_thread;
 /* The target's worker threads, for the THREADS line (more: left out beyond the model's room). */
 void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size_t more);
+/* The screens show the thread whose engine is e from now on: thread_id 0 and name NULL for
+ * the main thread. The caller feeds that engine's windows (tui_on_window) and keeps it alive
+ * while it is shown. */
+void tui_show_thread(struct tui *t, struct engine *e, long thread_id, const char *name);
 void tui_status(struct tui *t, bool is_error, const char *msg);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the
  * memory screen and asks whether to start it. */

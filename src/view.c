@@ -567,6 +567,13 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 		return VA_SAVE;
 	case 'c':
 		return view_start_cpu_ask(v, m);
+	case 't':
+		if (!m->threads_watched || m->n_threads < 2) {
+			snprintf(v->msg, sizeof v->msg, m->threads_watched ? "the target has no worker "
+				"thread" : "worker threads are not watched (--no-workers)");
+			return VA_REDRAW;
+		}
+		return VA_THREAD;
 	case 'l':
 		v->screen = v->screen == VS_LOOP ? VS_TABLE : VS_LOOP;
 		v->blk_stack = false;
@@ -585,6 +592,21 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 		*handled = false;
 		return VA_NONE;
 	}
+}
+
+void view_thread_changed(struct view *v)
+{
+	v->sel_func = VIEW_NONE;
+	v->sel = v->top = 0;
+	v->depth = 0;
+	v->detail_sel = 0;
+	v->paused = false;
+	v->mem_frozen_end_s = 0;
+	v->blk_sel = UINT64_MAX;
+	v->blk_top = 0;
+	v->blk_stack = false;
+	if (v->screen == VS_DETAIL)
+		v->screen = VS_TABLE;
 }
 
 void view_show_memory(struct view *v)

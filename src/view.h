@@ -23,6 +23,7 @@ enum view_action {
 	VA_ALLOC_TOGGLE, /* start or stop allocation sampling */
 	VA_SNAPSHOT,     /* the user confirmed a heap snapshot */
 	VA_START_CPU,    /* the user confirmed starting the CPU profiler (--no-cpu) */
+	VA_THREAD,       /* show the next thread of the target (the app switches the model) */
 };
 
 enum view_column { COL_SELF_PCT, COL_TOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME,
@@ -51,6 +52,9 @@ enum view_action view_key(struct view *v, const struct model *m, int key);
 /* Draws the current screen into g (already sized to the terminal). */
 void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
 bool view_paused(const struct view *v);
+/* The model now shows another thread (another function table): forgets the selection, the
+ * detail screen's functions and the pause. */
+void view_thread_changed(struct view *v);
 /* Opens the memory screen (from wherever the view is). */
 void view_show_memory(struct view *v);
 /* The function the detail screen shows, or UINT32_MAX on the table. */

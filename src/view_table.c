@@ -291,6 +291,13 @@ static void draw_target_line(const struct model *m, struct grid *g, int y, doubl
 	snprintf(buf, sizeof(buf), "  PID %d  node %s  ", m->pid,
 		m->node_version[0] ? m->node_version : "?");
 	x = view_put_at(g, x, y, GA_NORMAL, buf);
+	if (m->shown_thread_id != 0) {
+		/* a worker's screens: say whose (t goes on to the next) */
+		snprintf(buf, sizeof(buf), "THREAD %ld%s%s", m->shown_thread_id,
+			m->shown_thread_name[0] ? " " : "", m->shown_thread_name);
+		x = view_put_at(g, x, y, GA_WARN, buf);
+		x = view_put_at(g, x, y, GA_NORMAL, "  ");
+	}
 	if (m->attached_wall_s > 0) {
 		time_t t = (time_t)m->attached_wall_s;
 		struct tm tm;
@@ -532,8 +539,8 @@ static void draw_row(const struct view *v, const struct model *m, struct grid *g
 	}
 }
 
-/* "THREADS 1 pool 97%  2 pool 95%  3 churner exited": the workers (the table is the main
- * thread's), each with how busy its last window was. */
+/* "THREADS  main 3%  1 97%  2 95%  3 churner exited  (t: next)": the main thread and the
+ * workers, each with how busy its last window was, the one the screens show highlighted. */
 static void draw_threads_line(const struct model *m, struct grid *g, int y)
 {
 	char buf[160];
@@ -543,13 +550,15 @@ static void draw_threads_line(const struct model *m, struct grid *g, int y)
 		const struct model_thread *t = &m->threads[i];
 		char id[24];
 
-		if (t->thread_id >= 0)
+		if (t->thread_id > 0)
 			snprintf(id, sizeof id, "%ld", t->thread_id);
 		else
-			snprintf(id, sizeof id, "?");
+			snprintf(id, sizeof id, t->thread_id == 0 ? "" : "?");
 		x = view_put_at(g, x, y, GA_NORMAL, "  ");
-		snprintf(buf, sizeof buf, "%s%s%.40s", id, t->name[0] ? " " : "", t->name);
-		x = view_put_at(g, x, y, GA_NORMAL, buf);
+		snprintf(buf, sizeof buf, "%s%s", id, id[0] && t->name[0] ? " " : "");
+		/* cut at a character, not a byte */
+		util_sanitize(t->name, strlen(t->name), buf + strlen(buf), 40);
+		x = view_put_at(g, x, y, t->shown ? GA_SELECTED : GA_NORMAL, buf);
 		if (t->exited)
 			snprintf(buf, sizeof buf, " exited");
 		else if (t->have_window && isfinite(t->busy_pct))
@@ -561,8 +570,10 @@ static void draw_threads_line(const struct model *m, struct grid *g, int y)
 	}
 	if (m->threads_more && x < g->width) {
 		snprintf(buf, sizeof buf, "  +%zu more", m->threads_more);
-		view_put_at(g, x, y, GA_DIM, buf);
+		x = view_put_at(g, x, y, GA_DIM, buf);
 	}
+	if (x + 12 < g->width)
+		view_put_at(g, x, y, GA_DIM, "  (t: next)");
 }
 
 void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
@@ -573,27 +584,22 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 	view_table_build(v, m);
 	bottom = view_draw_bottom(v, m, g, m->cpu_off && !m->cpu_starting ? TABLE_KEYS_CPU_OFF :
 		TABLE_KEYS);
-	if (h >= 16 && m->have_loop) {
+	if (h >= 14) {
 		/* A line for the event loop once it has been read (never with --no-eval), and one
-		 * for the worker threads while there are any. */
-		bool threads = h >= 18 && m->threads_watched && m->n_threads > 0;
+		 * for the worker threads while there are any, each when there is room. */
+		bool loop = h >= 16 && m->have_loop;
+		bool threads = h >= (loop ? 18 : 16) && m->threads_watched && m->n_threads > 1;
 
-		hdr = threads ? 7 : 6;
+		hdr = 5 + loop + threads;
 		draw_target_line(m, g, 0, now_wall_s);
 		draw_sampling_line(v, m, g, 1);
 		draw_cpu_line(v, m, g, 2);
 		if (threads)
 			draw_threads_line(m, g, 3);
-		view_loop_line(m, g, hdr - 3);
+		if (loop)
+			view_loop_line(m, g, 3 + threads);
 		view_memory_line(v, m, g, hdr - 2, now_wall_s);
 		draw_settings_line(v, m, g, hdr - 1);
-	} else if (h >= 14) {
-		hdr = 5;
-		draw_target_line(m, g, 0, now_wall_s);
-		draw_sampling_line(v, m, g, 1);
-		draw_cpu_line(v, m, g, 2);
-		view_memory_line(v, m, g, 3, now_wall_s);
-		draw_settings_line(v, m, g, 4);
 	} else if (h >= 10) {
 		hdr = 3;
 		draw_target_line(m, g, 0, now_wall_s);

@@ -3,7 +3,7 @@
 # windows that find the hot function, memory readings (the external and heap-space reading
 # needs process.getBuiltinModule, or require on Node 18), --alloc, the target's exit not held
 # up, the inspector closed again, the event loop's lag and blocks, the heap spaces in the live
-# view, --no-eval, and
+# view, --no-eval, worker threads (a piscina pool), and
 # --disable-sigusr1 (22.14+) refused with status 6.
 #
 #   NTOP_NODE_VERSIONS   versions to test (default: NODE_MATRIX in tests/lib.sh, 18 to 26;
@@ -11,6 +11,7 @@
 # Each version is installed once (tests/lib.sh, matrix_node).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
+require_npm_deps # piscina, for the worker threads
 
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 have_tmux=0
@@ -184,6 +185,28 @@ test_version() { # test_version VERSION (nb is set)
 	fi
 	kill "$hot" "$leak" 2>/dev/null
 	wait "$hot" "$leak" 2>/dev/null
+
+	# Worker threads: piscina's pool on this version, warm; isPrime holds the workers' time
+	# outside piscina's wait (without each worker's deoptimization Node 18 and 22 show
+	# piscina's "(anonymous)", Node 24 primeCount: tests/integration/workers.sh).
+	start_target "pool$tag" --inspect-port=0 "$TARGETS/pool.js" pool
+	wait_ready "pool$tag"
+	local pool_var=pool${tag}_PID
+	local pool=${!pool_var}
+	sleep 2
+	"$NTOP_JS" --pid "$pool" --no-config -b --json -n 4 -t 5 >"$WORK/pool$tag.jsonl" 2>"$WORK/pool$tag.err"
+	ok $? "$t worker threads: status 0"
+	check "$t both pool threads, isPrime their hot function (3/4 of the time outside piscina's wait)" \
+		jsonl_check "$WORK/pool$tag.jsonl" 'l => l.slice(2).every(w => w.threads && [1, 2].every(id => {
+			const t = w.threads.find(x => x.thread_id === id);
+			if (!t || !t.top) return false;
+			const work = t.top.filter(f => !/^(atomicsWaitLoop|postMessage|\(idle\)|\(program\))$/.test(f.function)),
+				total = work.reduce((a, f) => a + f.self_pct, 0), f = work[0];
+			return f && f.function === "isPrime" && f.self_pct >= 0.75 * total; })) ||
+			l.map(w => (w.threads || []).map(t => (t.top || []).map(f => f.function + " " + f.self_pct).join()))'
+	check "$t the target is still running" alive "$pool"
+	kill "$pool" 2>/dev/null
+	wait "$pool" 2>/dev/null
 }
 
 for v in $versions; do

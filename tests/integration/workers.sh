@@ -63,8 +63,11 @@ check "short-lived workers (churner, every 4 s for 3 s) come with churnWork and 
 		return ids.length >= 2 && ids.every(id => seen[id].exits <= 1) &&
 			ids.filter(id => seen[id].hot >= 1 && seen[id].exits === 1).length >= 1 || seen; }'
 
-"$NTOP_JS" --pid "$churn_PID" --no-config -b -n 3 -t 5 >"$WORK/churn.txt" 2>"$WORK/churn-txt.err"
-ok $? "batch text: status 0"
+"$NTOP_JS" --pid "$churn_PID" --no-config -b -n 3 -t 5 --log "$WORK/churn.log" >"$WORK/churn.txt" \
+	2>"$WORK/churn-txt.err"
+ok $? "batch text (and --log): status 0"
+check "the --log file's window records carry the workers too" bash -c "grep '\"type\":\"window\"' \
+	'$WORK/churn.log' | tail -n 1 | grep -q '\"threads\":\[{\"thread_id\":[12],'"
 check "each worker has a report of its own, named in its header line, with isPrime" \
 	bash -c "[ \$(grep -c '^ntop-js - .* thread [12]\$' '$WORK/churn.txt') -ge 4 ] &&
 		grep -A14 '^ntop-js - .* thread 1\$' '$WORK/churn.txt' | grep -q ' isPrime .*pool-task\.js'"
@@ -72,11 +75,24 @@ check "each worker has a report of its own, named in its header line, with isPri
 check "--no-workers: the main thread only (no threads key)" jsonl_check "$WORK/main-only.jsonl" '
 	l => l.length === 3 && l.every(w => !("threads" in w) && w.cpu)'
 
-# The live view: the THREADS line names each worker with how busy it is.
+# The live view: the THREADS line names each worker with how busy it is; t shows the next.
+main_shown() { screen | grep -q '^ntop-js  PID ' && ! screen | grep -q '^ntop-js .*THREAD '; }
+back_to_main() { for i in 1 2 3 4 5 6 7 8; do main_shown && return 0; keys t; sleep 0.5; done; main_shown; }
 term_start 160 40 "$NTOP_JS --pid $churn_PID --no-config -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 check "the live view's THREADS line: both pool threads, busy" \
-	wait_screen 20 '^THREADS  (1|2) [0-9]+%  (1|2) [0-9]+%'
+	wait_screen 20 '^THREADS  main [0-9]+%  (1|2) [0-9]+%  (1|2) [0-9]+%'
 check "and the short-lived ones as they come" wait_screen 15 '^THREADS .* [0-9]+ churner [0-9]+%'
+keys t
+check "t shows a pool thread: the header names it" wait_screen 10 '^ntop-js  PID [0-9]+  node [^ ]+  THREAD [12] '
+check "and the table is its own: isPrime on top" \
+	wait_screen 15 '^ +[0-9.]+% +[0-9.]+% +[0-9.]+s +[0-9.]+s isPrime +[^ ]*pool-task\.js'
+keys Enter
+check "Enter: isPrime's details, with its caller from the worker's call tree" \
+	wait_screen 10 'primeCount'
+keys Escape m
+check "m: the worker's memory screen" wait_screen 10 '^MEMORY'
+keys m
+check "t goes round, back to the main thread" back_to_main
 keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"

@@ -50,7 +50,8 @@ struct engine_timer {
 struct sent {
 	long long id;
 	char method[64];
-	char *expression;  /* Runtime.evaluate's, else NULL */
+	char *expression;  /* Runtime.evaluate's, or the message of sendMessageToWorker; else NULL */
+	char session[64];  /* NodeWorker calls' sessionId */
 	bool taken;        /* the test has answered it, or chosen not to */
 };
 
@@ -73,6 +74,10 @@ struct fake {
 	struct sent sent[MAX_SENT];
 	int n_sent;
 	char prefix[64];      /* this engine's profile titles, read from its console.profile */
+	/* the workers reported (on_worker): the latest one and the way to it */
+	int workers_seen;
+	struct engine_worker_info worker;
+	struct engine_transport worker_tp;
 	/* what the handlers saw */
 	struct engine *e;
 	int windows;
@@ -198,6 +203,16 @@ static int fake_send(void *conn, const char *data, size_t len)
 		s->expression = xstrdup(expr->valuestring);
 		note_prefix(f, s->expression);
 	}
+	{
+		cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params"),
+			*sid = cJSON_GetObjectItemCaseSensitive(params, "sessionId"),
+			*msg = cJSON_GetObjectItemCaseSensitive(params, "message");
+
+		if (cJSON_IsString(sid))
+			snprintf(s->session, sizeof s->session, "%s", sid->valuestring);
+		if (cJSON_IsString(msg) && !s->expression)
+			s->expression = xstrdup(msg->valuestring);
+	}
 	cJSON_Delete(root);
 	return 0;
 }
@@ -261,10 +276,21 @@ static void on_finished(void *ud, int status, const char *why)
 	snprintf(f->why, sizeof f->why, "%s", why ? why : "");
 }
 
+static void on_worker(void *ud, const struct engine_worker_info *w,
+	const struct engine_transport *tp)
+{
+	struct fake *f = ud;
+
+	f->workers_seen++;
+	f->worker = *w;
+	f->worker_tp = *tp;
+}
+
 static const struct engine_handlers handlers = {
 	.on_window = on_window,
 	.on_notice = on_notice,
 	.on_finished = on_finished,
+	.on_worker = on_worker,
 };
 
 /* ---- driving it ---- */
@@ -1142,6 +1168,145 @@ static void test_loop_no_cpu(void)
 	free_fake(&f);
 }
 
+/* Worker threads (engine_workers.c): NodeWorker.enable once the session runs; each worker
+ * offered as a transport over the main session, its messages wrapped and unwrapped; what the
+ * target sends that is not a worker, or not well formed, ignored; its exit and ntop-js's own
+ * close both end its channel once. */
+static struct {
+	int opened, closed, messages;
+	char last[256], why[128];
+} wk;
+
+static void wk_open(void *ud)
+{
+	wk.opened++;
+}
+
+static void wk_message(void *ud, const char *data, size_t len)
+{
+	wk.messages++;
+	snprintf(wk.last, sizeof wk.last, "%.*s", (int)len, data);
+}
+
+static void wk_closed(void *ud, const char *why)
+{
+	wk.closed++;
+	snprintf(wk.why, sizeof wk.why, "%s", why);
+}
+
+static const struct transport_handlers wk_handlers = {
+	.on_open = wk_open, .on_message = wk_message, .on_closed = wk_closed,
+};
+
+static void test_workers(void)
+{
+	static const char msg[] = "{\"id\":1,\"method\":\"Profiler.enable\"}";
+	struct fake f;
+	struct engine_config cfg;
+	struct engine_transport tp;
+	void *conn, *conn2;
+	char *cause = NULL;
+	long long id;
+
+	base_config(&cfg);
+	cfg.no_cpu = true;
+	cfg.workers = true;
+	make_engine(&f, &cfg);
+	if (!start_and_open(&f)) {
+		free_fake(&f);
+		return;
+	}
+	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
+	id = take(&f, "NodeWorker.enable");
+	ok(id >= 0, "workers: NodeWorker.enable once the session runs");
+	reply(&f, id, "{}");
+
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":5,"
+		"\"workerInfo\":{\"type\":\"worker\",\"title\":\"[worker 1] a\"}}}");
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\""
+		"0123456789012345678901234567890123456789012345678901234567890123456789\","
+		"\"workerInfo\":{\"type\":\"worker\",\"title\":\"[worker 1] a\"}}}");
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"2\","
+		"\"workerInfo\":{\"type\":\"service_worker\",\"title\":\"[worker 1] a\"}}}");
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"3\","
+		"\"workerInfo\":[]}}");
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"\","
+		"\"workerInfo\":{\"type\":\"worker\",\"title\":\"[worker 1] a\"}}}");
+	is_int(f.workers_seen, 0, "workers: a number, an overlong or empty session id, another type, "
+		"a workerInfo that is not an object: none is a worker");
+
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"7\","
+		"\"workerInfo\":{\"workerId\":\"1\",\"type\":\"worker\",\"title\":"
+		"\"[worker 3] pool\\u001b[31m\",\"url\":\"file:///app/w.js\"},"
+		"\"waitingForDebugger\":false}}");
+	is_int(f.workers_seen, 1, "workers: a worker is offered");
+	ok(f.worker.thread_id == 3 && strncmp(f.worker.name, "pool", 4) == 0 &&
+		!strchr(f.worker.name, 0x1b) && strcmp(f.worker.url, "file:///app/w.js") == 0,
+		"workers: its thread id and name from Node's title, made safe (%ld \"%s\")",
+		f.worker.thread_id, f.worker.name);
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"7\","
+		"\"workerInfo\":{\"type\":\"worker\",\"title\":\"[worker 3] pool\"}}}");
+	is_int(f.workers_seen, 1, "workers: the same session reported twice is one worker");
+	tp = f.worker_tp;
+	conn = tp.connect(tp.ctx, NULL, 0, &wk_handlers, NULL, &cause);
+	ok(conn != NULL, "workers: its transport connects");
+	is_int(wk.opened, 0, "workers: and opens from the loop, not inside connect");
+	advance(&f, 0);
+	is_int(wk.opened, 1, "workers: ...once");
+	ok(tp.send(conn, msg, strlen(msg)) == 0 && f.n_sent > 0 &&
+		strcmp(f.sent[f.n_sent - 1].method, "NodeWorker.sendMessageToWorker") == 0 &&
+		strcmp(f.sent[f.n_sent - 1].session, "7") == 0 &&
+		f.sent[f.n_sent - 1].expression && strcmp(f.sent[f.n_sent - 1].expression, msg) == 0,
+		"workers: a message for it goes whole in sendMessageToWorker, to its session");
+	reply(&f, f.sent[f.n_sent - 1].id, "{}");
+	f.sent[f.n_sent - 1].taken = true;
+	deliver(&f, "{\"method\":\"NodeWorker.receivedMessageFromWorker\",\"params\":{\"sessionId\":"
+		"\"7\",\"message\":\"{\\\"id\\\":1,\\\"result\\\":{}}\"}}");
+	ok(wk.messages == 1 && strcmp(wk.last, "{\"id\":1,\"result\":{}}") == 0,
+		"workers: its replies come unwrapped (%s)", wk.last);
+	deliver(&f, "{\"method\":\"NodeWorker.receivedMessageFromWorker\",\"params\":{\"sessionId\":"
+		"\"8\",\"message\":\"{}\"}}");
+	deliver(&f, "{\"method\":\"NodeWorker.receivedMessageFromWorker\",\"params\":{\"sessionId\":"
+		"\"7\",\"message\":{}}}");
+	deliver(&f, "{\"method\":\"NodeWorker.detachedFromWorker\",\"params\":{\"sessionId\":\"9\"}}");
+	advance(&f, 0);
+	ok(wk.messages == 1 && wk.closed == 0 && f.finished == 0, "workers: a message for another "
+		"session, one that is not a string, the exit of an unknown worker: nothing");
+	deliver(&f, "{\"method\":\"NodeWorker.detachedFromWorker\",\"params\":{\"sessionId\":\"7\"}}");
+	is_int(wk.closed, 0, "workers: its exit reaches its engine from the loop");
+	advance(&f, 0);
+	ok(wk.closed == 1 && strcmp(wk.why, "the worker thread exited") == 0,
+		"workers: ...once, saying so (%s)", wk.why);
+	ok(tp.send(conn, msg, strlen(msg)) < 0, "workers: nothing more goes to it");
+
+	/* Node numbers a session's workers from 1: an id may come back for another worker */
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"7\","
+		"\"workerInfo\":{\"type\":\"worker\",\"title\":\"[worker 4] next\"}}}");
+	is_int(f.workers_seen, 2, "workers: a closed session's id, reported again, is a new worker");
+	conn2 = f.worker_tp.connect(f.worker_tp.ctx, NULL, 0, &wk_handlers, NULL, &cause);
+	advance(&f, 0);
+	is_int(wk.opened, 2, "workers: which opens");
+	f.worker_tp.close(conn2);
+	ok(f.n_sent > 0 && strcmp(f.sent[f.n_sent - 1].method, "NodeWorker.detach") == 0 &&
+		strcmp(f.sent[f.n_sent - 1].session, "7") == 0,
+		"workers: closing one detaches its session");
+	advance(&f, 0);
+	ok(wk.closed == 2 && strcmp(wk.why, "closed by ntop-js") == 0, "workers: and ends it once");
+	tp.free(conn);
+	f.worker_tp.free(conn2);
+	/* one never connected: freed with the session (ASan would see a leak) */
+	deliver(&f, "{\"method\":\"NodeWorker.attachedToWorker\",\"params\":{\"sessionId\":\"11\","
+		"\"workerInfo\":{\"type\":\"worker\",\"title\":\"no title\"}}}");
+	ok(f.workers_seen == 3 && f.worker.thread_id == -1 && strcmp(f.worker.name, "no title") == 0,
+		"workers: a title not Node's: no thread id, the title as its name");
+	engine_stop(f.e);
+	advance(&f, 30);
+	is_int(f.finished, 1, "workers: the main session ends");
+	free_fake(&f);
+}
+
 int main(void)
 {
 	size_t len;
@@ -1168,6 +1333,7 @@ int main(void)
 	test_burst_invalid();
 	test_loop();
 	test_loop_no_cpu();
+	test_workers();
 	free(fib_profile);
 	return done_testing();
 }

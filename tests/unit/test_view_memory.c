@@ -1259,11 +1259,13 @@ static void test_threads_line(struct fixture *fx)
 	grid_resize(&g, 120, 30);
 	fx->m.have_loop = true;
 	fx->m.threads_watched = true;
-	fx->m.n_threads = 3;
-	memset(fx->m.threads, 0, 3 * sizeof fx->m.threads[0]);
-	fx->m.threads[0] = (struct model_thread){ 1, "", true, 97.4, 8e6, false };
-	fx->m.threads[1] = (struct model_thread){ 2, "evil\x1b[31mname", true, 12, 8e6, false };
-	fx->m.threads[2] = (struct model_thread){ 5, "churner", false, NAN, NAN, true };
+	fx->m.n_threads = 4;
+	memset(fx->m.threads, 0, 4 * sizeof fx->m.threads[0]);
+	fx->m.threads[0] = (struct model_thread){ 0, "main", true, 3.2, NAN, false, true };
+	fx->m.threads[1] = (struct model_thread){ 1, "", true, 97.4, 8e6, false, false };
+	fx->m.threads[2] = (struct model_thread){ 2, "evil\x1b[31mname", true, 12, 8e6, false,
+		false };
+	fx->m.threads[3] = (struct model_thread){ 5, "churner", false, NAN, NAN, true, false };
 	fx->m.threads_more = 2;
 	view_draw(v, &fx->m, &g, NOW);
 	dump(&g);
@@ -1274,17 +1276,42 @@ static void test_threads_line(struct fixture *fx)
 		"each worker's id, name and busy share, the exited, and how many more: %s",
 		y >= 0 ? row(&g, y) : "");
 	ok(grid_bytes_ok(&g, false), "a hostile thread name reaches the grid without control bytes");
-	is_int(attr_at(&g, (int)(strstr(row(&g, y), "97%") - row(&g, y)), y), GA_WARN,
-		"a saturated worker stands out");
+	ok(y >= 0 && strstr(row(&g, y), "THREADS  main 3%  1 97%") && strstr(row(&g, y), "(t: next)"),
+		"the main thread first, and the key that goes to the next");
+	is_int(attr_at(&g, 9, y), GA_SELECTED, "the thread the screens show is highlighted");
+	{
+		/* row() frees the text it returned before: one call, its offset kept */
+		const char *r = row(&g, y), *p = strstr(r, "97%");
+		int x97 = p ? (int)(p - r) : -1;
+
+		is_int(attr_at(&g, x97, y), GA_WARN, "a saturated worker stands out");
+	}
 	ok(find_line(&g, "LOOP ") == 4 && find_line(&g, "FUNCTION") == 7, "the LOOP line and the table "
 		"move down one (%d, %d)", find_line(&g, "LOOP "), find_line(&g, "FUNCTION"));
 	grid_resize(&g, 120, 17);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(find_line(&g, "THREADS") < 0 && find_line(&g, "LOOP") == 3, "17 rows: no room for it");
-	fx->m.n_threads = 0;
+	is_int(view_key(v, &fx->m, 't'), VA_THREAD, "t asks for the next thread");
+	fx->m.shown_thread_id = 2;
+	snprintf(fx->m.shown_thread_name, sizeof fx->m.shown_thread_name, "pool");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "THREAD 2 pool") != NULL, "a worker's screens say whose: %s", row(&g, 0));
+	fx->m.shown_thread_id = 0;
+	fx->m.have_loop = false;
+	grid_resize(&g, 120, 16);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_line(&g, "THREADS") == 3 && find_line(&g, "LOOP ") < 0, "no loop line (--no-eval): "
+		"the THREADS line still, from 16 rows");
+	fx->m.have_loop = true;
+	fx->m.n_threads = 1;
 	grid_resize(&g, 120, 30);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(find_line(&g, "THREADS") < 0, "no worker: no line");
+	ok(view_key(v, &fx->m, 't') == VA_REDRAW && strstr(v->msg, "no worker thread"),
+		"t without workers says so");
+	fx->m.threads_watched = false;
+	ok(view_key(v, &fx->m, 't') == VA_REDRAW && strstr(v->msg, "--no-workers"),
+		"and with --no-workers, why");
 	fx->m.threads_watched = false;
 	fx->m.threads_more = 0;
 	fx->m.have_loop = false;
