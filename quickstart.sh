@@ -20,11 +20,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 
 packages="build-essential autoconf automake libtool pkg-config libncurses-dev
-libwebsockets-dev libcjson-dev nodejs tmux"
+libwebsockets-dev libcjson-dev zlib1g-dev nodejs tmux"
 # The tests also fuzz with clang's libFuzzer, run a session under valgrind, and fetch other
-# Node versions with npm.
+# Node versions with npm; go tool pprof and promtool read what ntop-js writes for them.
 if [ "$mode" = test ]; then
-	packages="$packages clang libclang-rt-dev valgrind npm"
+	packages="$packages clang libclang-rt-dev valgrind npm golang-go prometheus"
 fi
 
 missing=""

@@ -287,6 +287,16 @@ void calltree_node(const struct calltree *t, size_t i, uint32_t *func, int32_t *
 		*self_us = n ? (double)n->self_us : 0;
 }
 
+uint64_t calltree_node_hits(const struct calltree *t, size_t i)
+{
+	return i < t->n_nodes ? t->nodes[i].hits : 0;
+}
+
+double calltree_span_us(const struct calltree *t)
+{
+	return t->have_time ? (double)(t->end_us - t->start_us) : 0;
+}
+
 static void sample_store(struct calltree *t, uint32_t node, int64_t delta_us)
 {
 	if (t->dropped)

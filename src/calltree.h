@@ -48,6 +48,12 @@ size_t calltree_node_count(const struct calltree *t);
 void calltree_node(const struct calltree *t, size_t i, uint32_t *func, int32_t *parent,
 	double *self_us);
 
+/* Samples merged at node i (every one, whether the timeline keeps it or not). */
+uint64_t calltree_node_hits(const struct calltree *t, size_t i);
+/* The merged samples' span on the profiles' clock (µs, gaps between windows included); 0
+ * before the first sample. */
+double calltree_span_us(const struct calltree *t);
+
 /* Writes to path as an atomic file (atomicfile.h: whole or not at all, mode 0600). On failure
  * returns -1 and sets *cause to a new message. */
 int calltree_save(const struct calltree *t, const struct functab *ft, const char *path,

@@ -47,6 +47,9 @@ struct parser {
 	size_t n_pairs, pairs_cap;
 	size_t n_nodes;
 	double total_bytes;
+	const struct heapprof_visitor *vis; /* NULL: sums only */
+	uint32_t *path;                      /* the visitor's stack */
+	size_t path_cap;
 };
 
 enum key {
@@ -120,6 +123,17 @@ static uint32_t charge_func(const struct parser *ps, uint32_t func)
 	return func;
 }
 
+/* The open nodes' functions, the head first; f is on top of the stack. */
+static void visit_node(struct parser *ps, const struct frame *f)
+{
+	if (ps->depth > ps->path_cap)
+		ps->path = xreallocarray_grow(ps->path, &ps->path_cap, ps->depth,
+			sizeof(*ps->path));
+	for (size_t d = 0; d < ps->depth; d++)
+		ps->path[d] = ps->stack[d].func;
+	ps->vis->node(ps->vis->ud, f->id, ps->path, ps->depth, f->self_bytes);
+}
+
 /* The node's closing brace was read: check it and record its bytes. */
 static int close_node(struct parser *ps, const struct frame *f)
 {
@@ -140,6 +154,8 @@ static int close_node(struct parser *ps, const struct frame *f)
 				sizeof(*ps->pairs));
 		ps->pairs[ps->n_pairs++] = (struct site_pair){charge_func(ps, f->func),
 			f->self_bytes};
+		if (ps->vis && ps->vis->node)
+			visit_node(ps, f);
 	}
 	return 0;
 }
@@ -220,10 +236,11 @@ static int parse_tree(struct parser *ps)
 }
 
 /* One {size, nodeId, ordinal} of samples. */
-static int parse_sample(struct json_reader *rd)
+static int parse_sample(struct parser *ps)
 {
+	struct json_reader *rd = &ps->rd;
 	struct json_span k;
-	double d;
+	double d, size = 0, node_id = -1;
 	int r;
 
 	if (json_read_object(rd, "sample"))
@@ -235,22 +252,29 @@ static int parse_sample(struct json_reader *rd)
 				return -1;
 			if (!(d >= 0))
 				return json_reader_fail(rd, "negative sample field: %.17g", d);
+			if (key == K_SIZE)
+				size = d;
+			else if (key == K_NODEID)
+				node_id = d;
 		} else if (json_read_skip(rd)) {
 			return -1;
 		}
 	}
+	if (r == 0 && node_id >= 0 && ps->vis && ps->vis->sample)
+		ps->vis->sample(ps->vis->ud, node_id, size);
 	return r;
 }
 
-/* samples: not needed for the sums, only checked. */
-static int parse_samples(struct json_reader *rd)
+/* samples: not needed for the sums, only checked (and visited). */
+static int parse_samples(struct parser *ps)
 {
+	struct json_reader *rd = &ps->rd;
 	int r;
 
 	if (json_read_array(rd, "samples"))
 		return -1;
 	while ((r = json_read_element(rd)) == 1)
-		if (parse_sample(rd))
+		if (parse_sample(ps))
 			return -1;
 	return r;
 }
@@ -276,7 +300,7 @@ static int parse_top(struct parser *ps)
 			if (has_samples)
 				return json_reader_fail(rd, "two samples lists");
 			has_samples = true;
-			r = parse_samples(rd);
+			r = parse_samples(ps);
 			break;
 		default:
 			r = json_read_skip(rd);
@@ -342,8 +366,8 @@ static void table_add(struct alloc_table *t, uint32_t func, double live, double 
 	t->sites[t->n++] = (struct alloc_site){func, live, growth};
 }
 
-int heapprof_parse(const char *json, size_t len, struct functab *ft, struct alloc_table *t,
-	char **err)
+static int parse_with(const char *json, size_t len, struct functab *ft, struct alloc_table *t,
+	const struct heapprof_visitor *vis, char **err)
 {
 	struct parser ps;
 	int ret = -1;
@@ -354,6 +378,7 @@ int heapprof_parse(const char *json, size_t len, struct functab *ft, struct allo
 	memset(&ps, 0, sizeof(ps));
 	json_reader_init(&ps.rd, json, len, "invalid heap profile");
 	ps.ft = ft;
+	ps.vis = vis;
 	if (parse_top(&ps))
 		goto out;
 	/* one site per function: V8 has a node per distinct stack, so a function that
@@ -375,11 +400,30 @@ out:
 		t->n = 0;
 	free(ps.stack);
 	free(ps.pairs);
+	free(ps.path);
 	if (err)
 		*err = ps.rd.err;
 	else
 		free(ps.rd.err);
 	return ret;
+}
+
+int heapprof_parse(const char *json, size_t len, struct functab *ft, struct alloc_table *t,
+	char **err)
+{
+	return parse_with(json, len, ft, t, NULL, err);
+}
+
+int heapprof_walk(const char *json, size_t len, struct functab *ft,
+	const struct heapprof_visitor *v, char **err)
+{
+	struct alloc_table t;
+	int rc;
+
+	alloc_table_init(&t);
+	rc = parse_with(json, len, ft, &t, v, err);
+	alloc_table_free(&t);
+	return rc;
 }
 
 struct func_index {

@@ -33,6 +33,19 @@ void alloc_table_free(struct alloc_table *t);
  * interned into ft. The tree is validated (depth, sizes, types); -1 with *err on bad input. */
 int heapprof_parse(const char *json, size_t len, struct functab *ft, struct alloc_table *t,
 	char **err);
+/* The profile's stacks, for writers that keep them (pprof): node() for each node with live
+ * bytes, with its functions from the head (V8's (root)) down to it; sample() for each entry of
+ * samples (the node it names may not exist: check). Calls come during the parse, so a
+ * profile that fails later has been partly visited: keep nothing until heapprof_walk() returns 0. */
+struct heapprof_visitor {
+	void (*node)(void *ud, double id, const uint32_t *stack, size_t depth, double self_bytes);
+	void (*sample)(void *ud, double node_id, double size);
+	void *ud;
+};
+/* heapprof_parse() with a visitor, and no table. Returns 0, or -1 with *err. */
+int heapprof_walk(const char *json, size_t len, struct functab *ft,
+	const struct heapprof_visitor *v, char **err);
+
 /* Sets every site's growth_bytes against baseline (sites only in the baseline are added with
  * live 0 and negative growth). */
 void alloc_table_diff(struct alloc_table *t, const struct alloc_table *baseline);
