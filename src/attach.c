@@ -37,6 +37,7 @@ struct attach_endpoint {
 	char host[INET6_ADDRSTRLEN];
 	char host_header[INET6_ADDRSTRLEN + 10];
 	int port;
+	struct netns_ref ns; /* where its sockets are created; attach_endpoint_set leaves it */
 };
 
 static int attach_fail(char **cause, int code, const char *fmt, ...)
@@ -244,8 +245,8 @@ static int attach_get(const struct attach_endpoint *ep, const char *path, double
 	int status = 0, err = 0, code;
 	char *msg = NULL;
 
-	if (http_get(ep->host, ep->port, ep->host_header, path, timeout_s, &status, body, len,
-		&err, &msg) < 0) {
+	if (http_get(&ep->ns, ep->host, ep->port, ep->host_header, path, timeout_s, &status, body,
+		len, &err, &msg) < 0) {
 		if (err == ECONNREFUSED)
 			code = attach_fail(cause, EXIT_UNREACHABLE, "no inspector listens on %s "
 				"(connection refused).", ep->host_header);
@@ -253,6 +254,8 @@ static int attach_get(const struct attach_endpoint *ep, const char *path, double
 			code = attach_fail(cause, EXIT_TIMEOUT, "%s", msg);
 		else if (err == EPROTO || err == EMSGSIZE)
 			code = attach_fail(cause, EXIT_PROTOCOL, "%s", msg);
+		else if (netns_is_foreign(&ep->ns) && (err == EPERM || err == EACCES))
+			code = attach_fail(cause, EXIT_PERMISSION, "%s", msg);
 		else
 			code = attach_fail(cause, EXIT_UNREACHABLE, "%s", msg);
 		free(msg);
@@ -301,6 +304,7 @@ static int attach_fetch_list(const struct attach_endpoint *ep, double timeout_s,
 
 static void attach_result_set_endpoint(struct attach_result *r, const struct attach_endpoint *ep)
 {
+	r->netns = ep->ns;
 	snprintf(r->host, sizeof(r->host), "%s", ep->host);
 	snprintf(r->host_header, sizeof(r->host_header), "%s", ep->host_header);
 	r->port = ep->port;
@@ -581,6 +585,33 @@ static int attach_send_sigusr1(pid_t pid, int pidfd)
 	return kill(pid, SIGUSR1);
 }
 
+/* Before anything is signalled: can ntop-js create sockets in the target's namespace? */
+static int attach_check_netns(pid_t pid, const struct procfs_status *st,
+	const struct netns_ref *ns, char **cause)
+{
+	char *why = NULL;
+	int saved, err = 0, code;
+
+	if (netns_enter(ns, &saved, &err, &why) == 0) {
+		netns_leave(saved);
+		return EXIT_OK;
+	}
+	if (err == EPERM)
+		code = attach_fail(cause, EXIT_PERMISSION, "PID %d (%s) runs in another network "
+			"namespace (a container), and ntop-js needs CAP_SYS_ADMIN to reach its inspector "
+			"there; run it as root, or inside that namespace (nsenter -t %d -n ntop-js --pid "
+			"%d), or on Kubernetes from a debug container (kubectl debug --target=<container>).",
+			(int)pid, st->name, (int)pid, (int)pid);
+	else if (err == EACCES)
+		code = attach_fail_permission(pid, cause);
+	else if (err == ENOENT || err == ESRCH || err == ESTALE)
+		code = attach_fail(cause, EXIT_NO_PROCESS, "PID %d has exited.", (int)pid);
+	else
+		code = attach_fail(cause, EXIT_UNREACHABLE, "%s", why);
+	free(why);
+	return code;
+}
+
 static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, char **cause)
 {
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
@@ -588,9 +619,9 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	struct procfs_listeners ls = { 0 };
 	struct procfs_inspect_addr want;
 	struct procfs_status st;
-	struct attach_endpoint ep;
+	struct attach_endpoint ep = { 0 };
 	pid_t pid = o->pid;
-	int code, err = 0, netns, pidfd = -1;
+	int code, err = 0, pidfd = -1;
 	double t0_s;
 
 	if (kill(pid, 0) < 0) {
@@ -639,9 +670,16 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 		goto out;
 	}
 	procfs_inspect_addr_read(pid, &want);
-	netns = procfs_netns_same(pid);
+	if (st.ns_levels > 1)
+		r->container_pid = st.ns_tgid;
+	/* Unknown counts as ours: another user's namespace cannot be read, nor entered. */
+	if (netns_probe(pid, &ep.ns, NULL) > 0) {
+		code = attach_check_netns(pid, &st, &ep.ns, cause);
+		if (code != EXIT_OK)
+			goto out;
+	}
 	/* An inspector that is already open is used as is, even when signals are disabled. */
-	if (netns != 0 && attach_find_inspector(&ls, &fds, NULL, &rejected, want.port,
+	if (attach_find_inspector(&ls, &fds, NULL, &rejected, want.port,
 		util_now_mono_s() + timeout_s, &ep, r->node_version, sizeof(r->node_version))) {
 		r->opened_by_us = false;
 		attach_result_set_endpoint(r, &ep);
@@ -651,13 +689,6 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	/* Only Node's own handler makes SIGUSR1 safe: anything else dies or misbehaves. */
 	if (!(st.sig_cgt & PROCFS_SIGUSR1_MASK) || !procfs_looks_like_node(pid, &st)) {
 		code = attach_refuse_signal(pid, &st, cause);
-		goto out;
-	}
-	if (netns == 0) {
-		code = attach_fail(cause, EXIT_UNREACHABLE, "PID %d (%s) runs in another network "
-			"namespace (a container?), where its inspector would not be reachable from here; "
-			"run ntop-js inside that namespace (nsenter -t %d -n) or publish the inspector "
-			"port and use --port.", (int)pid, st.name, (int)pid);
 		goto out;
 	}
 	t0_s = util_now_mono_s();
@@ -717,7 +748,7 @@ static int attach_by_port(const struct attach_opts *o, struct attach_result *r, 
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
 	const char *host = o->host && o->host[0] ? o->host : "127.0.0.1";
 	struct addrinfo hints = { 0 }, *res = NULL, *ai;
-	struct attach_endpoint ep;
+	struct attach_endpoint ep = { 0 };
 	char name[256];
 	size_t n = strlen(host);
 	int code = EXIT_UNREACHABLE, rc;

@@ -4,12 +4,16 @@
  * By PID: check the process exists, is ours to signal and is Node; refuse wrappers (naming
  * their node child) and processes where attach by signal is disabled; use an inspector that
  * is already listening, else send SIGUSR1 (only when Node's handler is installed) and wait,
- * bounded, for the listener, found from /proc (never assumed to be 9229). By host and port:
- * only loopback addresses unless allow_remote. Either way the inspector is confirmed with
+ * bounded, for the listener, found from /proc (never assumed to be 9229). A target in another
+ * network namespace (a container) is reached by creating the sockets in its namespace
+ * (netns.h), which needs CAP_SYS_ADMIN; without it, attach refuses before signalling. By host
+ * and port: only loopback addresses unless allow_remote. Either way the inspector is confirmed with
  * GET /json/version and the websocket path taken from GET /json/list; the host and port we
  * connect to are always the ones we chose, never ones a reply names. */
 #ifndef NTOP_ATTACH_H
 #define NTOP_ATTACH_H
+
+#include "netns.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -31,6 +35,10 @@ struct attach_result {
 	char node_version[64];  /* "v20.20.2" */
 	char title[512];        /* the target's title from /json/list */
 	bool opened_by_us;      /* the inspector was not listening until we signalled */
+	/* A target in a container: the network namespace its inspector listens in (pid 0: ours),
+	 * and its PID inside its own PID namespace (NStgid's last field; 0: it shares ours). */
+	struct netns_ref netns;
+	pid_t container_pid;
 };
 
 /* Returns EXIT_OK (0) or one of enum ntop_exit with *cause set to one sentence (no trailing

@@ -11,7 +11,7 @@
 static void *ws_connect(void *ctx, const struct attach_result *t, size_t max_message_bytes,
 	const struct transport_handlers *h, void *ud, char **cause)
 {
-	return transport_connect(ctx, t->host, t->port, t->host_header, t->ws_path,
+	return transport_connect(ctx, &t->netns, t->host, t->port, t->host_header, t->ws_path,
 		max_message_bytes, h, ud, cause);
 }
 

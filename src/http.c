@@ -1,6 +1,7 @@
 #include "config.h"
 #include "http.h"
 
+#include "netns.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -204,12 +205,12 @@ static int http_dechunk(const char *in, size_t len, struct strbuf *out)
 	}
 }
 
-static int http_connect(const char *host, int port, const char *addr, double timeout_s,
-	double deadline_s, int *errno_out, char **cause)
+static int http_connect(const struct netns_ref *ns, const char *host, int port,
+	const char *addr, double timeout_s, double deadline_s, int *errno_out, char **cause)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
-	char portstr[16];
-	int fd, rc, err = 0;
+	char portstr[16], *why = NULL;
+	int fd, rc, err = 0, saved;
 	socklen_t errlen = sizeof(err);
 
 	hints.ai_family = AF_UNSPEC;
@@ -219,9 +220,17 @@ static int http_connect(const char *host, int port, const char *addr, double tim
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc != 0 || !res)
 		return http_fail(EINVAL, errno_out, cause, "%s is not a numeric address.", addr);
+	/* The socket belongs to the namespace it is created in, whatever the thread does next. */
+	if (netns_enter(ns, &saved, &err, &why) < 0) {
+		freeaddrinfo(res);
+		rc = http_fail(err, errno_out, cause, "%s", why);
+		free(why);
+		return rc;
+	}
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	err = errno;
+	netns_leave(saved);
 	if (fd < 0) {
-		err = errno;
 		freeaddrinfo(res);
 		return http_fail(err, errno_out, cause, "cannot create a socket for %s: %s.", addr,
 			strerror(err));
@@ -274,9 +283,9 @@ static int http_send_all(int fd, const char *buf, size_t len, double deadline_s)
 	return 0;
 }
 
-int http_get(const char *host, int port, const char *host_header, const char *path,
-	double timeout_s, int *status, char **body, size_t *body_len, int *errno_out,
-	char **cause)
+int http_get(const struct netns_ref *ns, const char *host, int port, const char *host_header,
+	const char *path, double timeout_s, int *status, char **body, size_t *body_len,
+	int *errno_out, char **cause)
 {
 	double deadline_s = util_now_mono_s() + (timeout_s > 0 ? timeout_s : 0.001);
 	char addr[300], chunk[16384];
@@ -298,7 +307,7 @@ int http_get(const char *host, int port, const char *host_header, const char *pa
 	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
 		!http_token_ok(host_header, 300))
 		return http_fail(EINVAL, errno_out, cause, "invalid HTTP request for %s.", addr);
-	fd = http_connect(host, port, addr, timeout_s, deadline_s, errno_out, cause);
+	fd = http_connect(ns, host, port, addr, timeout_s, deadline_s, errno_out, cause);
 	if (fd < 0)
 		return -1;
 
@@ -402,3 +411,4 @@ out:
 	strbuf_free(&dechunked);
 	return rc;
 }
+

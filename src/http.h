@@ -7,11 +7,14 @@
 
 #define HTTP_MAX_BODY (1024 * 1024)
 
-/* GETs path from host:port (host numeric), sending host_header as Host. On success returns 0
- * with *status and a NUL-terminated *body (caller frees). On failure returns -1 and sets
- * *cause; errno_out (if not NULL) receives the socket error (ECONNREFUSED, ETIMEDOUT...). */
-int http_get(const char *host, int port, const char *host_header, const char *path,
-	double timeout_s, int *status, char **body, size_t *body_len, int *errno_out,
-	char **cause);
+struct netns_ref;
+
+/* GETs path from host:port (host numeric) over a socket created in the network namespace ns
+ * (NULL: ours), sending host_header as Host. On success returns 0 with *status and a
+ * NUL-terminated *body (caller frees). On failure returns -1 and sets *cause; errno_out (if
+ * not NULL) receives the socket error (ECONNREFUSED, ETIMEDOUT...), or netns_enter's. */
+int http_get(const struct netns_ref *ns, const char *host, int port, const char *host_header,
+	const char *path, double timeout_s, int *status, char **body, size_t *body_len,
+	int *errno_out, char **cause);
 
 #endif

@@ -91,6 +91,29 @@ static size_t procfs_token(const char *s, size_t n, const char **tok, size_t *to
 	return i;
 }
 
+/* NStgid's fields ("4242\t1"): all must be PIDs, else the field is ignored (it only adds
+ * detail, and a process without it is still a process). */
+static void procfs_status_nstgid(const char *v, size_t vn, struct procfs_status *st)
+{
+	const char *tok;
+	size_t tn, pos = 0;
+	unsigned long num = 0;
+	int levels = 0;
+
+	for (;;) {
+		pos += procfs_token(v + pos, vn - pos, &tok, &tn);
+		if (tn == 0)
+			break;
+		if (!procfs_parse_dec(tok, tn, INT_MAX, &num) || num == 0 || levels >= 64)
+			return;
+		levels++;
+	}
+	if (levels == 0)
+		return;
+	st->ns_tgid = (pid_t)num;
+	st->ns_levels = levels;
+}
+
 int procfs_status_parse(const char *text, size_t len, struct procfs_status *st)
 {
 	const char *p = text, *end = text + len, *line;
@@ -124,6 +147,8 @@ int procfs_status_parse(const char *text, size_t len, struct procfs_status *st)
 		} else if (key_n == 4 && memcmp(line, "Tgid", 4) == 0) {
 			if (procfs_parse_dec(tok, tn, INT_MAX, &num))
 				st->tgid = (pid_t)num;
+		} else if (key_n == 6 && memcmp(line, "NStgid", 6) == 0) {
+			procfs_status_nstgid(v, vn, st);
 		} else if (key_n == 4 && memcmp(line, "PPid", 4) == 0) {
 			if (procfs_parse_dec(tok, tn, INT_MAX, &num))
 				st->ppid = (pid_t)num;
@@ -598,21 +623,6 @@ bool procfs_looks_like_node(pid_t pid, const struct procfs_status *st)
 			return true;
 	}
 	return false;
-}
-
-int procfs_netns_same(pid_t pid)
-{
-	char path[64], mine[128], theirs[128];
-	ssize_t a, b;
-
-	a = readlink("/proc/self/ns/net", mine, sizeof(mine) - 1);
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	b = readlink(path, theirs, sizeof(theirs) - 1);
-	if (a <= 0 || b <= 0)
-		return -1;
-	mine[a] = '\0';
-	theirs[b] = '\0';
-	return strcmp(mine, theirs) == 0;
 }
 
 /* Reads "Key:   1234 kB" from /proc text. */

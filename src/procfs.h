@@ -20,6 +20,10 @@ struct procfs_status {
 	char name[64];   /* comm, sanitised for a terminal */
 	char state;      /* 'R', 'S', 'Z'...; '?' if absent */
 	pid_t tgid;      /* the process a thread id belongs to */
+	/* NStgid: the process's PID in each PID namespace from /proc's down to its own. A
+	 * process in a container has more than one; the last is its PID in there. */
+	pid_t ns_tgid;   /* the last field; 0 if absent or malformed */
+	int ns_levels;   /* how many fields (1: /proc's own namespace) */
 	pid_t ppid;
 	uid_t uid;       /* real uid */
 	uint64_t sig_blk;
@@ -127,8 +131,6 @@ pid_t procfs_inode_owner(unsigned long inode, pid_t skip);
 /* True if the process looks like Node: its executable or argv[0] is named node, or its comm
  * is "node". */
 bool procfs_looks_like_node(pid_t pid, const struct procfs_status *st);
-/* 1 if PID shares our network namespace, 0 if not, -1 if unknown. */
-int procfs_netns_same(pid_t pid);
 
 /* VmRSS of /proc/PID/status text, in bytes. Returns 0, or -1 if absent (a kernel thread, a
  * zombie) or malformed. */

@@ -3,6 +3,7 @@
 
 #include "transport.h"
 #include "loop.h"
+#include "netns.h"
 #include "util.h"
 
 #include <libwebsockets.h>
@@ -196,12 +197,15 @@ const struct lws_protocols *transport_protocol(void)
 	return &transport_lws_protocol;
 }
 
-struct transport *transport_connect(struct loop *l, const char *host, int port,
-	const char *host_header, const char *path, size_t max_message_bytes,
+struct transport *transport_connect(struct loop *l, const struct netns_ref *ns, const char *host,
+	int port, const char *host_header, const char *path, size_t max_message_bytes,
 	const struct transport_handlers *h, void *ud, char **cause)
 {
 	struct lws_client_connect_info ci;
 	struct transport *t = xcalloc(1, sizeof *t);
+	struct lws *wsi;
+	char *why = NULL;
+	int saved;
 
 	t->loop = l;
 	t->h = h;
@@ -227,8 +231,30 @@ struct transport *transport_connect(struct loop *l, const char *host, int port,
 	/* A redirect could send ntop-js to another host or port than the one it was given. */
 	ci.ssl_connection = LCCSCF_HTTP_NO_FOLLOW_REDIRECT;
 	ci.pwsi = &t->wsi;
-	if (!lws_client_connect_via_info(&ci) && !t->closed) {
+	if (netns_enter(ns, &saved, NULL, &why) < 0) {
+		*cause = why;
+		transport_free(t);
+		return NULL;
+	}
+	/* With a numeric address (no asynchronous DNS in lws 4.1) and a free header table (the
+	 * pool is as large as the fd limit), lws creates and connects the socket inside this
+	 * call, so it is born in the target's namespace; its connect failures end it, with no
+	 * retry on a new socket, since a numeric address resolves to one result. */
+	wsi = lws_client_connect_via_info(&ci);
+	netns_leave(saved);
+	if (!wsi && !t->closed) {
 		*cause = xasprintf("cannot connect to the inspector at %s.", host_header);
+		transport_free(t);
+		return NULL;
+	}
+	/* A socket lws deferred would be created later, in ntop-js's own namespace. */
+	if (wsi && netns_is_foreign(ns) && lws_get_socket_fd(wsi) < 0) {
+		*cause = xasprintf("cannot connect to the inspector at %s inside the network "
+			"namespace of PID %d: the websocket library deferred the connection.",
+			host_header, (int)ns->pid);
+		lws_set_opaque_user_data(wsi, NULL);
+		lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		t->wsi = NULL;
 		transport_free(t);
 		return NULL;
 	}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 struct loop;
+struct netns_ref;
 struct transport;
 struct lws_protocols;
 
@@ -25,10 +26,11 @@ struct transport_handlers {
 /* The lws protocol the loop must be created with. */
 const struct lws_protocols *transport_protocol(void);
 
-/* Starts connecting; the result arrives through the handlers. Returns NULL and sets *cause if
- * the attempt cannot even start. Messages larger than max_message_bytes close the connection. */
-struct transport *transport_connect(struct loop *l, const char *host, int port,
-	const char *host_header, const char *path, size_t max_message_bytes,
+/* Starts connecting, over a socket created in the network namespace ns (NULL: ours); the
+ * result arrives through the handlers. Returns NULL and sets *cause if the attempt cannot even
+ * start. Messages larger than max_message_bytes close the connection. */
+struct transport *transport_connect(struct loop *l, const struct netns_ref *ns, const char *host,
+	int port, const char *host_header, const char *path, size_t max_message_bytes,
 	const struct transport_handlers *h, void *ud, char **cause);
 /* Queues one text message. Returns -1 if the connection is not open. */
 int transport_send(struct transport *t, const char *msg, size_t len);

@@ -47,6 +47,48 @@ static size_t count_listen_rows(const char *text)
 	return n;
 }
 
+/* NStgid: the PID inside a container is its last field. */
+static void test_status_nstgid(void)
+{
+	static const char *const base = "Name:\tnode\nUid:\t0\t0\t0\t0\nSigCgt:\t0\n";
+	struct procfs_status st;
+	size_t len;
+	char *t;
+
+	t = fixture_read_text("proc/ctr_status", &len);
+	ok(t && procfs_status_parse(t, len, &st) == 0, "a containerised node's status parses");
+	if (t) {
+		is_int(st.ns_levels, 2, "container: two PID namespaces in NStgid");
+		is_int(st.ns_tgid, 1, "container: PID 1 inside");
+		ok(st.tgid > 1, "container: the host PID is Tgid (%d)", (int)st.tgid);
+	}
+	free(t);
+	t = fixture_read_text("proc/node4_status", &len);
+	if (t && procfs_status_parse(t, len, &st) == 0)
+		ok(st.ns_levels == 1 && st.ns_tgid == st.tgid, "a host process: one NStgid field, "
+			"its own PID");
+	else
+		ok(0, "node4_status parses");
+	free(t);
+	{
+		static const struct { const char *line; int tgid, levels; const char *what; } cases[] = {
+			{ "NStgid:\t4242\t17\t1\n", 1, 3, "three levels: the last one" },
+			{ "NStgid:\t4242 \t 7 \r\n", 0, 0, "a carriage return makes it malformed" },
+			{ "NStgid:\t4242\tx\n", 0, 0, "a non-number is ignored" },
+			{ "NStgid:\t4242\t0\n", 0, 0, "PID 0 is ignored" },
+			{ "NStgid:\t4242\t99999999999\n", 0, 0, "an overflowing PID is ignored" },
+			{ "NStgid:\n", 0, 0, "an empty field is ignored" },
+		};
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			char *text = xasprintf("%s%s", base, cases[i].line);
+			ok(procfs_status_parse(text, strlen(text), &st) == 0 &&
+				st.ns_tgid == cases[i].tgid && st.ns_levels == cases[i].levels,
+				"NStgid: %s (%d, %d levels)", cases[i].what, (int)st.ns_tgid, st.ns_levels);
+			free(text);
+		}
+	}
+}
+
 static void test_status(const char *meta)
 {
 	struct procfs_status st;
@@ -98,6 +140,7 @@ static void test_status(const char *meta)
 	ok(st.sig_blk & PROCFS_SIGUSR1_MASK, "SigBlk 0x200 is SIGUSR1");
 	t = "Name:\tx\nUid:\t99999999999999999999\nSigCgt:\t0000000000000000\n";
 	ok(procfs_status_parse(t, strlen(t), &st) < 0, "overflowing Uid is refused");
+	test_status_nstgid();
 }
 
 static void test_net(const char *meta)
@@ -363,7 +406,7 @@ static void test_live(void)
 	ok(procfs_status_read(getpid(), &st, &err) == 0 && st.tgid == getpid(), "own status");
 	ok(!procfs_looks_like_node(getpid(), &st), "this test is not node");
 	ok(procfs_status_read(0x7ffffff0, &st, &err) < 0 && err == ENOENT, "no such PID: ENOENT");
-	is_int(procfs_netns_same(getpid()), 1, "same network namespace as ourselves");
+	ok(st.ns_levels >= 1 && st.ns_tgid == getpid(), "own NStgid ends in our own PID");
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
