@@ -451,7 +451,8 @@ static int app_write_exports(struct app *a)
 	for (i = 0; i < 2 && ct; i++) {
 		if (!paths[i])
 			continue;
-		if (calltree_save(ct, engine_functab(a->engine), paths[i], i == 1, &cause) < 0) {
+		if (export_tree(ct, engine_functab(a->engine), paths[i], i == 1,
+		    a->settings.interval_us, &cause) < 0) {
 			fprintf(stderr, "ntop-js: %s\n", cause);
 			free(cause);
 			rc = EXIT_INTERNAL;

@@ -5,15 +5,27 @@
 #include "atomicfile.h"
 #include "calltree.h"
 #include "engine.h"
+#include "pprof.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
+
+int export_tree(const struct calltree *t, const struct functab *ft, const char *path,
+	bool folded, long interval_us, char **cause)
+{
+	/* the tree's last sample was taken about now: it was merged at the last window */
+	if (!folded && pprof_path_is_pprof(path))
+		return pprof_save_calltree(t, ft, interval_us,
+			(int64_t)llround(util_now_wall_s() * 1e9), path, cause);
+	return calltree_save(t, ft, path, folded, cause);
+}
 
 int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, char **msg)
 {
 	const struct calltree *all = engine_calltree(e), *win = engine_window_calltree(e);
-	char stamp[32], *base, *p_all, *p_win, *p_fold, *cause = NULL;
+	char stamp[32], *base, *p_all, *p_win, *p_fold, *p_pprof, *cause = NULL;
 	struct timespec ts;
 	struct tm tm;
 	int rc = -1;
@@ -35,9 +47,12 @@ int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, 
 	p_all = xasprintf("%s-all.cpuprofile", base);
 	p_win = xasprintf("%s-window.cpuprofile", base);
 	p_fold = xasprintf("%s-all.folded", base);
+	p_pprof = xasprintf("%s-all.pb.gz", base);
+	/* the engine's interval is not public: pprof's period is then the mean between samples */
 	if (calltree_save(all, engine_functab(e), p_all, false, &cause) == 0 &&
 	    calltree_save(win, engine_functab(e), p_win, false, &cause) == 0 &&
-	    calltree_save(all, engine_functab(e), p_fold, true, &cause) == 0) {
+	    calltree_save(all, engine_functab(e), p_fold, true, &cause) == 0 &&
+	    export_tree(all, engine_functab(e), p_pprof, false, 0, &cause) == 0) {
 		const char *raw;
 		size_t raw_len;
 
@@ -47,8 +62,8 @@ int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, 
 			/* The allocation profile as V8 sent it: DevTools' Memory panel opens it. */
 			char *p_heap = xasprintf("%s-alloc.heapprofile", base);
 			if (atomic_file_save(p_heap, raw, raw_len, &cause) == 0) {
-				*msg = xasprintf("saved %s-{all,window}.cpuprofile, -all.folded and "
-					"-alloc.heapprofile", base);
+				*msg = xasprintf("saved %s-{all,window}.cpuprofile, -all.folded, "
+					"-all.pb.gz and -alloc.heapprofile", base);
 			} else {
 				*msg = cause;
 				cause = NULL;
@@ -56,7 +71,8 @@ int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, 
 			}
 			free(p_heap);
 		} else {
-			*msg = xasprintf("saved %s-{all,window}.cpuprofile and -all.folded", base);
+			*msg = xasprintf("saved %s-{all,window}.cpuprofile, -all.folded and "
+				"-all.pb.gz", base);
 		}
 	} else {
 		*msg = cause ? cause : xstrdup("cannot save the profiles.");
@@ -67,5 +83,6 @@ int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, 
 	free(p_all);
 	free(p_win);
 	free(p_fold);
+	free(p_pprof);
 	return rc;
 }

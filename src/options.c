@@ -74,7 +74,7 @@ static const char usage_text[] =
 	"  -n, --iterations N     stop after N windows\n"
 	"  -t, --top N            functions per report (default 20)\n"
 	"  -o, --output FILE      on exit, write the profile since attach as a .cpuprofile\n"
-	"                         (opens in Chrome DevTools, VS Code and speedscope)\n"
+	"                         (DevTools, VS Code, speedscope; FILE.pb.gz: pprof)\n"
 	"      --folded FILE      on exit, write folded stacks for flamegraph.pl\n"
 	"\n"
 	"Live view (settings also come from ~/.config/ntop-js/config):\n"
