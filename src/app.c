@@ -108,16 +108,24 @@ void app_say(struct app *a, bool is_error, const char *msg)
 		fprintf(stderr, "ntop-js: %s\n", msg);
 }
 
+/* A target in a container is named by its PID in there too. */
+static void app_container_of(const struct attach_result *t, struct report_target *rt)
+{
+	rt->container = t->container_pid > 0 || netns_is_foreign(&t->netns);
+	rt->container_pid = t->container_pid > 0 ? (int)t->container_pid : (int)t->pid;
+}
+
 static void app_print_window(struct app *a, const struct window_stats *w, double wall_time_s)
 {
 	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title, -1,
-		NULL };
+		NULL, false, 0 };
 	struct report_window rw;
 	struct engine_jit_info jit;
 	struct evloop_reading loop;
 	struct engine_block blocks[ENGINE_BLOCKS_KEPT];
 	uint64_t n_blocks = engine_blocks_count(a->engine);
 
+	app_container_of(&a->target, &rt);
 	rw.n_blocks = 0;
 	/* reported within the event_loop object: held back while there is none */
 	for (; engine_loop_last(a->engine) && a->blocks_reported < n_blocks; a->blocks_reported++) {

@@ -57,7 +57,7 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 	struct app_thread *th = ud;
 	struct app *a = th->a;
 	struct report_target rt = { (int)th->target.pid, th->target.node_version, th->target.title,
-		th->info.thread_id, th->info.name };
+		th->info.thread_id, th->info.name, false, 0 };
 	struct report_window rw;
 	struct evloop_reading loop;
 

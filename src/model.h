@@ -53,6 +53,7 @@ struct model_split {
 struct model {
 	/* The target. */
 	int pid;
+	int container_pid;            /* its PID inside its container; 0: not in one */
 	char title[256];
 	char node_version[32];
 	double attached_wall_s;

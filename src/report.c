@@ -436,6 +436,8 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	json_str_or_null(out, t ? t->node_version : NULL);
 	strbuf_puts(out, ",\"title\":");
 	json_str_or_null(out, t ? t->title : NULL);
+	if (t && t->container && t->container_pid > 0)
+		strbuf_printf(out, ",\"container\":true,\"container_pid\":%d", t->container_pid);
 	strbuf_printf(out, "},\"cpu_profiling\":%s,\"pause_estimate\":{\"profiler_start_ms\":",
 		rw->cpu_off ? "false" : "true");
 	json_ms_or_null(out, rw->start_pause_est_s);
@@ -609,6 +611,8 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	strbuf_printf(out, "ntop-js - %s", when);
 	if (t && t->pid > 0)
 		strbuf_printf(out, "  pid %d", t->pid);
+	if (t && t->container && t->container_pid > 0)
+		strbuf_printf(out, " (container pid %d)", t->container_pid);
 	if (t && t->node_version) {
 		strbuf_puts(out, "  node ");
 		text_column(out, t->node_version, 32, false, false);

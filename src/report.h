@@ -25,6 +25,9 @@ struct report_target {
 	 * main thread's report) and threadId (-1: not known). */
 	long thread_id;
 	const char *thread_name;
+	/* A target in a container (another PID or network namespace): its PID in there. */
+	bool container;
+	int container_pid;
 };
 
 struct report_window {

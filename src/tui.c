@@ -160,6 +160,9 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 	t->ud = ud;
 	model_init(&t->model);
 	t->model.pid = (int)target->pid;
+	if (target->container_pid > 0 || netns_is_foreign(&target->netns))
+		t->model.container_pid = target->container_pid > 0 ? (int)target->container_pid :
+			(int)target->pid;
 	/* Both were read from the target: keep what fits. */
 	snprintf(t->model.title, sizeof t->model.title, "%.*s", (int)sizeof t->model.title - 1,
 		target->title);

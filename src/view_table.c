@@ -291,6 +291,10 @@ static void draw_target_line(const struct model *m, struct grid *g, int y, doubl
 	snprintf(buf, sizeof(buf), "  PID %d  node %s  ", m->pid,
 		m->node_version[0] ? m->node_version : "?");
 	x = view_put_at(g, x, y, GA_NORMAL, buf);
+	if (m->container_pid > 0) {
+		snprintf(buf, sizeof(buf), "container PID %d  ", m->container_pid);
+		x = view_put_at(g, x, y, GA_NORMAL, buf);
+	}
 	if (m->shown_thread_id != 0) {
 		/* a worker's screens: say whose (t goes on to the next) */
 		snprintf(buf, sizeof(buf), "THREAD %ld%s%s", m->shown_thread_id,

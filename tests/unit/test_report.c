@@ -103,7 +103,8 @@ static void fixture_init(struct fixture *fx)
 	fx->c.total_us[fx->fib] = 3000000;
 	fx->c.n_windows = 3;
 
-	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js", -1, NULL };
+	fx->t = (struct report_target){ 1234, "v20.20.2", "node \x1b[31mserver.js", -1, NULL,
+		false, 0 };
 	fx->rw = (struct report_window){ .time_s = 1700000000.1234, .window_ms = 1000.25, .interval_us = 1000, .top_n = 3,
 		.next_burst_in_s = NAN };
 }
@@ -190,7 +191,7 @@ static void test_json(struct fixture *fx)
 	/* nothing sampled, unknown target, no cumulative counters */
 	{
 		struct window_stats empty = { 0 };
-		struct report_target anon = { 0, NULL, NULL, -1, NULL };
+		struct report_target anon = { 0, NULL, NULL, -1, NULL, false, 0 };
 		strbuf_reset(&sb);
 		fx->w.sampled_us = 0;
 		report_json_window(&sb, NULL, &anon, &fx->rw, &empty, NULL, fx->ft);
@@ -209,6 +210,40 @@ static void test_json(struct fixture *fx)
 		cJSON_Delete(j);
 		fx->w.sampled_us = 1000000;
 	}
+	strbuf_free(&sb);
+}
+
+/* A target in a container: both of its PIDs, the keys only then. */
+static void test_container(struct fixture *fx)
+{
+	struct strbuf sb;
+	cJSON *j;
+	const cJSON *target;
+
+	strbuf_init(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	j = cJSON_ParseWithLength(sb.data, sb.len);
+	target = j ? get(j, "target") : NULL;
+	ok(target && !cJSON_GetObjectItemCaseSensitive(target, "container") &&
+		!cJSON_GetObjectItemCaseSensitive(target, "container_pid"),
+		"a host process: no container keys");
+	cJSON_Delete(j);
+	fx->t.container = true;
+	fx->t.container_pid = 7;
+	strbuf_reset(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	j = cJSON_ParseWithLength(sb.data, sb.len);
+	target = j ? get(j, "target") : NULL;
+	ok(target && cJSON_IsTrue(get(target, "container")), "in a container: container is true");
+	ok(target && get(target, "container_pid")->valueint == 7 &&
+		get(target, "pid")->valueint == 1234, "container_pid beside the host's pid");
+	cJSON_Delete(j);
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "  pid 1234 (container pid 7)  node ") != NULL,
+		"text: the container's PID after the host's");
+	fx->t.container = false;
+	fx->t.container_pid = 0;
 	strbuf_free(&sb);
 }
 
@@ -426,6 +461,7 @@ int main(void)
 	fixture_init(&fx);
 	test_json(&fx);
 	test_json_typed(&fx);
+	test_container(&fx);
 	test_text(&fx);
 	test_inlining(&fx);
 	test_cpu_off(&fx);
