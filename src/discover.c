@@ -58,16 +58,14 @@ static bool discover_read_link(const char *path, char *out, size_t outsz)
 	return true;
 }
 
-static const struct procfs_listeners *discover_listeners_of(struct discover_scan *sc, pid_t pid)
+/* The listeners of PID's network namespace, whose name is id ("net:[4026531992]"). A
+ * container's are its own: /proc/PID/net/tcp shows the namespace PID lives in. */
+static const struct procfs_listeners *discover_listeners_of(struct discover_scan *sc, pid_t pid,
+	const char *id)
 {
-	char path[64], id[64];
 	struct discover_netns *ns;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	if (!discover_read_link(path, id, sizeof(id)))
-		return NULL;
-	/* A process in another namespace (a container) is not reachable on our loopback. */
-	if (sc->own_ns[0] && strcmp(id, sc->own_ns) != 0)
+	if (!id[0])
 		return NULL;
 	for (size_t i = 0; i < sc->n; i++)
 		if (strcmp(sc->ns[i].id, id) == 0)
@@ -90,7 +88,7 @@ static void discover_scan_free(struct discover_scan *sc)
 /* The loopback port among the process's listeners that is its inspector. Only /proc is read:
  * no connection is made, so with port 0 ("any free port") and several listeners the first
  * socket the process opened is taken, as Node opens its inspector before running any code. */
-static int discover_inspector_port(struct discover_scan *sc, pid_t pid)
+static int discover_inspector_port(struct discover_scan *sc, pid_t pid, const char *ns_id)
 {
 	struct procfs_inodes fds = { 0 };
 	struct procfs_inspect_addr want;
@@ -101,7 +99,7 @@ static int discover_inspector_port(struct discover_scan *sc, pid_t pid)
 		procfs_inodes_free(&fds);
 		return 0;
 	}
-	ls = discover_listeners_of(sc, pid);
+	ls = discover_listeners_of(sc, pid, ns_id);
 	if (!ls) {
 		procfs_inodes_free(&fds);
 		return 0;
@@ -191,11 +189,23 @@ static void discover_command(const char *cmd, size_t len, const struct procfs_st
 	free(tmp);
 }
 
+/* Its PID in its container: NStgid's last field when it has a PID namespace of its own; its
+ * host PID when only its network namespace is; 0 on the host. */
+static pid_t discover_container_pid(const struct discover_scan *sc, const struct procfs_status *st,
+	pid_t pid, const char *ns_id)
+{
+	if (st->ns_levels > 1 && st->ns_tgid > 0)
+		return st->ns_tgid;
+	if (ns_id[0] && sc->own_ns[0] && strcmp(ns_id, sc->own_ns) != 0)
+		return pid;
+	return 0;
+}
+
 /* Fills *p for one PID; false if it is not a Node process (or is gone). */
 static bool discover_one(struct discover_scan *sc, pid_t pid, struct node_proc *p)
 {
 	struct procfs_status st;
-	char path[64], *cmd = NULL;
+	char path[64], ns_id[64], *cmd = NULL;
 	size_t cmd_len = 0;
 	bool node;
 
@@ -217,7 +227,11 @@ static bool discover_one(struct discover_scan *sc, pid_t pid, struct node_proc *
 	p->uid = st.uid;
 	discover_user_name(st.uid, p->user, sizeof(p->user));
 	discover_command(cmd, cmd_len, &st, p->command, sizeof(p->command));
-	p->inspector_port = discover_inspector_port(sc, pid);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	if (!discover_read_link(path, ns_id, sizeof(ns_id)))
+		ns_id[0] = '\0';
+	p->inspector_port = discover_inspector_port(sc, pid, ns_id);
+	p->container_pid = discover_container_pid(sc, &st, pid, ns_id);
 	p->signal = discover_signal_state(pid, &st);
 	free(cmd);
 	return true;
@@ -286,6 +300,17 @@ static void discover_put_padded(struct strbuf *out, const char *s, size_t width)
 		strbuf_putc(out, ' ');
 }
 
+/* Appends s right-aligned in width columns and a space; nothing when width is 0 (no column). */
+static void discover_put_right(struct strbuf *out, const char *s, size_t width)
+{
+	if (width == 0)
+		return;
+	for (size_t c = discover_cols(s); c < width; c++)
+		strbuf_putc(out, ' ');
+	strbuf_puts(out, s);
+	strbuf_putc(out, ' ');
+}
+
 /* Appends at most max_cols columns of s, never splitting a UTF-8 sequence; a cut command
  * ends in "..." (ASCII, so that any terminal shows it). */
 static void discover_put_cut(struct strbuf *out, const char *s, size_t max_cols)
@@ -322,7 +347,7 @@ static const char *discover_signal_label(enum discover_signal s)
 
 void discover_format_table(const struct node_proc *p, size_t n, struct strbuf *out)
 {
-	size_t w_pid = 3, w_user = 4, w_insp = 9, w_sig = 6, used;
+	size_t w_pid = 3, w_ctr = 0, w_user = 4, w_insp = 9, w_sig = 6, used;
 	char buf[64];
 
 	for (size_t i = 0; i < n; i++) {
@@ -331,6 +356,11 @@ void discover_format_table(const struct node_proc *p, size_t n, struct strbuf *o
 		c = (size_t)snprintf(buf, sizeof(buf), "%d", (int)p[i].pid);
 		if (c > w_pid)
 			w_pid = c;
+		if (p[i].container_pid > 0) {
+			c = (size_t)snprintf(buf, sizeof(buf), "%d", (int)p[i].container_pid);
+			w_ctr = c > w_ctr ? c : w_ctr;
+			w_ctr = w_ctr < 3 ? 3 : w_ctr;
+		}
 		c = discover_cols(p[i].user);
 		if (c > w_user)
 			w_user = c;
@@ -344,11 +374,12 @@ void discover_format_table(const struct node_proc *p, size_t n, struct strbuf *o
 			w_sig = c;
 	}
 	/* A user name cannot push the command off the line: it is at most 32 columns. */
-	used = w_pid + 1 + w_user + 1 + w_insp + 1 + w_sig + 1;
+	used = w_pid + 1 + (w_ctr ? w_ctr + 1 : 0) + w_user + 1 + w_insp + 1 + w_sig + 1;
 
 	for (size_t k = 0; k < w_pid - 3; k++)
 		strbuf_putc(out, ' ');
 	strbuf_puts(out, "PID ");
+	discover_put_right(out, "CTR", w_ctr);
 	discover_put_padded(out, "USER", w_user + 1);
 	discover_put_padded(out, "INSPECTOR", w_insp + 1);
 	discover_put_padded(out, "SIGNAL", w_sig + 1);
@@ -361,6 +392,11 @@ void discover_format_table(const struct node_proc *p, size_t n, struct strbuf *o
 			strbuf_putc(out, ' ');
 		strbuf_puts(out, buf);
 		strbuf_putc(out, ' ');
+		if (p[i].container_pid > 0)
+			snprintf(buf, sizeof(buf), "%d", (int)p[i].container_pid);
+		else
+			snprintf(buf, sizeof(buf), "-");
+		discover_put_right(out, buf, w_ctr);
 		discover_put_padded(out, p[i].user, w_user + 1);
 		if (p[i].inspector_port > 0)
 			snprintf(buf, sizeof(buf), "127.0.0.1:%d", p[i].inspector_port);

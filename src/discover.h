@@ -22,13 +22,16 @@ struct node_proc {
 	int inspector_port;       /* a loopback port the process listens on that looks like its
 	                             inspector (from its --inspect options or 9229), or 0 */
 	enum discover_signal signal;
+	pid_t container_pid;      /* in a container (another PID or network namespace): its PID
+	                             in there; 0 on the host */
 };
 
 /* Lists the processes that look like Node (their executable or comm is node/nodejs, or they
  * have Node's SIGUSR1 handler and a node-like command line), sorted by PID, excluding ntop-js
  * itself. Returns the count; *out is allocated (caller frees). */
 size_t discover_node_processes(struct node_proc **out);
-/* The --list table: PID, USER, INSPECTOR, SIGNAL, COMMAND; one header line. */
+/* The --list table: PID, USER, INSPECTOR, SIGNAL, COMMAND; one header line. When a process
+ * runs in a container, a CTR column after PID gives its PID in there ("-" on the host). */
 void discover_format_table(const struct node_proc *p, size_t n, struct strbuf *out);
 
 #endif

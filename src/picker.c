@@ -19,12 +19,20 @@ static const char *picker_signal_text(enum discover_signal s)
 
 void picker_draw(const struct picker *p, struct grid *g)
 {
-	int rows = g->height - 4, y;
+	int rows = g->height - 4, y, x;
 	size_t i;
+	bool ctr = false;
 
+	/* A CTR column (the PID inside a container) only when one of them runs in a container. */
+	for (i = 0; i < p->n; i++)
+		ctr = ctr || p->procs[i].container_pid > 0;
+	x = ctr ? 8 : 0;
 	grid_clear(g);
 	grid_put(g, 0, 0, GA_HEADER, "ntop-js: choose a Node process to watch", 0);
-	grid_printf(g, 0, 2, GA_TITLE, "%7s %-10s %-16s %-8s %s", "PID", "USER", "INSPECTOR",
+	grid_printf(g, 0, 2, GA_TITLE, "%7s ", "PID");
+	if (ctr)
+		grid_printf(g, 8, 2, GA_TITLE, "%7s ", "CTR");
+	grid_printf(g, 8 + x, 2, GA_TITLE, "%-10s %-16s %-8s %s", "USER", "INSPECTOR",
 		"SIGNAL", "COMMAND");
 	grid_fill_attr(g, 0, 2, g->width, GA_TITLE);
 	if (p->n == 0)
@@ -38,9 +46,14 @@ void picker_draw(const struct picker *p, struct grid *g)
 			snprintf(insp, sizeof insp, "127.0.0.1:%d", np->inspector_port);
 		else
 			snprintf(insp, sizeof insp, "-");
-		grid_printf(g, 0, y, attr, "%7d %-10.10s %-16s %-8s ", (int)np->pid, np->user, insp,
+		grid_printf(g, 0, y, attr, "%7d ", (int)np->pid);
+		if (ctr && np->container_pid > 0)
+			grid_printf(g, 8, y, attr, "%7d ", (int)np->container_pid);
+		else if (ctr)
+			grid_printf(g, 8, y, attr, "%7s ", "-");
+		grid_printf(g, 8 + x, y, attr, "%-10.10s %-16s %-8s ", np->user, insp,
 			picker_signal_text(np->signal));
-		grid_put(g, 45, y, attr, np->command, 0);
+		grid_put(g, 45 + x, y, attr, np->command, 0);
 		if (i == p->sel)
 			grid_fill_attr(g, 0, y, g->width, GA_SELECTED);
 	}

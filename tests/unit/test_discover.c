@@ -3,6 +3,8 @@
 #include "config.h"
 #include "discover.h"
 
+#include "grid.h"
+#include "picker.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -359,6 +361,104 @@ static void test_signal_states(void)
 	reap(plain);
 }
 
+/* A CTR column, in --list and the picker, only when a process runs in a container. */
+static void test_container_column(void)
+{
+	struct node_proc p[2];
+	struct picker pk = { p, 2, 0, 0 };
+	struct strbuf sb;
+	struct grid g;
+	char *row;
+
+	memset(p, 0, sizeof(p));
+	p[0].pid = 7;
+	snprintf(p[0].user, sizeof(p[0].user), "alice");
+	snprintf(p[0].command, sizeof(p[0].command), "node server.js");
+	p[1].pid = 18542;
+	p[1].container_pid = 1;
+	snprintf(p[1].user, sizeof(p[1].user), "root");
+	snprintf(p[1].command, sizeof(p[1].command), "node app.js");
+	p[1].inspector_port = 9229;
+	p[1].signal = DISCOVER_SIGNAL_OK;
+	strbuf_init(&sb);
+	discover_format_table(p, 2, &sb);
+	printf("# %s", sb.data);
+	ok(strncmp(sb.data, "  PID CTR USER  INSPECTOR      SIGNAL COMMAND\n", 46) == 0,
+		"--list: a CTR column after PID when a process runs in a container");
+	ok(strstr(sb.data, "\n    7   - alice -              yes    node server.js\n") != NULL,
+		"--list: a host process shows '-' in it");
+	ok(strstr(sb.data, "\n18542   1 root  127.0.0.1:9229 yes    node app.js\n") != NULL,
+		"--list: a containerised process shows its PID in there");
+	strbuf_free(&sb);
+
+	grid_init(&g);
+	grid_resize(&g, 100, 10);
+	picker_draw(&pk, &g);
+	row = grid_row_text(&g, 2);
+	ok(row && strstr(row, "    PID     CTR USER") == row, "picker: a CTR column (%s)", row);
+	free(row);
+	row = grid_row_text(&g, 4);
+	ok(row && strstr(row, "  18542       1 root") == row && strstr(row, "node app.js"),
+		"picker: the PID inside the container (%s)", row);
+	free(row);
+	row = grid_row_text(&g, 3);
+	ok(row && strstr(row, "      7       - alice") == row, "picker: '-' for a host process");
+	free(row);
+	pk.n = 1;
+	picker_draw(&pk, &g);
+	row = grid_row_text(&g, 2);
+	ok(row && !strstr(row, "CTR"), "picker: no CTR column without containers");
+	free(row);
+	grid_free(&g);
+}
+
+/* A node in its own PID, network and mount namespaces (unshare(1), as root) is listed with
+ * its PID in there, and its inspector is looked for in its own namespace. */
+static void test_live_container(const char *node)
+{
+	char log[] = "/tmp/ntop-js-discover-ctr.XXXXXX", marker[64];
+	struct node_proc *v = NULL;
+	const struct node_proc *p = NULL;
+	pid_t pid;
+	size_t n;
+	int fd;
+
+	if (geteuid() != 0 || system("unshare --net --pid --mount --kill-child --mount-proc true "
+		">/dev/null 2>&1") != 0) {
+		printf("# skipped: no namespaces here (needs root and unshare)\n");
+		return;
+	}
+	fd = mkstemp(log);
+	if (fd < 0) {
+		ok(0, "mkstemp");
+		return;
+	}
+	close(fd);
+	snprintf(marker, sizeof(marker), "ntop-js-discover-ctr-%d", (int)getpid());
+	{
+		/* A port for the inspector that the host does not see: 9229 in there. */
+		char *a[] = { "unshare", "--net", "--pid", "--mount", "--kill-child", "--mount-proc",
+			(char *)node, "--inspect=127.0.0.1:9229", "-e",
+			"setInterval(() => {}, 1000); console.log('ready')", marker, NULL };
+		pid = spawn(a, log);
+	}
+	for (int i = 0; i < 500 && !file_has(log, "ready"); i++)
+		sleep_ms(20);
+	n = discover_node_processes(&v);
+	for (size_t i = 0; i < n && !p; i++)
+		if (strstr(v[i].command, marker))
+			p = &v[i];
+	ok(p != NULL, "the containerised node is listed");
+	if (p) {
+		ok(p->pid != 1 && p->pid != pid, "by its host PID (%d)", (int)p->pid);
+		is_int(p->container_pid, 1, "with its PID in the container");
+		is_int(p->inspector_port, 9229, "its inspector, found in its own namespace");
+	}
+	free(v);
+	reap(pid);
+	unlink(log);
+}
+
 int main(void)
 {
 	const char *node = getenv("NODE");
@@ -370,7 +470,9 @@ int main(void)
 		return 0;
 	}
 	test_format_table();
+	test_container_column();
 	test_live(node);
+	test_live_container(node);
 	test_node_options_port(node);
 	test_signal_states();
 	return done_testing();
