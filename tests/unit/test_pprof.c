@@ -3,7 +3,7 @@
  *
  * With --write DIR it writes fib.pb.gz, graph.pb.gz and heap.pb.gz into DIR, and DIR/expect
  * with a line per CPU file: its name, its hottest function (by self time) and its number of
- * samples, for tests/integration/pprof_tool.sh to check go tool pprof against. */
+ * samples, tab-separated, for tests/integration/pprof_tool.sh to check go tool pprof against. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -831,7 +831,7 @@ static int write_files(const char *dir)
 			path = xasprintf("%s/%s", dir, cpu[i + 1]);
 			if (pprof_save_calltree(t, ft, 1000, 1700000000000000000LL, path, &cause) < 0)
 				rc = 1;
-			fprintf(ex, "%s %s %" PRIu64 "\n", cpu[i + 1], e.hot_name, e.samples);
+			fprintf(ex, "%s\t%s\t%" PRIu64 "\n", cpu[i + 1], e.hot_name, e.samples);
 			free(path);
 			profile_release(&p);
 		}
