@@ -129,14 +129,45 @@ static void map_free(struct u64map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static uint32_t string_id(struct pprof *p, const char *s)
+/* s with every byte that is not part of valid UTF-8 replaced by U+FFFD, or NULL if s is
+ * valid: protobuf strings must be UTF-8, and Parca's and Pyroscope's decoders refuse a
+ * profile that is not, while a target's function names are any bytes. */
+static char *utf8_repaired(const char *s)
 {
+	size_t n = strlen(s), i = 0, k;
+	struct strbuf b;
+
+	while (i < n && (k = util_utf8_seq(s + i, n - i)) > 0)
+		i += k;
+	if (i == n)
+		return NULL;
+	strbuf_init(&b);
+	strbuf_append(&b, s, i);
+	while (i < n) {
+		k = util_utf8_seq(s + i, n - i);
+		if (k == 0) {
+			strbuf_puts(&b, "\xef\xbf\xbd");
+			i++;
+		} else {
+			strbuf_append(&b, s + i, k);
+			i += k;
+		}
+	}
+	return b.data;
+}
+
+static uint32_t string_id(struct pprof *p, const char *text)
+{
+	char *fixed = utf8_repaired(text);
+	const char *s = fixed ? fixed : text;
 	uint32_t *slot = map_slot(&p->string_map, text_hash(s));
 	uint32_t i, id;
 
 	for (i = *slot; i != NONE; i = p->string_next[i])
-		if (strcmp(p->strings[i], s) == 0)
+		if (strcmp(p->strings[i], s) == 0) {
+			free(fixed);
 			return i;
+		}
 	if (p->n_strings >= NONE - 1)
 		util_die(1, "pprof string table full.");
 	p->strings = xreallocarray_grow(p->strings, &p->strings_cap, p->n_strings + 1,
@@ -144,7 +175,7 @@ static uint32_t string_id(struct pprof *p, const char *s)
 	p->string_next = xreallocarray_grow(p->string_next, &p->string_next_cap, p->n_strings + 1,
 		sizeof(*p->string_next));
 	id = (uint32_t)p->n_strings++;
-	p->strings[id] = xstrdup(s);
+	p->strings[id] = fixed ? fixed : xstrdup(s);
 	if (*slot == NONE)
 		p->string_map.n++;
 	p->string_next[id] = *slot; /* newest first in its chain */

@@ -722,10 +722,11 @@ static void test_by_hand(void)
 	uint32_t a = functab_intern(ft, "a", 1, "file:///x.js", 12, 9, 4);
 	uint32_t a2 = functab_intern(ft, "a", 1, "file:///x.js", 12, 30, 2);
 	uint32_t anon = functab_intern(ft, "", 0, "file:///x.js", 12, 40, 0);
+	uint32_t bad = functab_intern(ft, "b\xff\xc3", 3, "file:///\xe9.js", 12, 1, 0);
 	struct pprof *pp = pprof_create(PPROF_CPU, 1000000);
 	struct pprof_label lab[2] = { { "thread", "main" }, { "bad", NULL } };
 	uint32_t s1[] = { a, root }, s2[] = { idle, root }, s3[] = { a2, a, root },
-		s4[] = { anon, a }, s5[] = { root };
+		s4[] = { anon, a }, s5[] = { root }, s6[] = { bad };
 	struct d_prof d;
 
 	pprof_add_sample(pp, ft, s1, 2, 3, 30, lab, 2);
@@ -733,14 +734,22 @@ static void test_by_hand(void)
 	pprof_add_sample(pp, ft, s3, 3, 1, 10, NULL, 0);
 	pprof_add_sample(pp, ft, s4, 2, 2, 20, NULL, 0);
 	pprof_add_sample(pp, ft, s5, 1, 5, 50, NULL, 0);
-	is_int(pprof_sample_count(pp), 3, "(idle) and the root alone are left out");
+	pprof_add_sample(pp, ft, s6, 1, 1, 1, NULL, 0);
+	is_int(pprof_sample_count(pp), 4, "(idle) and the root alone are left out");
 	if (roundtrip(pp, &d) != 0) {
 		ok(0, "by hand: decodes");
 		goto out;
 	}
 	ok(d_check(&d) == NULL, "by hand: consistent");
-	is_int(d.n_locs, 3, "a location per (script, line, column, name)");
-	is_int(d.n_funcs, 2, "a function per (script, name): a's two share one");
+	is_int(d.n_locs, 4, "a location per (script, line, column, name)");
+	is_int(d.n_funcs, 3, "a function per (script, name): a's two share one");
+	{
+		const struct d_func *fb = d_func_by_id(&d,
+			d_loc_by_id(&d, d.samples[3].locs[0])->function_id);
+		is_str(d_str(&d, fb->name), "b\xef\xbf\xbd\xef\xbf\xbd",
+			"bytes that are not UTF-8 become U+FFFD in names");
+		is_str(d_str(&d, fb->filename), "file:///\xef\xbf\xbd.js", "... and file names");
+	}
 	is_int(d.samples[0].n_locs, 1, "the root is not a frame");
 	is_int(d.samples[1].n_locs, 2, "leaf first: two frames");
 	ok(d.samples[1].locs[0] != d.samples[1].locs[1], "... distinct locations");
