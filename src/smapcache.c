@@ -1,0 +1,300 @@
+/* smapcache.c: see smapcache.h. The hand-over is inbox.c's: the main thread writes the job
+ * before pthread_create, the worker sets job_done and calls notify, the main thread reads the
+ * job only after pthread_join. No mutex. */
+#include "config.h"
+
+#include "smapcache.h"
+#include "smapfind.h"
+#include "util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SMAPCACHE_BUCKETS 1024 /* a power of two */
+
+enum entry_state { E_QUEUED, E_LOADING, E_MAPPED, E_FAILED };
+
+struct entry {
+	struct entry *hnext;           /* hash chain */
+	struct entry *newer, *older;   /* the recency list */
+	struct entry *qnext;           /* the load queue */
+	char *url;
+	enum entry_state state;
+	struct sourcemap *map;
+	size_t bytes;
+	char *reason;
+};
+
+/* A load on the worker: it touches nothing else. */
+struct job {
+	char *root;
+	char *url;
+	struct sourcemap *map;
+	char *err;
+};
+
+struct smapcache {
+	char *root;
+	size_t max_bytes;
+	void (*notify)(void *ud);
+	void *ud;
+	struct entry *buckets[SMAPCACHE_BUCKETS];
+	struct entry *newest, *oldest;
+	size_t entries;
+	struct entry *qhead, *qtail;
+	struct entry *loading;       /* the entry the worker loads, or NULL */
+	pthread_t thread;
+	atomic_bool job_done;
+	struct job job;
+	struct smapcache_stats st;
+};
+
+static const char NOT_MAPPED[] = "the position is not in the source map.";
+
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void lru_unlink(struct smapcache *c, struct entry *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		c->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		c->oldest = e->newer;
+	e->newer = e->older = NULL;
+}
+
+static void lru_touch(struct smapcache *c, struct entry *e)
+{
+	if (c->newest == e)
+		return;
+	if (e->newer || e->older || c->oldest == e)
+		lru_unlink(c, e);
+	e->older = c->newest;
+	if (c->newest)
+		c->newest->newer = e;
+	c->newest = e;
+	if (!c->oldest)
+		c->oldest = e;
+}
+
+static void entry_remove(struct smapcache *c, struct entry *e)
+{
+	struct entry **pp = &c->buckets[hash(e->url) & (SMAPCACHE_BUCKETS - 1)];
+
+	while (*pp != e)
+		pp = &(*pp)->hnext;
+	*pp = e->hnext;
+	lru_unlink(c, e);
+	if (e->state == E_MAPPED) {
+		c->st.maps--;
+		c->st.bytes -= e->bytes;
+	} else if (e->state == E_FAILED) {
+		c->st.failures--;
+	}
+	c->entries--;
+	sourcemap_free(e->map);
+	free(e->reason);
+	free(e->url);
+	free(e);
+}
+
+/* Drops the least recently used settled entries until the maps fit the budget and the entries
+ * their count; in-flight ones (queued, loading) and keep stay. */
+static void evict(struct smapcache *c, const struct entry *keep)
+{
+	struct entry *e = c->oldest, *newer;
+
+	while (e && (c->st.bytes > c->max_bytes || c->entries > SMAPCACHE_MAX_ENTRIES)) {
+		newer = e->newer;
+		if (e != keep && (e->state == E_MAPPED ||
+				(e->state == E_FAILED && c->entries > SMAPCACHE_MAX_ENTRIES))) {
+			if (e->state == E_MAPPED)
+				c->st.evictions++;
+			entry_remove(c, e);
+		}
+		e = newer;
+	}
+}
+
+static void *load_thread(void *arg)
+{
+	struct smapcache *c = arg;
+	struct job *j = &c->job;
+
+	j->map = smapfind_load(j->root, j->url, &j->err);
+	atomic_store(&c->job_done, true);
+	if (c->notify)
+		c->notify(c->ud);
+	return NULL;
+}
+
+static void start_next(struct smapcache *c)
+{
+	struct entry *e;
+
+	while (!c->loading && (e = c->qhead)) {
+		c->qhead = e->qnext;
+		if (!c->qhead)
+			c->qtail = NULL;
+		e->qnext = NULL;
+		memset(&c->job, 0, sizeof c->job);
+		c->job.root = c->root;
+		c->job.url = e->url;
+		atomic_store(&c->job_done, false);
+		e->state = E_LOADING;
+		c->loading = e;
+		c->st.loads++;
+		if (pthread_create(&c->thread, NULL, load_thread, c) != 0) {
+			c->loading = NULL;
+			e->state = E_FAILED;
+			e->reason = xstrdup("cannot start a thread to read the source map.");
+			c->st.failures++;
+		}
+	}
+}
+
+bool smapcache_poll(struct smapcache *c)
+{
+	struct entry *e = c->loading;
+
+	if (!e || !atomic_load(&c->job_done))
+		return false;
+	pthread_join(c->thread, NULL);
+	c->loading = NULL;
+	if (c->job.map && sourcemap_bytes(c->job.map) > c->max_bytes) {
+		e->reason = xasprintf("the source map takes %zu MB, more than the %zu MB allowed.",
+			sourcemap_bytes(c->job.map) >> 20, c->max_bytes >> 20);
+		sourcemap_free(c->job.map);
+		c->job.map = NULL;
+		free(c->job.err);
+	} else if (!c->job.map) {
+		e->reason = c->job.err ? c->job.err : xstrdup("the source map cannot be read.");
+	}
+	c->job.err = NULL;
+	if (c->job.map) {
+		e->state = E_MAPPED;
+		e->map = c->job.map;
+		e->bytes = sourcemap_bytes(e->map);
+		c->st.maps++;
+		c->st.bytes += e->bytes;
+		evict(c, e);
+	} else {
+		e->state = E_FAILED;
+		c->st.failures++;
+	}
+	c->job.map = NULL;
+	start_next(c);
+	return true;
+}
+
+struct smapcache *smapcache_create(const char *root, size_t max_bytes, void (*notify)(void *ud),
+	void *ud)
+{
+	struct smapcache *c = xcalloc(1, sizeof *c);
+
+	c->root = xstrdup(root && *root ? root : "/");
+	c->max_bytes = max_bytes;
+	c->notify = notify;
+	c->ud = ud;
+	atomic_init(&c->job_done, false);
+	return c;
+}
+
+void smapcache_free(struct smapcache *c)
+{
+	if (!c)
+		return;
+	if (c->loading) {
+		pthread_join(c->thread, NULL);
+		sourcemap_free(c->job.map);
+		free(c->job.err);
+	}
+	while (c->oldest)
+		entry_remove(c, c->oldest);
+	free(c->root);
+	free(c);
+}
+
+static struct entry *find(struct smapcache *c, const char *url)
+{
+	struct entry *e = c->buckets[hash(url) & (SMAPCACHE_BUCKETS - 1)];
+	while (e && strcmp(e->url, url))
+		e = e->hnext;
+	return e;
+}
+
+enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uint32_t line0,
+	uint32_t col0, struct smapcache_result *out)
+{
+	struct entry *e;
+
+	memset(out, 0, sizeof *out);
+	smapcache_poll(c);
+	e = find(c, url);
+	if (!e) {
+		char *path = NULL, *why = NULL;
+		uint32_t b = hash(url) & (SMAPCACHE_BUCKETS - 1);
+
+		e = xcalloc(1, sizeof *e);
+		e->url = xstrdup(url);
+		e->hnext = c->buckets[b];
+		c->buckets[b] = e;
+		c->entries++;
+		/* node:internal/..., eval code: no file to read, known at once */
+		if (smapfind_url_path(url, &path, &why) < 0) {
+			e->state = E_FAILED;
+			e->reason = why;
+			c->st.failures++;
+		} else {
+			e->state = E_QUEUED;
+			if (c->qtail)
+				c->qtail->qnext = e;
+			else
+				c->qhead = e;
+			c->qtail = e;
+		}
+		free(path);
+		lru_touch(c, e);
+		evict(c, e);
+		start_next(c);
+	} else {
+		lru_touch(c, e);
+	}
+	switch (e->state) {
+	case E_QUEUED:
+	case E_LOADING:
+		return SMAPCACHE_PENDING;
+	case E_FAILED:
+		out->reason = e->reason;
+		return SMAPCACHE_NONE;
+	case E_MAPPED:
+		break;
+	}
+	if (!sourcemap_lookup(e->map, line0, col0, &out->pos)) {
+		out->reason = NOT_MAPPED;
+		return SMAPCACHE_NONE;
+	}
+	out->map = e->map;
+	return SMAPCACHE_MAPPED;
+}
+
+bool smapcache_busy(const struct smapcache *c)
+{
+	return c->loading || c->qhead;
+}
+
+void smapcache_get_stats(const struct smapcache *c, struct smapcache_stats *st)
+{
+	*st = c->st;
+}

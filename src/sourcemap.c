@@ -1,0 +1,920 @@
+/* sourcemap.c: see sourcemap.h. */
+#include "config.h"
+
+#include "sourcemap.h"
+#include "jsonpull.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 20 bytes a segment: a bundle's map holds millions of them. */
+struct seg {
+	uint32_t gen_col;
+	uint32_t src;  /* SOURCEMAP_NONE: a one-field segment, an unmapped stretch */
+	uint32_t line;
+	uint32_t col;
+	uint32_t name; /* SOURCEMAP_NONE: no name */
+};
+
+/* NUL-terminated strings in one buffer. */
+struct strtab {
+	char *buf;
+	size_t len, cap;
+	size_t *off;
+	uint32_t n;
+	size_t ncap;
+};
+
+struct sourcemap {
+	char *text;                /* the map's JSON, kept for sourcesContent, else NULL */
+	struct seg *segs;
+	size_t nsegs, segcap;
+	uint32_t *line_start;      /* first segment of each generated line; [nlines] = nsegs */
+	uint32_t nlines;
+	size_t linecap;
+	struct strtab sources, names;
+	struct json_span *content; /* per source; n == 0 when the map has none */
+	bool unsorted;             /* a line's columns went backwards: sort after decoding */
+};
+
+/* The members of one map (the whole document, or a section's). */
+struct fields {
+	bool has_version;
+	double version;
+	struct json_span sources, source_root, names, mappings, content, sections;
+};
+
+static const char PFX[] = "invalid source map";
+
+static void strtab_add(struct strtab *t, const char *s, size_t n)
+{
+	t->buf = xreallocarray_grow(t->buf, &t->cap, t->len + n + 1, 1);
+	t->off = xreallocarray_grow(t->off, &t->ncap, (size_t)t->n + 1, sizeof *t->off);
+	memcpy(t->buf + t->len, s, n);
+	t->buf[t->len + n] = '\0';
+	t->off[t->n++] = t->len;
+	t->len += n + 1;
+}
+
+static const char *strtab_get(const struct strtab *t, uint32_t i)
+{
+	return i < t->n ? t->buf + t->off[i] : NULL;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	free(t->buf);
+	free(t->off);
+}
+
+static int fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(char **err, const char *fmt, ...)
+{
+	char what[200];
+	va_list ap;
+
+	if (err && !*err) {
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof what, fmt, ap);
+		va_end(ap);
+		*err = xasprintf("%s: %s.", PFX, what);
+	}
+	return -1;
+}
+
+/* ---- reading the JSON ---------------------------------------------------------------- */
+
+/* Reads one map object's members into f (spans into the text). */
+static int read_fields(const char *buf, size_t len, struct fields *f, char **err)
+{
+	struct json_reader r;
+	struct json_span key;
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	json_reader_init(&r, buf, len, PFX);
+	if (json_read_begin(&r) < 0)
+		goto bad;
+	while ((rc = json_read_member(&r, &key)) == 1) {
+		struct json_span *slot = NULL;
+		enum json_type want = JSON_T_ARRAY;
+
+		if (json_string_eq(key, "version")) {
+			if (json_read_number(&r, &f->version, "version") < 0)
+				goto bad;
+			f->has_version = true;
+			continue;
+		}
+		if (json_string_eq(key, "sources"))
+			slot = &f->sources;
+		else if (json_string_eq(key, "names"))
+			slot = &f->names;
+		else if (json_string_eq(key, "sourcesContent"))
+			slot = &f->content;
+		else if (json_string_eq(key, "sections"))
+			slot = &f->sections;
+		else if (json_string_eq(key, "mappings"))
+			slot = &f->mappings, want = JSON_T_STRING;
+		else if (json_string_eq(key, "sourceRoot"))
+			slot = &f->source_root, want = JSON_T_STRING;
+		if (!slot) {
+			if (json_read_skip(&r) < 0)
+				goto bad;
+			continue;
+		}
+		if (json_pull_value(&r.jp, slot) < 0) {
+			json_reader_fail_json(&r);
+			goto bad;
+		}
+		/* a null sourceRoot is as good as none */
+		if (json_span_type(*slot) == JSON_T_NULL && slot == &f->source_root)
+			slot->n = 0;
+		else if (json_span_type(*slot) != want) {
+			json_reader_fail(&r, "%.*s is not %s", (int)key.n - 2, key.p + 1,
+				want == JSON_T_ARRAY ? "an array" : "a string");
+			goto bad;
+		}
+	}
+	if (rc < 0)
+		goto bad;
+	if (json_read_end(&r) < 0)
+		goto bad;
+	return 0;
+bad:
+	if (err && !*err)
+		*err = r.err ? xasprintf("%s.", r.err) : xasprintf("%s.", PFX);
+	free(r.err);
+	return -1;
+}
+
+/* Appends a source path: sourceRoot joined to it unless it is absolute or a URL. */
+static int add_sources(struct sourcemap *m, const struct fields *f, char **err)
+{
+	struct json_scratch sc = { 0 };
+	const char *s;
+	size_t root_len = 0, n, pos = 0;
+	struct json_span v;
+	char *joined = NULL;
+	int rc = 0;
+
+	if (f->source_root.n) {
+		json_string_text(f->source_root, &sc, &s, &n);
+		if (n > SOURCEMAP_MAX_STRING) {
+			free(sc.buf);
+			return fail(err, "sourceRoot is longer than %d bytes", SOURCEMAP_MAX_STRING);
+		}
+		joined = xmalloc(n + SOURCEMAP_MAX_STRING + 2);
+		memcpy(joined, s, n);
+		root_len = n;
+	}
+	if (f->sources.n) {
+		while ((rc = json_array_next(f->sources, &pos, &v)) == 1) {
+			if (m->sources.n >= SOURCEMAP_MAX_SOURCES) {
+				rc = fail(err, "more than %d sources", SOURCEMAP_MAX_SOURCES);
+				break;
+			}
+			if (json_span_type(v) == JSON_T_NULL) {
+				strtab_add(&m->sources, "", 0);
+				continue;
+			}
+			if (json_span_type(v) != JSON_T_STRING) {
+				rc = fail(err, "source %u is not a string", m->sources.n);
+				break;
+			}
+			json_string_text(v, &sc, &s, &n);
+			if (n > SOURCEMAP_MAX_STRING) {
+				rc = fail(err, "source %u is too long", m->sources.n);
+				break;
+			}
+			bool absolute = n && (s[0] == '/' || memchr(s, ':', n));
+			if (!root_len || absolute) {
+				strtab_add(&m->sources, s, n);
+				continue;
+			}
+			size_t k = root_len;
+			if (joined[k - 1] != '/' && n)
+				joined[k++] = '/';
+			memcpy(joined + k, s, n);
+			strtab_add(&m->sources, joined, k + n);
+		}
+	}
+	free(joined);
+	free(sc.buf);
+	return rc < 0 ? -1 : 0;
+}
+
+static int add_names(struct sourcemap *m, const struct fields *f, char **err)
+{
+	struct json_scratch sc = { 0 };
+	struct json_span v;
+	size_t pos = 0, n;
+	const char *s;
+	int rc = 0;
+
+	if (!f->names.n)
+		return 0;
+	while ((rc = json_array_next(f->names, &pos, &v)) == 1) {
+		if (m->names.n >= SOURCEMAP_MAX_NAMES) {
+			rc = fail(err, "more than %u names", SOURCEMAP_MAX_NAMES);
+			break;
+		}
+		if (json_span_type(v) != JSON_T_STRING) {
+			rc = fail(err, "name %u is not a string", m->names.n);
+			break;
+		}
+		json_string_text(v, &sc, &s, &n);
+		if (n > SOURCEMAP_MAX_STRING) {
+			rc = fail(err, "name %u is too long", m->names.n);
+			break;
+		}
+		strtab_add(&m->names, s, n);
+	}
+	free(sc.buf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* sourcesContent entries of sources [base, base+nsrc): spans, or nothing for null. */
+static int add_content(struct sourcemap *m, const struct fields *f, uint32_t base, char **err)
+{
+	struct json_span v;
+	size_t pos = 0;
+	uint32_t i = 0;
+	int rc;
+
+	m->content = xrealloc(m->content, ((size_t)m->sources.n + 1) * sizeof *m->content);
+	memset(m->content + base, 0, ((size_t)m->sources.n + 1 - base) * sizeof *m->content);
+	if (!f->content.n)
+		return 0;
+	while ((rc = json_array_next(f->content, &pos, &v)) == 1) {
+		if (base + i >= m->sources.n)
+			break; /* more texts than sources: the extra ones belong to nothing */
+		if (json_span_type(v) == JSON_T_STRING)
+			m->content[base + i] = v;
+		else if (json_span_type(v) != JSON_T_NULL)
+			return fail(err, "sourcesContent %u is not a string", i);
+		i++;
+	}
+	return 0;
+}
+
+/* ---- mappings ------------------------------------------------------------------------ */
+
+static const signed char B64[256] = {
+	['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5, ['F'] = 6, ['G'] = 7, ['H'] = 8,
+	['I'] = 9, ['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15,
+	['P'] = 16, ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21, ['V'] = 22,
+	['W'] = 23, ['X'] = 24, ['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29,
+	['d'] = 30, ['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35, ['j'] = 36,
+	['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40, ['o'] = 41, ['p'] = 42, ['q'] = 43,
+	['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48, ['w'] = 49, ['x'] = 50,
+	['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56, ['4'] = 57,
+	['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64,
+}; /* value + 1; 0 is not a base64 digit */
+
+/* One base64 VLQ value at *pp; values past 32 bits are refused. */
+static int vlq(const char **pp, const char *end, const char *start, int64_t *out, char **err)
+{
+	const char *p = *pp;
+	uint64_t acc = 0;
+	int shift = 0;
+
+	for (;;) {
+		if (p >= end || *p == ',' || *p == ';')
+			return fail(err, "truncated VLQ value in mappings (byte %td)", p - start);
+		int d = B64[(unsigned char)*p] - 1;
+		if (d < 0)
+			return fail(err, "bad VLQ digit in mappings (byte %td)", p - start);
+		p++;
+		acc |= (uint64_t)(d & 31) << shift;
+		shift += 5;
+		if (!(d & 32))
+			break;
+		if (shift > 30)
+			return fail(err, "VLQ value overflows in mappings (byte %td)", p - start);
+	}
+	if ((acc >> 1) > INT32_MAX)
+		return fail(err, "VLQ value overflows in mappings (byte %td)", p - start);
+	*out = (acc & 1) ? -(int64_t)(acc >> 1) : (int64_t)(acc >> 1);
+	*pp = p;
+	return 0;
+}
+
+static int push_seg(struct sourcemap *m, uint32_t line, const struct seg *s, char **err)
+{
+	if (m->nsegs >= SOURCEMAP_MAX_SEGMENTS)
+		return fail(err, "more than %u segments", SOURCEMAP_MAX_SEGMENTS);
+	if (m->nlines > line + 1 || (m->nlines == line + 1 && m->nsegs > m->line_start[line] &&
+			m->segs[m->nsegs - 1].gen_col > s->gen_col)) {
+		if (m->nlines > line + 1)
+			return fail(err, "index map sections overlap (generated line %lld)",
+				(long long)line + 1);
+		m->unsorted = true;
+	}
+	if (m->nlines <= line) {
+		m->line_start = xreallocarray_grow(m->line_start, &m->linecap, (size_t)line + 2,
+			sizeof *m->line_start);
+		while (m->nlines <= line)
+			m->line_start[m->nlines++] = (uint32_t)m->nsegs;
+	}
+	if (m->nsegs == m->segcap)
+		m->segs = xreallocarray_grow(m->segs, &m->segcap, m->nsegs + 1, sizeof *m->segs);
+	m->segs[m->nsegs++] = *s;
+	return 0;
+}
+
+/* Decodes one map's mappings; its lines start at line_off, its first line at col_off, and its
+ * source and name indices at src_base and name_base. */
+static int add_mappings(struct sourcemap *m, const struct fields *f, uint32_t line_off,
+	uint32_t col_off, uint32_t src_base, uint32_t nsrc, uint32_t name_base, uint32_t nname,
+	char **err)
+{
+	char *decoded = NULL;
+	const char *p, *start, *end;
+	size_t n;
+	int64_t gcol = 0, src = 0, oline = 0, ocol = 0, name = 0;
+	uint64_t line = 0;
+	int rc = -1;
+
+	if (!f->mappings.n)
+		return 0;
+	if (memchr(f->mappings.p, '\\', f->mappings.n)) {
+		/* escapes in mappings are legal JSON, and rare enough to pay a copy */
+		if (json_string_decode(f->mappings, &decoded, &n) < 0)
+			return fail(err, "mappings is not a valid string");
+		start = decoded;
+	} else {
+		start = f->mappings.p + 1;
+		n = f->mappings.n - 2;
+	}
+	end = start + n;
+	/* every segment but the first follows a separator: reserve once, not by doubling */
+	size_t seps = 1;
+	for (p = start; p < end; p++)
+		seps += *p == ',' || *p == ';';
+	if (m->nsegs + seps > m->segcap) {
+		size_t want = m->nsegs + (seps < SOURCEMAP_MAX_SEGMENTS ? seps : SOURCEMAP_MAX_SEGMENTS);
+		if (want > m->segcap) {
+			m->segs = xrealloc(m->segs, want * sizeof *m->segs);
+			m->segcap = want;
+		}
+	}
+	for (p = start; p < end;) {
+		if (*p == ';') {
+			line++, p++, gcol = 0;
+			continue;
+		}
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		int64_t v[5];
+		int k = 0;
+		while (p < end && *p != ',' && *p != ';') {
+			if (k == 5) {
+				fail(err, "a segment has more than 5 fields (byte %td of mappings)",
+					p - start);
+				goto out;
+			}
+			if (vlq(&p, end, start, &v[k++], err) < 0)
+				goto out;
+		}
+		if (k == 2 || k == 3) {
+			fail(err, "a segment has %d fields, not 1, 4 or 5", k);
+			goto out;
+		}
+		struct seg s = { .src = SOURCEMAP_NONE, .name = SOURCEMAP_NONE };
+		gcol += v[0];
+		if (gcol < 0 || gcol + (line ? 0 : col_off) > SOURCEMAP_MAX_POSITION) {
+			fail(err, "generated column %lld is out of range", (long long)gcol);
+			goto out;
+		}
+		if (line_off + line > SOURCEMAP_MAX_GEN_LINES) {
+			fail(err, "more than %u generated lines", SOURCEMAP_MAX_GEN_LINES);
+			goto out;
+		}
+		s.gen_col = (uint32_t)gcol + (line ? 0 : col_off);
+		if (k >= 4) {
+			src += v[1], oline += v[2], ocol += v[3];
+			if (src < 0 || src >= nsrc) {
+				fail(err, "source index %lld is out of range", (long long)src);
+				goto out;
+			}
+			if (oline < 0 || oline > SOURCEMAP_MAX_POSITION || ocol < 0 ||
+					ocol > SOURCEMAP_MAX_POSITION) {
+				fail(err, "original position (line %lld) is out of range", (long long)oline);
+				goto out;
+			}
+			s.src = src_base + (uint32_t)src;
+			s.line = (uint32_t)oline;
+			s.col = (uint32_t)ocol;
+		}
+		if (k == 5) {
+			name += v[4];
+			if (name < 0 || name >= nname) {
+				fail(err, "name index %lld is out of range", (long long)name);
+				goto out;
+			}
+			s.name = name_base + (uint32_t)name;
+		}
+		if (push_seg(m, line_off + (uint32_t)line, &s, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(decoded);
+	return rc;
+}
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+	if (x->gen_col != y->gen_col)
+		return x->gen_col < y->gen_col ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* ---- one map, sections --------------------------------------------------------------- */
+
+static int add_map(struct sourcemap *m, const struct fields *f, uint32_t line_off,
+	uint32_t col_off, char **err)
+{
+	uint32_t src_base = m->sources.n, name_base = m->names.n;
+
+	if (!f->has_version)
+		return fail(err, "it has no version");
+	if (f->version != 3)
+		return fail(err, "version is not 3");
+	if (add_sources(m, f, err) < 0 || add_names(m, f, err) < 0 ||
+			add_content(m, f, src_base, err) < 0)
+		return -1;
+	return add_mappings(m, f, line_off, col_off, src_base, m->sources.n - src_base, name_base,
+		m->names.n - name_base, err);
+}
+
+static int read_offset(struct json_span sec, uint32_t *line, uint32_t *col, char **err)
+{
+	struct json_span off, v;
+	double d;
+
+	if (json_object_get(sec, "offset", &off) != 1 || json_span_type(off) != JSON_T_OBJECT)
+		return fail(err, "a section has no offset");
+	if (json_object_get(off, "line", &v) != 1 || json_number(v, &d) < 0 || d < 0 ||
+			d > SOURCEMAP_MAX_GEN_LINES || d != (double)(uint32_t)d)
+		return fail(err, "a section's offset line is not a line number");
+	*line = (uint32_t)d;
+	if (json_object_get(off, "column", &v) != 1 || json_number(v, &d) < 0 || d < 0 ||
+			d > SOURCEMAP_MAX_POSITION || d != (double)(uint32_t)d)
+		return fail(err, "a section's offset column is not a column number");
+	*col = (uint32_t)d;
+	return 0;
+}
+
+static int add_sections(struct sourcemap *m, const struct fields *top, char **err)
+{
+	struct json_span sec, map, url;
+	size_t pos = 0, count = 0;
+	uint32_t prev_line = 0, prev_col = 0;
+	int rc;
+
+	if (!top->has_version || top->version != 3)
+		return fail(err, "version is not 3");
+	if (top->mappings.n)
+		return fail(err, "an index map has mappings too");
+	while ((rc = json_array_next(top->sections, &pos, &sec)) == 1) {
+		uint32_t line, col;
+		struct fields f;
+
+		if (++count > SOURCEMAP_MAX_SECTIONS)
+			return fail(err, "more than %d sections", SOURCEMAP_MAX_SECTIONS);
+		if (json_span_type(sec) != JSON_T_OBJECT)
+			return fail(err, "section %lld is not an object", (long long)count - 1);
+		if (read_offset(sec, &line, &col, err) < 0)
+			return -1;
+		if (line < prev_line || (line == prev_line && col < prev_col))
+			return fail(err, "section %lld starts before the one before it",
+				(long long)count - 1);
+		prev_line = line, prev_col = col;
+		if (json_object_get(sec, "url", &url) == 1)
+			return fail(err, "sections that point to a url are not supported");
+		if (json_object_get(sec, "map", &map) != 1 || json_span_type(map) != JSON_T_OBJECT)
+			return fail(err, "section %lld has no map", (long long)count - 1);
+		if (read_fields(map.p, map.n, &f, err) < 0)
+			return -1;
+		if (f.sections.n)
+			return fail(err, "index maps nest");
+		if (add_map(m, &f, line, col, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct sourcemap *sourcemap_parse(char *buf, size_t len, char **err)
+{
+	struct sourcemap *m = xcalloc(1, sizeof *m);
+	struct fields top;
+	bool keep = false;
+	uint32_t i;
+
+	if (read_fields(buf, len, &top, err) < 0)
+		goto bad;
+	if (top.sections.n ? add_sections(m, &top, err) < 0 : add_map(m, &top, 0, 0, err) < 0)
+		goto bad;
+	if (m->unsorted)
+		for (i = 0; i < m->nlines; i++) {
+			size_t a = m->line_start[i], b = i + 1 < m->nlines ? m->line_start[i + 1] : m->nsegs;
+			qsort(m->segs + a, b - a, sizeof *m->segs, seg_cmp);
+		}
+	m->line_start = xreallocarray_grow(m->line_start, &m->linecap, (size_t)m->nlines + 1,
+		sizeof *m->line_start);
+	m->line_start[m->nlines] = (uint32_t)m->nsegs;
+	if (m->nsegs < m->segcap) {
+		m->segs = xrealloc(m->segs, (m->nsegs ? m->nsegs : 1) * sizeof *m->segs);
+		m->segcap = m->nsegs;
+	}
+	if (!m->content)
+		m->content = xcalloc(1, sizeof *m->content);
+	for (i = 0; i < m->sources.n; i++)
+		keep |= m->content[i].n > 0;
+	if (keep)
+		m->text = buf;
+	else
+		free(buf);
+	return m;
+bad:
+	free(buf);
+	sourcemap_free(m);
+	return NULL;
+}
+
+void sourcemap_free(struct sourcemap *m)
+{
+	if (!m)
+		return;
+	free(m->text);
+	free(m->segs);
+	free(m->line_start);
+	strtab_free(&m->sources);
+	strtab_free(&m->names);
+	free(m->content);
+	free(m);
+}
+
+size_t sourcemap_bytes(const struct sourcemap *m)
+{
+	size_t n = sizeof *m + m->segcap * sizeof *m->segs + m->linecap * sizeof *m->line_start +
+		m->sources.cap + m->sources.ncap * sizeof(size_t) + m->names.cap +
+		m->names.ncap * sizeof(size_t) + ((size_t)m->sources.n + 1) * sizeof *m->content;
+	if (m->text) {
+		/* the kept text: its last content string ends within it */
+		const struct json_span *c = m->content;
+		size_t end = 0;
+		for (uint32_t i = 0; i < m->sources.n; i++)
+			if (c[i].n && (size_t)(c[i].p - m->text) + c[i].n > end)
+				end = (size_t)(c[i].p - m->text) + c[i].n;
+		n += end;
+	}
+	return n;
+}
+
+uint32_t sourcemap_source_count(const struct sourcemap *m)
+{
+	return m->sources.n;
+}
+
+const char *sourcemap_source_path(const struct sourcemap *m, uint32_t source)
+{
+	return strtab_get(&m->sources, source);
+}
+
+size_t sourcemap_segment_count(const struct sourcemap *m)
+{
+	return m->nsegs;
+}
+
+/* ---- lookup -------------------------------------------------------------------------- */
+
+int sourcemap_lookup(const struct sourcemap *m, uint32_t gen_line0, uint32_t gen_col0,
+	struct sourcemap_pos *out)
+{
+	size_t lo, hi, a, b;
+	const struct seg *s;
+
+	if (gen_line0 >= m->nlines)
+		return 0;
+	a = m->line_start[gen_line0];
+	b = m->line_start[gen_line0 + 1];
+	if (a == b)
+		return 0;
+	if (gen_col0 == 0) {
+		s = &m->segs[a];
+	} else {
+		/* greatest lower bound: the last segment whose column is <= gen_col0 */
+		lo = a, hi = b;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->segs[mid].gen_col <= gen_col0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == a)
+			return 0;
+		s = &m->segs[lo - 1];
+	}
+	if (s->src == SOURCEMAP_NONE)
+		return 0;
+	out->source = s->src;
+	out->source_path = strtab_get(&m->sources, s->src);
+	out->line = s->line;
+	out->column = s->col;
+	out->name = s->name == SOURCEMAP_NONE ? NULL : strtab_get(&m->names, s->name);
+	return 1;
+}
+
+/* ---- original text ------------------------------------------------------------------- */
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static long hex4(const char *p, const char *end)
+{
+	long v = 0;
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* Decodes the raw JSON string bytes [p, end) (validated by jsonpull) into out. */
+static size_t decode_raw(const char *p, const char *end, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	while (p < end && o < cap) {
+		if (*p != '\\') {
+			out[o++] = *p++;
+			continue;
+		}
+		if (end - p < 2)
+			break;
+		char c = p[1];
+		p += 2;
+		switch (c) {
+		case 'n': out[o++] = '\n'; continue;
+		case 't': out[o++] = '\t'; continue;
+		case 'r': out[o++] = '\r'; continue;
+		case 'b': out[o++] = '\b'; continue;
+		case 'f': out[o++] = '\f'; continue;
+		case 'u': break;
+		default: out[o++] = c; continue;
+		}
+		long u = hex4(p, end);
+		if (u < 0)
+			break;
+		p += 4;
+		if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+			long lo = hex4(p + 2, end);
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				p += 6;
+			}
+		}
+		if (u >= 0xd800 && u <= 0xdfff)
+			u = 0xfffd;
+		char enc[4];
+		size_t k;
+		if (u < 0x80)
+			enc[0] = (char)u, k = 1;
+		else if (u < 0x800)
+			enc[0] = (char)(0xc0 | (u >> 6)), enc[1] = (char)(0x80 | (u & 63)), k = 2;
+		else if (u < 0x10000)
+			enc[0] = (char)(0xe0 | (u >> 12)), enc[1] = (char)(0x80 | ((u >> 6) & 63)),
+			enc[2] = (char)(0x80 | (u & 63)), k = 3;
+		else
+			enc[0] = (char)(0xf0 | (u >> 18)), enc[1] = (char)(0x80 | ((u >> 12) & 63)),
+			enc[2] = (char)(0x80 | ((u >> 6) & 63)), enc[3] = (char)(0x80 | (u & 63)), k = 4;
+		if (o + k > cap)
+			break;
+		memcpy(out + o, enc, k);
+		o += k;
+	}
+	return o;
+}
+
+/* The raw bytes of the next line of a JSON string's text from *pp: [*a, *b), and *pp past its
+ * line break. Line breaks are JavaScript's: \n, \r\n, \r, U+2028, U+2029. Returns 0 at the end. */
+static int next_raw_line(const char **pp, const char *end, const char **a, const char **b)
+{
+	const char *p = *pp;
+
+	if (p > end)
+		return 0;
+	*a = p;
+	for (;;) {
+		const char *q = memchr(p, '\\', (size_t)(end - p));
+		if (!q) {
+			*b = end;
+			*pp = end + 1; /* the last line has no break */
+			return 1;
+		}
+		if (end - q < 2) {
+			*b = end;
+			*pp = end + 1;
+			return 1;
+		}
+		char c = q[1];
+		if (c == 'n') {
+			*b = q, *pp = q + 2;
+			return 1;
+		}
+		if (c == 'r') {
+			*b = q;
+			*pp = (end - q >= 4 && q[2] == '\\' && q[3] == 'n') ? q + 4 : q + 2;
+			return 1;
+		}
+		if (c == 'u') {
+			long u = hex4(q + 2, end);
+			if (u == 0x2028 || u == 0x2029) {
+				*b = q, *pp = q + 6;
+				return 1;
+			}
+			p = q + 2;
+			continue;
+		}
+		p = q + 2;
+	}
+}
+
+long sourcemap_source_line(const struct sourcemap *m, uint32_t source, uint32_t line1,
+	char *buf, size_t cap)
+{
+	const char *p, *end, *a, *b;
+	uint32_t l = 0;
+
+	if (source >= m->sources.n || !m->content[source].n || line1 == 0)
+		return -1;
+	p = m->content[source].p + 1;
+	end = m->content[source].p + m->content[source].n - 1;
+	while (next_raw_line(&p, end, &a, &b)) {
+		if (++l == line1) {
+			if (cap > SOURCEMAP_MAX_LINE_BYTES)
+				cap = SOURCEMAP_MAX_LINE_BYTES;
+			return (long)decode_raw(a, b, buf, cap);
+		}
+	}
+	return -1;
+}
+
+static bool ident_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		c == '_' || c == '$' || c >= 0x80;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Words that come before '(' without naming a function. */
+static bool not_a_name(const char *s, size_t n)
+{
+	static const char *const words[] = { "function", "async", "if", "for", "while", "switch",
+		"catch", "return", "typeof", "await", "new", "yield", "constructor", "super", "get",
+		"set", "static", "do", "else", "in", "of", "void", "delete", "throw", "case" };
+	if (n && s[0] >= '0' && s[0] <= '9')
+		return true;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (strlen(words[i]) == n && !memcmp(words[i], s, n))
+			return !!strcmp(words[i], "constructor"); /* a class's constructor is a name */
+	return false;
+}
+
+static size_t put_name(const char *s, size_t n, char *buf, size_t cap)
+{
+	if (!n || cap < 2 || not_a_name(s, n))
+		return 0;
+	if (n > cap - 1)
+		n = cap - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return n;
+}
+
+/* Skips back over a type parameter list "<...>" ending just before j (TypeScript generics). */
+static size_t skip_back_generics(const char *line, size_t j)
+{
+	int depth = 0;
+	size_t k = j;
+
+	while (k > 0) {
+		char c = line[--k];
+		if (c == '>')
+			depth++;
+		else if (c == '<' && --depth == 0)
+			return k;
+		else if (c == '(' || c == ')' || c == ';' || c == '{' || c == '}')
+			break;
+	}
+	return j;
+}
+
+size_t sourcemap_name_in_line(const char *line, size_t len, uint32_t col, char *buf, size_t cap)
+{
+	size_t j, e;
+
+	if (col >= len || cap < 2)
+		return 0;
+	/* the '(' of the parameters, or the '<' of a generic function's type parameters */
+	if (line[col] == '(' || line[col] == '<') {
+		j = col;
+		while (j > 0 && is_space(line[j - 1]))
+			j--;
+		if (j > 0 && line[j - 1] == '>' && !(j > 1 && line[j - 2] == '='))
+			j = skip_back_generics(line, j);
+		while (j > 0 && is_space(line[j - 1]))
+			j--;
+		/* "name = (" and "name: (": an arrow function or a method held in a member */
+		if (j > 1 && (line[j - 1] == '=' || line[j - 1] == ':') &&
+				!memchr("=!<>", line[j - 2], 4)) {
+			j--;
+			while (j > 0 && is_space(line[j - 1]))
+				j--;
+		}
+		e = j;
+		while (j > 0 && ident_byte((unsigned char)line[j - 1]))
+			j--;
+		return put_name(line + j, e - j, buf, cap);
+	}
+	if (!ident_byte((unsigned char)line[col]))
+		return 0;
+	/* the position names the function, or its keyword: "function foo(", "async foo(" */
+	j = col;
+	for (int words = 0; words < 3; words++) {
+		e = j;
+		while (e < len && ident_byte((unsigned char)line[e]))
+			e++;
+		size_t k = e;
+		while (k < len && is_space(line[k]))
+			k++;
+		if (k < len && line[k] == '<') {
+			int depth = 0;
+			while (k < len) {
+				depth += line[k] == '<';
+				depth -= line[k] == '>';
+				k++;
+				if (!depth)
+					break;
+			}
+		}
+		if (k < len && line[k] == '(')
+			return put_name(line + j, e - j, buf, cap);
+		if (!not_a_name(line + j, e - j) || k >= len || !ident_byte((unsigned char)line[k]))
+			return 0;
+		j = k;
+		while (j < len && line[j] == '*')
+			j++;
+	}
+	return 0;
+}
+
+size_t sourcemap_name_at(const struct sourcemap *m, const struct sourcemap_pos *pos, char *buf,
+	size_t cap)
+{
+	char text[SOURCEMAP_MAX_LINE_BYTES];
+	long n = sourcemap_source_line(m, pos->source, pos->line + 1, text, sizeof text);
+	size_t i = 0;
+	uint32_t units = 0;
+
+	if (n < 0)
+		return 0;
+	/* columns count UTF-16 units: walk the UTF-8 text to the byte they reach */
+	while (i < (size_t)n && units < pos->column) {
+		unsigned char c = (unsigned char)text[i];
+		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+		units += k == 4 ? 2 : 1;
+		i += k;
+	}
+	if (i >= (size_t)n || units != pos->column)
+		return 0;
+	return sourcemap_name_in_line(text, (size_t)n, (uint32_t)i, buf, cap);
+}
