@@ -5,7 +5,8 @@
  * a small real baseline (alloc_table_diff), then sorted by growth, as the memory screen does.
  * The harness checks what heapprof.h promises: a message on failure, function indices inside
  * the table, sites sorted by live bytes, one site per function, and growth equal to the
- * difference with the baseline. */
+ * difference with the baseline. An accepted profile is also written as pprof (pprof_v8.c),
+ * which must accept it too, its samples no more than its nodes and its bytes the same. */
 #include "config.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@
 
 #include "functab.h"
 #include "heapprof.h"
+#include "pprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -108,6 +110,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	alloc_table_sort_growth(&t);
 	for (size_t i = 1; i < t.n; i++)
 		CHECK(t.sites[i - 1].growth_bytes >= t.sites[i].growth_bytes, "not sorted by growth");
+
+	/* as pprof: the same walk with stacks */
+	{
+		struct pprof *pp = pprof_create(PPROF_HEAP, 32768);
+		unsigned char *gz = NULL;
+		size_t n = 0;
+
+		CHECK(pprof_add_heap_json(pp, (const char *)data, size, ft, &err) == 0,
+			"pprof refused what heapprof accepted: %s", err ? err : "?");
+		CHECK(pprof_sample_count(pp) <= size / 8 + 1, "%zu samples from %zu bytes",
+			pprof_sample_count(pp), size);
+		CHECK(pprof_encode_gzip(pp, &gz, &n, &err) == 0 && n > 0, "gzip: %s", err ? err : "?");
+		free(gz);
+		pprof_free(pp);
+	}
 out:
 	alloc_table_free(&t);
 	alloc_table_free(&self);
