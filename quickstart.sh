@@ -24,7 +24,7 @@ libwebsockets-dev libcjson-dev zlib1g-dev nodejs tmux"
 # The tests also fuzz with clang's libFuzzer, run a session under valgrind, and fetch other
 # Node versions with npm; go tool pprof and promtool read what ntop-js writes for them.
 if [ "$mode" = test ]; then
-	packages="$packages clang libclang-rt-dev valgrind npm golang-go prometheus"
+	packages="$packages clang libclang-rt-dev valgrind npm golang-go prometheus iproute2 util-linux"
 fi
 
 missing=""
