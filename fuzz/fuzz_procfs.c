@@ -79,6 +79,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (procfs_status_parse(text, size, &st) == 0) {
 		check_clean(st.name, sizeof st.name);
 		CHECK(st.tgid >= 0 && st.ppid >= 0, "negative pid");
+		CHECK(st.ns_levels >= 0 && st.ns_levels <= 64 && st.ns_tgid >= 0 &&
+			(st.ns_levels == 0) == (st.ns_tgid == 0), "NStgid %d, %d levels",
+			(int)st.ns_tgid, st.ns_levels);
 	}
 	if (procfs_status_rss(text, size, &rss) == 0)
 		CHECK(rss >= 0 && !isnan(rss), "rss %g", rss);
