@@ -599,8 +599,9 @@ static int attach_check_netns(pid_t pid, const struct procfs_status *st,
 	if (err == EPERM)
 		code = attach_fail(cause, EXIT_PERMISSION, "PID %d (%s) runs in another network "
 			"namespace (a container), and ntop-js needs CAP_SYS_ADMIN to reach its inspector "
-			"there; run it as root, or inside that namespace (nsenter -t %d -n ntop-js --pid "
-			"%d), or on Kubernetes from a debug container (kubectl debug --target=<container>).",
+			"there; run it with that capability (as root), or inside that namespace (nsenter "
+			"-t %d -n ntop-js --pid %d), or on Kubernetes from a debug container (kubectl debug "
+			"--target=<container>).",
 			(int)pid, st->name, (int)pid, (int)pid);
 	else if (err == EACCES)
 		code = attach_fail_permission(pid, cause);
