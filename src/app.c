@@ -21,6 +21,7 @@
 #include "pausemodel.h"
 #include "picker.h"
 #include "report.h"
+#include "service.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "transport.h"
@@ -161,12 +162,16 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	if (a->stopping)
 		return;
 	strbuf_reset(&a->threads_text);
-	if (a->engine_cfg.workers && (a->log || a->opt.batch)) {
+	rw.processes_json = NULL;
+	if ((a->engine_cfg.workers || a->n_processes) && (a->log || a->opt.batch)) {
 		bool json = a->log || a->opt.json, text = a->opt.batch && !a->opt.json;
 
-		app_threads_report(a, json ? &a->threads_out : NULL, text ? &a->threads_text : NULL);
-		if (json)
+		app_threads_report(a, json ? &a->threads_out : NULL, json ? &a->procs_out : NULL,
+			text ? &a->threads_text : NULL);
+		if (json && a->engine_cfg.workers)
 			rw.threads_json = a->threads_out.data ? a->threads_out.data : "";
+		if (json && a->n_processes)
+			rw.processes_json = a->procs_out.data ? a->procs_out.data : "";
 	}
 	if (a->log) {
 		/* The log's record is the window's JSON object with its type in front. */
@@ -206,10 +211,16 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 	if (a->tui) {
 		struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
 			w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
-			: NAN, NAN, false, false };
-		size_t n = app_threads_summary(a, &main_thread, th, MODEL_THREADS_MAX);
+			: NAN, NAN, false, false, 0 };
+		size_t n;
 
-		if (a->engine_cfg.workers)
+		/* with other processes, the main one goes by its PID too */
+		if (a->n_processes) {
+			main_thread.pid = (int)a->target.pid;
+			main_thread.name[0] = '\0';
+		}
+		n = app_threads_summary(a, &main_thread, th, MODEL_THREADS_MAX);
+		if (a->engine_cfg.workers || a->n_processes)
 			tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
 		/* the worker shown gets its own windows (app_workers.c) */
 		if (!a->shown)
@@ -302,14 +313,14 @@ static void app_on_finished(void *ud, int status, const char *why)
 		free(msg);
 		return;
 	}
-	loop_stop(a->loop);
+	app_end(a);
 }
 
 static void app_save(void *ud)
 {
 	struct app *a = ud;
 	char *msg = NULL;
-	int rc = export_snapshot(app_shown_engine(a), a->opt.save_dir, (int)a->target.pid,
+	int rc = export_snapshot(app_shown_engine(a), a->opt.save_dir, app_shown_pid(a),
 		app_shown_thread_id(a), &msg);
 
 	app_say(a, rc < 0, msg);
@@ -320,7 +331,9 @@ static void app_quit(void *ud)
 {
 	struct app *a = ud;
 
-	if (a->finished || a->following || a->replay)
+	if (a->finished)
+		app_end(a);
+	else if (a->following || a->replay)
 		loop_stop(a->loop);
 	else
 		app_stop(a);
@@ -431,10 +444,12 @@ void app_on_signal(void *ud, int sig)
 		loop_stop(a->loop);
 		return;
 	}
-	if (a->signals++ == 0 && !a->finished)
-		app_stop(a);
-	else
+	if (a->signals++ > 0)
 		loop_stop(a->loop);
+	else if (a->finished)
+		app_end(a);
+	else
+		app_stop(a);
 }
 
 const struct engine_handlers app_engine_handlers = {
@@ -567,6 +582,63 @@ static int app_launch(struct app *a)
 	return EXIT_OK;
 }
 
+/* Several processes (--pid again, --children, --match): every one is attached now; the
+ * first of the list that attached is the main target, the others wait in a->members for
+ * app_start_service. Returns EXIT_OK, or the first process's failure when none attached. */
+static int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause)
+{
+	struct procfs_pids pids = { 0 };
+	pid_t given[OPT_PIDS_MAX];
+	size_t n_given = 0, main = SIZE_MAX;
+	int rc;
+
+	if (a->opt.pid)
+		given[n_given++] = a->opt.pid;
+	for (size_t i = 0; i < a->opt.n_more_pids; i++)
+		given[n_given++] = a->opt.more_pids[i];
+	if (service_expand(given, n_given, a->opt.children, a->opt.match, &pids, cause) < 0) {
+		procfs_pids_free(&pids);
+		return EXIT_USAGE;
+	}
+	a->members = xcalloc(pids.n, sizeof *a->members);
+	a->n_members = pids.n;
+	service_attach(&pids, ao, a->members);
+	procfs_pids_free(&pids);
+	for (size_t i = 0; i < a->n_members && main == SIZE_MAX; i++)
+		if (a->members[i].code == EXIT_OK)
+			main = i;
+	if (main == SIZE_MAX) {
+		rc = a->members[0].code;
+		*cause = a->members[0].cause;
+		a->members[0].cause = NULL;
+		return rc;
+	}
+	a->target = a->members[main].r;
+	a->main_member = main;
+	return EXIT_OK;
+}
+
+/* The other processes of the service, once the main engine has started; what failed is
+ * said once. */
+static void app_start_service(struct app *a)
+{
+	for (size_t i = 0; i < a->n_members; i++) {
+		struct service_member *s = &a->members[i];
+
+		if (s->cause) {
+			char *msg = xasprintf("PID %d: %s", (int)s->pid, s->cause);
+			app_say(a, s->code != EXIT_OK, msg);
+			free(msg);
+		}
+		if (s->code == EXIT_OK && i != a->main_member)
+			app_add_process(a, &s->r);
+	}
+	service_members_free(a->members, a->n_members);
+	free(a->members);
+	a->members = NULL;
+	a->n_members = 0;
+}
+
 static int app_run(struct app *a)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
@@ -579,7 +651,7 @@ static int app_run(struct app *a)
 
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;
-	if (!a->opt.pid && !a->opt.port) {
+	if (!a->opt.pid && !a->opt.port && !a->opt.match) {
 		pid_t pid = picker_run(a->settings.view.color, &cause);
 		if (pid < 0) {
 			fprintf(stderr, "ntop-js: %s\n", cause);
@@ -597,7 +669,10 @@ static int app_run(struct app *a)
 	ao.port = a->opt.port;
 	ao.allow_remote = a->opt.allow_remote;
 	ao.timeout_s = a->opt.timeout_s;
-	rc = attach_target(&ao, &a->target, &cause);
+	if (a->opt.n_more_pids || a->opt.children || a->opt.match)
+		rc = app_attach_service(a, &ao, &cause);
+	else
+		rc = attach_target(&ao, &a->target, &cause);
 	if (rc != EXIT_OK) {
 		char *gone = app_launch_gone(a);
 		/* A started program that died under us explains the failure better. */
@@ -676,6 +751,7 @@ static int app_run(struct app *a)
 	}
 	if (engine_start(a->engine, &cause) < 0)
 		return app_fail_start(a, cause, EXIT_UNREACHABLE);
+	app_start_service(a);
 	if (a->opt.no_eval && !a->opt.no_cpu)
 		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
 			"large app for the time it takes to list its functions again.");
@@ -738,7 +814,7 @@ int app_main(int argc, char **argv)
 		fprintf(stderr, "ntop-js: %s\n", a.opt.notices[i]);
 	app_load_settings(&a);
 	/* Without a terminal (a pipe, a cron job) the live view makes no sense: print reports. */
-	if (!a.opt.batch && (a.opt.pid || a.opt.port || a.opt.command) &&
+	if (!a.opt.batch && (a.opt.pid || a.opt.port || a.opt.command || a.opt.match) &&
 	    (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
 		a.opt.batch = true;
 	strbuf_init(&a.out);

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "memseries.h"
 #include "options.h"
+#include "service.h"
 #include "settings.h"
 #include "strbuf.h"
 
@@ -57,7 +58,11 @@ struct app {
 	struct app_thread *shown;     /* the live view shows this worker; NULL: the main thread */
 	bool stopping;
 	size_t windows;               /* the main thread's, for -n */
+	size_t n_processes;           /* other processes watched (app_add_process), ever */
+	struct service_member *members; /* several processes: attached, not yet started */
+	size_t n_members, main_member;
 	struct strbuf threads_out;    /* the workers' part of a report: JSON */
+	struct strbuf procs_out;      /* ...the other processes' */
 	struct strbuf threads_text;   /* ...and text */
 	/* --replay */
 	struct memseries *replay;
@@ -78,15 +83,21 @@ void app_on_signal(void *ud, int sig);
 struct model_thread;
 /* engine.h's on_worker: starts an engine on the worker. */
 void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp);
+/* Watches another process of the service through its inspector (r from attach_target). */
+void app_add_process(struct app *a, const struct attach_result *r);
 /* Leaves the target: the workers' engines first, then the main one (a second call does not
  * wait for the workers). */
 void app_stop(struct app *a);
+/* The main engine has finished: ends the loop once the other engines (other processes, whose
+ * inspectors are open) have left, at once if there are none. */
+void app_end(struct app *a);
 /* Its timers (the loop exists); app_threads_free() frees them and every worker's engine. */
 void app_threads_init(struct app *a);
-/* The workers' windows since the last report (and their exits), once each, for the main
- * thread's report: into json (reset first) as objects joined by commas, and appended to text
- * as text reports; either may be NULL. */
-void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *text);
+/* The workers' and other processes' windows since the last report (and their exits), once
+ * each, for the main thread's report: into json and procs_json (reset first) as objects
+ * joined by commas, and appended to text as text reports; any may be NULL. */
+void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs_json,
+	struct strbuf *text);
 /* The threads for the live view's THREADS line: main_thread first, then the workers. */
 size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
 	struct model_thread *out, size_t max);
@@ -96,6 +107,8 @@ void app_show_thread(struct app *a, struct app_thread *th);
 void app_thread_next(void *ud);
 struct engine *app_shown_engine(const struct app *a);
 long app_shown_thread_id(const struct app *a);
+/* The PID of the process shown (another one of the service's, or the main target). */
+int app_shown_pid(const struct app *a);
 void app_threads_free(struct app *a);
 
 /* app_follow.c */

@@ -1,7 +1,9 @@
 /* app_workers.c: the target's worker threads, each profiled by an engine of its own over the
- * main engine's session (engine_workers.c). Their latest windows go into the main thread's
- * batch report (report.h's threads_json) and, in the live view, its THREADS line; their
- * engines leave before the main one, which carries their sessions. */
+ * main engine's session (engine_workers.c), and the other processes of a service (--pid
+ * again, --children, --match), each an engine on its own websocket. Their latest windows go
+ * into the main thread's batch report (report.h's threads_json and processes_json) and, in
+ * the live view, its THREADS line; their engines leave before the main one, which carries
+ * the workers' sessions. */
 #include "config.h"
 
 #include "aggregate.h"
@@ -32,6 +34,7 @@
 struct app_thread {
 	struct app *a;
 	struct engine *e;
+	bool process;           /* another process (its own inspector), not a worker */
 	struct engine_worker_info info;
 	struct attach_result target;
 	bool finished;          /* its engine finished: freed at the next reap */
@@ -57,7 +60,7 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 	struct app_thread *th = ud;
 	struct app *a = th->a;
 	struct report_target rt = { (int)th->target.pid, th->target.node_version, th->target.title,
-		th->info.thread_id, th->info.name, false, 0 };
+		th->process ? -1 : th->info.thread_id, th->process ? NULL : th->info.name, false, 0 };
 	struct report_window rw;
 	struct evloop_reading loop;
 
@@ -78,7 +81,8 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 		rw.loop = &loop;
 	}
 	strbuf_reset(&th->json);
-	report_json_thread(&th->json, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
+	(th->process ? report_json_process : report_json_thread)(&th->json, &rt, &rw, w,
+		engine_cumulative(th->e), engine_functab(th->e));
 	strbuf_reset(&th->text);
 	report_text_window(&th->text, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
 	th->fresh = true;
@@ -92,7 +96,8 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 static void thread_on_notice(void *ud, const char *msg)
 {
 	struct app_thread *th = ud;
-	char *line = xasprintf("worker %ld %s: %s", th->info.thread_id, th->info.name, msg);
+	char *line = th->process ? xasprintf("PID %d: %s", (int)th->target.pid, msg) :
+		xasprintf("worker %ld %s: %s", th->info.thread_id, th->info.name, msg);
 
 	app_say(th->a, false, line);
 	free(line);
@@ -106,20 +111,24 @@ static void thread_on_finished(void *ud, int status, const char *why)
 	th->finished = true;
 	th->sum.exited = true;
 	if (a->shown == th && a->tui) {
-		char *msg = xasprintf("worker thread %ld exited; showing the main thread",
-			th->info.thread_id);
+		char *msg = th->process ? xasprintf("PID %d is gone; showing PID %d",
+			(int)th->target.pid, (int)a->target.pid) : xasprintf("worker thread %ld exited; "
+			"showing the main thread", th->info.thread_id);
 		app_show_thread(a, NULL);
 		tui_status(a->tui, false, msg);
 		free(msg);
 	}
 	/* A worker that could not be profiled says why, unless it simply exited (also before its
-	 * session opened: unreachable). */
-	if (status != EXIT_OK && status != EXIT_TARGET_GONE && status != EXIT_UNREACHABLE && why &&
-	    !a->stopping)
+	 * session opened: unreachable); a process always does. */
+	if (status != EXIT_OK && why && !a->stopping && (th->process ||
+	    (status != EXIT_TARGET_GONE && status != EXIT_UNREACHABLE)))
 		thread_on_notice(th, why);
 	/* Freed outside the engine's own callback. */
 	loop_timer_arm(a->threads_reap, 0);
 }
+
+static struct app_thread *thread_new(struct app *a);
+static void thread_start(struct app *a, struct app_thread *th);
 
 static const struct engine_handlers thread_handlers = {
 	.on_window = thread_on_window,
@@ -132,22 +141,16 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 	struct app *a = ud;
 	struct app_thread *th;
 	struct engine_config cfg = a->engine_cfg;
-	char *cause = NULL;
 
 	if (a->stopping || a->finished)
 		return;
-	th = xcalloc(1, sizeof *th);
-	th->a = a;
+	th = thread_new(a);
 	th->info = *w;
 	th->target = a->target;
 	snprintf(th->target.title, sizeof th->target.title, "%s", w->name);
 	th->target.opened_by_us = false; /* nothing to close in a worker */
-	strbuf_init(&th->json);
-	strbuf_init(&th->text);
 	th->sum.thread_id = w->thread_id;
 	util_sanitize(w->name, strlen(w->name), th->sum.name, sizeof th->sum.name);
-	th->sum.busy_pct = NAN;
-	th->sum.heap_used_bytes = NAN;
 	/* Its profiles and memory, its loop; the process's V8 flags are the main engine's, and
 	 * what only the whole process has (allocation sampling's GCs, -n) stays with it. */
 	cfg.workers = false;
@@ -162,6 +165,26 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 		cfg.mem_interval_s = WORKER_MEM_INTERVAL_S;
 	cfg.ask_pause = false;
 	th->e = engine_create(a->loop, tp, &a->engine_clock, &th->target, &cfg, &thread_handlers, th);
+	thread_start(a, th);
+}
+
+static struct app_thread *thread_new(struct app *a)
+{
+	struct app_thread *th = xcalloc(1, sizeof *th);
+
+	th->a = a;
+	strbuf_init(&th->json);
+	strbuf_init(&th->text);
+	th->sum.busy_pct = NAN;
+	th->sum.heap_used_bytes = NAN;
+	return th;
+}
+
+/* Lists th and starts its engine; one that cannot start is freed at the next reap. */
+static void thread_start(struct app *a, struct app_thread *th)
+{
+	char *cause = NULL;
+
 	if (a->n_threads == a->cap_threads) {
 		a->cap_threads = a->cap_threads ? 2 * a->cap_threads : 8;
 		a->threads = xrealloc(a->threads, a->cap_threads * sizeof *a->threads);
@@ -169,17 +192,49 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 	a->threads[a->n_threads++] = th;
 	if (engine_start(th->e, &cause) < 0) {
 		th->finished = true;
+		if (th->process)
+			thread_on_notice(th, cause);
 		free(cause);
 		loop_timer_arm(a->threads_reap, 0);
 	}
 }
 
+void app_add_process(struct app *a, const struct attach_result *r)
+{
+	struct app_thread *th = thread_new(a);
+	struct engine_config cfg = a->engine_cfg;
+	struct engine_transport tp;
+	struct engine_clock clock;
+
+	th->process = true;
+	th->target = *r;
+	th->info.thread_id = 0;
+	th->sum.pid = (int)r->pid;
+	a->n_processes++;
+	/* Its own inspector, profiler and memory; -n and allocation sampling stay with the main
+	 * process, and its worker threads are not followed. A pause over --max-pause is refused
+	 * (no one to ask for each process) and said. */
+	cfg.workers = false;
+	cfg.iterations = 0;
+	cfg.alloc = false;
+	cfg.ask_pause = false;
+	cfg.calltree_max_samples = WORKER_CALLTREE_MAX_SAMPLES;
+	engine_io_websocket(a->loop, &tp, &clock);
+	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &thread_handlers,
+		th);
+	thread_start(a, th);
+}
+
 void app_show_thread(struct app *a, struct app_thread *th)
 {
 	a->shown = th;
-	if (a->tui)
+	if (!a->tui)
+		return;
+	if (th && th->process)
+		tui_show_thread(a->tui, th->e, 0, (int)th->target.pid, th->target.title);
+	else
 		tui_show_thread(a->tui, th ? th->e : a->engine, th ? (th->info.thread_id > 0 ?
-			th->info.thread_id : -1) : 0, th ? th->info.name : NULL);
+			th->info.thread_id : -1) : 0, 0, th ? th->info.name : NULL);
 }
 
 void app_thread_next(void *ud)
@@ -204,8 +259,15 @@ struct engine *app_shown_engine(const struct app *a)
 	return a->shown ? a->shown->e : a->engine;
 }
 
+int app_shown_pid(const struct app *a)
+{
+	return (int)(a->shown && a->shown->process ? a->shown->target.pid : a->target.pid);
+}
+
 long app_shown_thread_id(const struct app *a)
 {
+	if (a->shown && a->shown->process)
+		return 0;
 	return a->shown ? (a->shown->info.thread_id > 0 ? a->shown->info.thread_id : -1) : 0;
 }
 
@@ -236,7 +298,10 @@ static void app_on_threads_reap(void *ud)
 	a->n_threads = j;
 	if (a->stopping && threads_live(a) == 0) {
 		loop_timer_cancel(a->threads_grace);
-		engine_stop(a->engine);
+		if (a->finished)
+			loop_stop(a->loop);
+		else
+			engine_stop(a->engine);
 	}
 }
 
@@ -244,7 +309,10 @@ static void app_on_stop_grace(void *ud)
 {
 	struct app *a = ud;
 
-	engine_stop(a->engine);
+	if (a->finished)
+		loop_stop(a->loop);
+	else
+		engine_stop(a->engine);
 }
 
 void app_threads_init(struct app *a)
@@ -252,6 +320,7 @@ void app_threads_init(struct app *a)
 	a->threads_reap = loop_timer_create(a->loop, app_on_threads_reap, a);
 	a->threads_grace = loop_timer_create(a->loop, app_on_stop_grace, a);
 	strbuf_init(&a->threads_out);
+	strbuf_init(&a->procs_out);
 	strbuf_init(&a->threads_text);
 }
 
@@ -272,49 +341,85 @@ void app_stop(struct app *a)
 	loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 }
 
-void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *text)
+/* A thread's or process's end, once, for the report. */
+static void thread_report_exit(const struct app_thread *th, struct strbuf *json, bool first,
+	struct strbuf *text)
 {
-	bool first = true;
+	if (json && th->process) {
+		strbuf_printf(json, "%s{\"target\":{\"pid\":%d},\"exited\":true}", first ? "" : ",",
+			(int)th->target.pid);
+	} else if (json) {
+		strbuf_printf(json, "%s{\"thread_id\":", first ? "" : ",");
+		if (th->info.thread_id > 0)
+			strbuf_printf(json, "%ld", th->info.thread_id);
+		else
+			strbuf_puts(json, "null");
+		strbuf_puts(json, ",\"thread_name\":");
+		strbuf_json_string(json, th->info.name, strlen(th->info.name));
+		strbuf_puts(json, ",\"exited\":true}");
+	}
+	if (text && th->process) {
+		strbuf_printf(text, "PROCESS: pid %d is gone\n\n", (int)th->target.pid);
+	} else if (text) {
+		strbuf_printf(text, "THREAD: worker %ld", th->info.thread_id);
+		if (th->info.name[0])
+			strbuf_printf(text, " (%s)", th->info.name);
+		strbuf_puts(text, " exited\n\n");
+	}
+}
+
+void app_end(struct app *a)
+{
+	if (threads_live(a) == 0) {
+		loop_stop(a->loop);
+		return;
+	}
+	/* The other processes' inspectors are still open: they leave first, politely. */
+	if (!a->stopping) {
+		a->stopping = true;
+		for (size_t i = 0; i < a->n_threads; i++)
+			if (!a->threads[i]->finished)
+				engine_stop(a->threads[i]->e);
+		loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
+	}
+}
+
+void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs_json,
+	struct strbuf *text)
+{
+	bool first_thread = true, first_proc = true;
 
 	if (json)
 		strbuf_reset(json);
+	if (procs_json)
+		strbuf_reset(procs_json);
 	for (size_t i = 0; i < a->n_threads; i++) {
 		struct app_thread *th = a->threads[i];
+		struct strbuf *out = th->process ? procs_json : json;
+		bool *first = th->process ? &first_proc : &first_thread;
 
 		if (th->fresh) {
-			if (json) {
-				strbuf_puts(json, first ? "" : ",");
-				strbuf_puts(json, th->json.data ? th->json.data : "{}");
-				first = false;
+			if (out) {
+				strbuf_puts(out, *first ? "" : ",");
+				strbuf_puts(out, th->json.data ? th->json.data : "{}");
+				*first = false;
 			}
 			if (text && th->text.data)
 				strbuf_puts(text, th->text.data);
 			th->fresh = false;
 		}
 		if (th->finished && !th->reported_exit) {
-			if (json) {
-				strbuf_printf(json, "%s{\"thread_id\":", first ? "" : ",");
-				if (th->info.thread_id > 0)
-					strbuf_printf(json, "%ld", th->info.thread_id);
-				else
-					strbuf_puts(json, "null");
-				strbuf_puts(json, ",\"thread_name\":");
-				strbuf_json_string(json, th->info.name, strlen(th->info.name));
-				strbuf_puts(json, ",\"exited\":true}");
-				first = false;
-			}
-			if (text) {
-				strbuf_printf(text, "THREAD: worker %ld", th->info.thread_id);
-				if (th->info.name[0])
-					strbuf_printf(text, " (%s)", th->info.name);
-				strbuf_puts(text, " exited\n\n");
-			}
+			thread_report_exit(th, out, *first, text);
+			if (out)
+				*first = false;
 			th->reported_exit = true;
 			loop_timer_arm(a->threads_reap, 0);
 		}
 	}
 	if (json && !json->data)
 		strbuf_puts(json, "");
+	if (procs_json && !procs_json->data)
+		strbuf_puts(procs_json, "");
 }
 
 size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
@@ -344,5 +449,6 @@ void app_threads_free(struct app *a)
 	loop_timer_free(a->threads_grace);
 	a->threads_reap = a->threads_grace = NULL;
 	strbuf_free(&a->threads_out);
+	strbuf_free(&a->procs_out);
 	strbuf_free(&a->threads_text);
 }

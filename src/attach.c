@@ -4,6 +4,7 @@
 #include "exitcode.h"
 #include "http.h"
 #include "procfs.h"
+#include "strbuf.h"
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -687,6 +688,11 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 		code = attach_fetch_list(&ep, timeout_s, r, cause);
 		goto out;
 	}
+	if (o->no_signal) {
+		code = attach_fail(cause, EXIT_UNREACHABLE, "PID %d (%s) has no inspector open.",
+			(int)pid, st.name);
+		goto out;
+	}
 	/* Only Node's own handler makes SIGUSR1 safe: anything else dies or misbehaves. */
 	if (!(st.sig_cgt & PROCFS_SIGUSR1_MASK) || !procfs_looks_like_node(pid, &st)) {
 		code = attach_refuse_signal(pid, &st, cause);
@@ -819,4 +825,66 @@ int attach_target(const struct attach_opts *o, struct attach_result *r, char **c
 		*cause = NULL;
 	}
 	return code;
+}
+
+int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, char **cause)
+{
+	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
+	double deadline_s = util_now_mono_s() + timeout_s;
+	struct attach_opts find = *o;
+	struct strbuf expr, msg;
+	char *reply = NULL, *why = NULL;
+	int old_port = r->port, code;
+
+	*cause = NULL;
+	/* Both in one evaluation: the reply is the close frame, and the target is never left
+	 * without the inspector it had. The host is the address it listened on. */
+	strbuf_init(&expr);
+	strbuf_init(&msg);
+	strbuf_puts(&expr, "(function(i){i.close();i.open(0,");
+	strbuf_json_string(&expr, r->host, strlen(r->host));
+	strbuf_puts(&expr, ")})(" INSPECTOR_MODULE ")");
+	strbuf_puts(&msg, "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":");
+	strbuf_json_string(&msg, expr.data, expr.len);
+	strbuf_puts(&msg, ",\"includeCommandLineAPI\":true}}");
+	code = http_ws_command(&r->netns, r->host, r->port, r->host_header, r->ws_path, msg.data, timeout_s,
+		&reply, &why);
+	strbuf_free(&expr);
+	strbuf_free(&msg);
+	if (code < 0) {
+		code = attach_fail(cause, EXIT_UNREACHABLE, "cannot move the inspector of PID %d off "
+			"port %d: %s", (int)r->pid, old_port, why ? why : "no connection.");
+		free(why);
+		return code;
+	}
+	if (reply) {
+		/* An answer instead of the close: the code failed and the inspector stays. */
+		free(reply);
+		return attach_fail(cause, EXIT_PROTOCOL, "PID %d would not move its inspector off "
+			"port %d (Node refused to close and reopen it).", (int)r->pid, old_port);
+	}
+	find.pid = r->pid;
+	find.no_signal = true;
+	for (;;) {
+		struct attach_result nr;
+		double left_s = deadline_s - util_now_mono_s();
+
+		find.timeout_s = left_s > 0.2 ? left_s : 0.2;
+		code = attach_target(&find, &nr, &why);
+		if (code == EXIT_OK && nr.port != old_port) {
+			*r = nr;
+			r->opened_by_us = true; /* still ours to close at the end */
+			return EXIT_OK;
+		}
+		if (code != EXIT_OK && code != EXIT_UNREACHABLE && code != EXIT_TIMEOUT) {
+			*cause = why;
+			return code;
+		}
+		free(why);
+		why = NULL;
+		if (util_now_mono_s() >= deadline_s)
+			return attach_fail(cause, EXIT_TIMEOUT, "PID %d did not reopen its inspector "
+				"on a free port within %.3g s.", (int)r->pid, timeout_s);
+		attach_sleep_s(ATTACH_POLL_S * 2);
+	}
 }

@@ -18,12 +18,19 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* The inspector module, for code run in the target: process.getBuiltinModule (or, on older
+ * Node, the command line API's require) reaches it without touching globals, and its console
+ * is one the app cannot override. */
+#define INSPECTOR_MODULE \
+	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
+
 struct attach_opts {
 	pid_t pid;           /* > 0: attach by PID; 0: use host and port */
 	const char *host;    /* for --port; default "127.0.0.1" */
 	int port;            /* for --port */
 	bool allow_remote;
 	double timeout_s;    /* bound on every wait (listener to appear, HTTP replies) */
+	bool no_signal;      /* by PID: use an inspector that is open, never send SIGUSR1 */
 };
 
 struct attach_result {
@@ -44,6 +51,12 @@ struct attach_result {
 /* Returns EXIT_OK (0) or one of enum ntop_exit with *cause set to one sentence (no trailing
  * newline) that the caller frees. */
 int attach_target(const struct attach_opts *o, struct attach_result *r, char **cause);
+
+/* Moves an inspector that ntop-js opened (r->opened_by_us) off its port: the target closes it
+ * and opens it again on a free port of the same address, so that the next process of a
+ * service can open its own on the port they all share (9229 unless told otherwise). r then
+ * describes the new one. Returns EXIT_OK or one of enum ntop_exit with *cause. */
+int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, char **cause);
 
 /* True if the host is a loopback address or "localhost". */
 bool attach_host_is_loopback(const char *host);

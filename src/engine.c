@@ -31,10 +31,6 @@
 #define ENGINE_MERGE_SLICE 16384
 #define ENGINE_MERGE_PAUSE_S 0.001
 
-/* The inspector module's own console: the app cannot override it, and process.getBuiltinModule
- * (or, on older Node, the command line API's require) reaches it without touching globals. */
-#define INSPECTOR_MODULE \
-	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
 
 double engine_mono_s(const struct engine *e)
 {

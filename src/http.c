@@ -412,3 +412,173 @@ out:
 	return rc;
 }
 
+/* ---- one inspector command over a websocket ---- */
+
+/* Sends one masked text frame (a client's frames must be masked; Node drops the connection
+ * on any other kind). */
+static int ws_send_text(int fd, const char *msg, size_t len, double deadline_s)
+{
+	/* Any fixed mask is valid; it guards proxies, not secrets. */
+	static const unsigned char mask[4] = { 0x6e, 0x74, 0x6f, 0x70 };
+	struct strbuf f;
+	unsigned char hdr[14];
+	size_t h = 0;
+	int rc;
+
+	hdr[h++] = 0x81; /* FIN, text */
+	if (len < 126) {
+		hdr[h++] = (unsigned char)(0x80 | len);
+	} else if (len <= 0xffff) {
+		hdr[h++] = 0x80 | 126;
+		hdr[h++] = (unsigned char)(len >> 8);
+		hdr[h++] = (unsigned char)len;
+	} else {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	memcpy(hdr + h, mask, 4);
+	h += 4;
+	strbuf_init(&f);
+	strbuf_append(&f, (const char *)hdr, h);
+	for (size_t i = 0; i < len; i++)
+		strbuf_putc(&f, (char)((unsigned char)msg[i] ^ mask[i % 4]));
+	rc = http_send_all(fd, f.data, f.len, deadline_s);
+	strbuf_free(&f);
+	return rc;
+}
+
+/* Reads what the socket has into in; 1 at EOF, 0 with more read, -1 on error or timeout. */
+static int ws_read_some(int fd, struct strbuf *in, double deadline_s)
+{
+	char chunk[4096];
+
+	for (;;) {
+		ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+
+		if (n > 0) {
+			strbuf_append(in, chunk, (size_t)n);
+			return 0;
+		}
+		if (n == 0)
+			return 1;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		if (http_wait(fd, POLLIN, deadline_s) <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+}
+
+int http_ws_command(const struct netns_ref *ns, const char *host, int port,
+	const char *host_header, const char *path, const char *message, double timeout_s,
+	char **reply, char **cause)
+{
+	double deadline_s = util_now_mono_s() + (timeout_s > 0 ? timeout_s : 0.001);
+	char addr[300];
+	struct strbuf req, in;
+	struct http_reply rep = { 0 };
+	size_t off;
+	int fd, head = 0, rc = -1, st;
+
+	*reply = NULL;
+	*cause = NULL;
+	if (!host || !host[0] || strlen(host) > 255 || port <= 0 || port > 65535)
+		return http_fail(EINVAL, NULL, cause, "invalid address for an inspector command.");
+	http_format_addr(host, port, addr, sizeof(addr));
+	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
+		!http_token_ok(host_header, 300))
+		return http_fail(EINVAL, NULL, cause, "invalid websocket request for %s.", addr);
+	fd = http_connect(ns, host, port, addr, timeout_s, deadline_s, NULL, cause);
+	if (fd < 0)
+		return -1;
+	strbuf_init(&req);
+	strbuf_init(&in);
+	strbuf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+		"Connection: Upgrade\r\nSec-WebSocket-Key: bnRvcC1qcyBtb3ZlIGl0IQ==\r\n"
+		"Sec-WebSocket-Version: 13\r\n\r\n", path, host_header);
+	if (http_send_all(fd, req.data, req.len, deadline_s) < 0) {
+		http_fail(errno, NULL, cause, "cannot send the websocket upgrade to %s: %s.", addr,
+			strerror(errno));
+		goto out;
+	}
+	while (head == 0) {
+		st = ws_read_some(fd, &in, deadline_s);
+		if (st < 0 || (st == 1 && head == 0)) {
+			http_fail(EPROTO, NULL, cause, "%s did not accept the websocket upgrade.", addr);
+			goto out;
+		}
+		if (in.len > HTTP_MAX_HEADER_BYTES) {
+			http_fail(EMSGSIZE, NULL, cause, "%s sent an oversized upgrade answer.", addr);
+			goto out;
+		}
+		head = http_parse_head(in.data, in.len, &rep);
+		if (head < 0 || (head > 0 && rep.status != 101)) {
+			http_fail(EPROTO, NULL, cause, "%s refused the websocket upgrade.", addr);
+			goto out;
+		}
+	}
+	if (ws_send_text(fd, message, strlen(message), deadline_s) < 0) {
+		http_fail(errno, NULL, cause, "cannot send an inspector command to %s: %s.", addr,
+			strerror(errno));
+		goto out;
+	}
+	/* Frames from the server are unmasked: the first text frame is the reply; a close frame
+	 * or the end of the connection means the command closed the inspector. */
+	off = rep.header_len;
+	for (;;) {
+		const unsigned char *b = (const unsigned char *)in.data + off;
+		size_t have = in.len - off, hl = 2;
+		unsigned long long plen;
+
+		if (have >= 2) {
+			plen = b[1] & 0x7f;
+			if (plen == 126)
+				hl = 4;
+			else if (plen == 127)
+				hl = 10;
+			if (have >= hl) {
+				if (hl == 4)
+					plen = (unsigned long long)b[2] << 8 | b[3];
+				else if (hl == 10)
+					for (plen = 0, st = 2; st < 10; st++)
+						plen = plen << 8 | b[st];
+				if (plen > HTTP_MAX_BODY || (b[1] & 0x80)) {
+					http_fail(EPROTO, NULL, cause, "%s sent a websocket frame that is "
+						"masked or too large.", addr);
+					goto out;
+				}
+				if ((b[0] & 0x0f) == 0x8) {
+					rc = 0; /* closed */
+					goto out;
+				}
+				if (have >= hl + plen && (b[0] & 0x0f) == 0x1) {
+					*reply = xstrndup((const char *)b + hl, (size_t)plen);
+					rc = 0;
+					goto out;
+				}
+			}
+		}
+		st = ws_read_some(fd, &in, deadline_s);
+		if (st == 1) {
+			rc = 0; /* closed */
+			goto out;
+		}
+		if (st < 0) {
+			http_fail(errno, NULL, cause, "%s did not answer an inspector command within "
+				"%.3g s.", addr, timeout_s);
+			goto out;
+		}
+		if (in.len - off > HTTP_MAX_BODY + 16) {
+			http_fail(EMSGSIZE, NULL, cause, "%s sent too much.", addr);
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	strbuf_free(&req);
+	strbuf_free(&in);
+	return rc;
+}

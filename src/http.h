@@ -17,4 +17,13 @@ int http_get(const struct netns_ref *ns, const char *host, int port, const char 
 	const char *path, double timeout_s, int *status, char **body, size_t *body_len,
 	int *errno_out, char **cause);
 
+/* Sends one inspector message (a JSON-RPC text) over a websocket (created in ns, as with
+ * http_get) to host:port's path and
+ * returns the first text frame that comes back in *reply (caller frees), or *reply NULL when
+ * the inspector closed the connection first (as a command that closes it does). Returns 0, or
+ * -1 with *cause. Blocking, bounded by timeout_s, for use before the event loop. */
+int http_ws_command(const struct netns_ref *ns, const char *host, int port,
+	const char *host_header, const char *path, const char *message, double timeout_s,
+	char **reply, char **cause);
+
 #endif

@@ -44,6 +44,9 @@ struct model_thread {
 	double heap_used_bytes;     /* NAN before a reading */
 	bool exited;
 	bool shown;                 /* the table and screens show this thread */
+	int pid;                    /* another process's main thread (--pid again, --children,
+	                               --match), or the main process's when there are others;
+	                               0: a thread of the one process */
 };
 
 struct model_split {
@@ -74,7 +77,8 @@ struct model {
 	 * then each worker; the one the screens show (0: the main thread) and its name. */
 	bool threads_watched;
 	long shown_thread_id;
-	char shown_thread_name[64];
+	char shown_thread_name[64];    /* ...or, when shown_pid, that process's title */
+	int shown_pid;                 /* the screens show another process than pid; 0: not */
 	struct model_thread threads[MODEL_THREADS_MAX];
 	size_t n_threads, threads_more;  /* more: beyond MODEL_THREADS_MAX */
 	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */

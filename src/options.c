@@ -14,7 +14,8 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"Usage: ntop-js [OPTION]... --pid PID\n"
+	"Usage: ntop-js [OPTION]... --pid PID [--pid PID]... [--children]\n"
+	"       ntop-js [OPTION]... --match TEXT\n"
 	"       ntop-js [OPTION]... --port PORT [--host HOST]\n"
 	"       ntop-js [OPTION]... -- COMMAND [ARG]...\n"
 	"       ntop-js [OPTION]...            (pick one of this machine's Node processes)\n"
@@ -22,7 +23,12 @@ static const char usage_text[] =
 	"\n"
 	"Target:\n"
 	"  -p, --pid PID          attach to Node process PID (opens its inspector with SIGUSR1\n"
-	"                         if it has none, and closes it again on exit)\n"
+	"                         if it has none, and closes it again on exit); give it again\n"
+	"                         to watch several processes of a service at once\n"
+	"      --children         with --pid: also every Node process descended from it (a\n"
+	"                         cluster primary's workers, PM2's apps)\n"
+	"      --match TEXT       every Node process of this machine whose command line\n"
+	"                         contains TEXT (and that ntop-js may signal)\n"
 	"      --port PORT        attach to an inspector already listening on PORT\n"
 	"      --host HOST        the inspector's address with --port (default 127.0.0.1)\n"
 	"      --allow-remote     allow a non-loopback --host (an inspector runs any code)\n"
@@ -109,10 +115,13 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD };
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
+	OPT_CHILDREN, OPT_MATCH };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "match", required_argument, NULL, OPT_MATCH },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
@@ -236,7 +245,25 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		case 'p':
 			if (parse_long(optarg, 1, 0x7fffffffL, &l) < 0)
 				goto bad_value;
-			o->pid = (pid_t)l;
+			if (!o->pid) {
+				o->pid = (pid_t)l;
+				break;
+			}
+			if (o->n_more_pids == OPT_PIDS_MAX - 1) {
+				*msg = xasprintf("at most %d --pid options.", OPT_PIDS_MAX);
+				return EXIT_USAGE;
+			}
+			o->more_pids[o->n_more_pids++] = (pid_t)l;
+			break;
+		case OPT_CHILDREN:
+			o->children = true;
+			break;
+		case OPT_MATCH:
+			if (!optarg[0]) {
+				*msg = xstrdup("--match needs some text to look for in command lines.");
+				return EXIT_USAGE;
+			}
+			o->match = optarg;
 			break;
 		case OPT_PORT:
 			if (parse_long(optarg, 1, 65535, &l) < 0)
@@ -413,9 +440,29 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		o->command = argv + optind;
 	}
 	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list +
-	    (o->replay_path != NULL) > 1) {
-		*msg = xstrdup("give one of --pid, --port, --list, --replay or a command after --.");
+	    (o->replay_path != NULL) + (o->match != NULL) > 1) {
+		*msg = xstrdup("give one of --pid, --match, --port, --list, --replay or a command "
+			"after --.");
 		return EXIT_USAGE;
+	}
+	if (o->children && !o->pid) {
+		*msg = xstrdup("--children goes with --pid: the processes descended from it.");
+		return EXIT_USAGE;
+	}
+	if (o->follow && (o->n_more_pids || o->children || o->match)) {
+		*msg = xstrdup("--follow waits for one process; it does not go with several --pid, "
+			"--children or --match.");
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < o->n_more_pids; i++) {
+		bool twice = o->more_pids[i] == o->pid;
+
+		for (size_t j = 0; j < i && !twice; j++)
+			twice = o->more_pids[j] == o->more_pids[i];
+		if (twice) {
+			*msg = xasprintf("PID %d is given twice.", (int)o->more_pids[i]);
+			return EXIT_USAGE;
+		}
 	}
 	if (o->json)
 		o->batch = true;
@@ -423,8 +470,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		*msg = xstrdup("--replay shows a log on the terminal; it has no batch mode.");
 		return EXIT_USAGE;
 	}
-	if (o->batch && !o->pid && !o->port && !o->command) {
-		*msg = xstrdup("batch mode needs a target: --pid PID, --port PORT or -- COMMAND.");
+	if (o->batch && !o->pid && !o->port && !o->command && !o->match) {
+		*msg = xstrdup("batch mode needs a target: --pid PID, --match TEXT, --port PORT or "
+			"-- COMMAND.");
 		return EXIT_USAGE;
 	}
 	if (o->no_cpu && o->mem_interval_s == 0) {

@@ -15,8 +15,14 @@
 #define OPT_TIMEOUT_MAX_S 3600.0
 #define OPT_CPU_EVERY_MAX_S 86400.0
 
+#define OPT_PIDS_MAX 64
+
 struct options {
-	pid_t pid;
+	pid_t pid;            /* the first --pid: the main target */
+	pid_t more_pids[OPT_PIDS_MAX - 1]; /* further --pid, watched beside it */
+	size_t n_more_pids;
+	bool children;        /* --children: also every Node process descended from --pid */
+	const char *match;    /* --match: every Node process whose command line has this */
 	const char *host;
 	int port;
 	bool allow_remote;

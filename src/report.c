@@ -387,19 +387,29 @@ static void report_text_jit(struct strbuf *out, const struct engine_jit_info *j)
 }
 
 /* The end of a window's object: the workers' windows, the brace, and the line's end. */
-static void json_window_end(struct strbuf *out, const struct report_window *rw, bool nested)
+/* What a window's object is: a line of its own (the main thread of the main process), or an
+ * element of that line's "threads" or "processes" array. */
+enum json_kind { JSON_LINE, JSON_THREAD, JSON_PROCESS };
+
+static void json_window_end(struct strbuf *out, const struct report_window *rw,
+	enum json_kind kind)
 {
-	if (rw->threads_json && !nested) {
+	if (rw->threads_json && kind != JSON_THREAD) {
 		strbuf_puts(out, ",\"threads\":[");
 		strbuf_puts(out, rw->threads_json);
 		strbuf_putc(out, ']');
 	}
-	strbuf_puts(out, nested ? "}" : "}\n");
+	if (rw->processes_json && kind == JSON_LINE) {
+		strbuf_puts(out, ",\"processes\":[");
+		strbuf_puts(out, rw->processes_json);
+		strbuf_putc(out, ']');
+	}
+	strbuf_puts(out, kind != JSON_LINE ? "}" : "}\n");
 }
 
 static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
-	const struct cumulative *c, const struct functab *ft, bool nested)
+	const struct cumulative *c, const struct functab *ft, enum json_kind kind)
 {
 	double sampled = w->sampled_us;
 	size_t n = top_count(rw, w);
@@ -411,7 +421,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 		json_str_or_null(out, type);
 		strbuf_putc(out, ',');
 	}
-	if (nested) {
+	if (kind == JSON_THREAD) {
 		strbuf_puts(out, "\"thread_id\":");
 		if (t && t->thread_id > 0)
 			strbuf_printf(out, "%ld", t->thread_id);
@@ -452,7 +462,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
 		report_json_loop(out, rw, ft);
 		report_json_memory(out, rw, ft);
-		json_window_end(out, rw, nested);
+		json_window_end(out, rw, kind);
 		return;
 	}
 	strbuf_puts(out, ",\"cpu\":{\"js_pct\":");
@@ -502,21 +512,28 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	strbuf_putc(out, ']');
 	report_json_loop(out, rw, ft);
 	report_json_memory(out, rw, ft);
-	json_window_end(out, rw, nested);
+	json_window_end(out, rw, kind);
 }
 
 void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
 {
-	json_window(out, type, t, rw, w, c, ft, false);
+	json_window(out, type, t, rw, w, c, ft, JSON_LINE);
 }
 
 void report_json_thread(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
 {
-	json_window(out, NULL, t, rw, w, c, ft, true);
+	json_window(out, NULL, t, rw, w, c, ft, JSON_THREAD);
+}
+
+void report_json_process(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft)
+{
+	json_window(out, NULL, t, rw, w, c, ft, JSON_PROCESS);
 }
 
 /* Number of UTF-8 code points in s (sanitised text: every sequence is valid). */

@@ -57,6 +57,9 @@ struct report_window {
 	/* The worker threads' latest windows, as report_json_thread() objects joined by commas
 	 * ("" for none yet); NULL when workers are not watched (no "threads" key). */
 	const char *threads_json;
+	/* The other processes' latest windows (--pid given again, --children, --match), as
+	 * report_json_process() objects joined by commas; NULL: one process (no key). */
+	const char *processes_json;
 };
 
 /* One window as a JSON object and a newline; with a type, the object starts with
@@ -67,6 +70,11 @@ void report_json_window(struct strbuf *out, const char *type, const struct repor
 /* A worker thread's window as an object of the main line's "threads" array: the same keys
  * as a window's, with thread_id and thread_name first; no newline. */
 void report_json_thread(struct strbuf *out, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft);
+/* Another process's window as an object of the main line's "processes" array: the same keys
+ * as a window's (its pid in target, its own threads), no newline. */
+void report_json_process(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft);
 /* Text: a worker's report names its thread in the header line. */

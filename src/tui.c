@@ -230,7 +230,8 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
 	tui_draw(t);
 }
 
-void tui_show_thread(struct tui *t, struct engine *e, long thread_id, const char *name)
+void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
+	const char *name)
 {
 	struct model *m = &t->model;
 
@@ -241,10 +242,12 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, const char
 	m->cum = engine_cumulative(e);
 	m->ct = engine_calltree(e);
 	m->shown_thread_id = thread_id;
+	m->shown_pid = pid;
 	util_sanitize(name ? name : "", name ? strlen(name) : 0, m->shown_thread_name,
 		sizeof m->shown_thread_name);
 	for (size_t i = 0; i < m->n_threads; i++)
-		m->threads[i].shown = m->threads[i].thread_id == thread_id;
+		m->threads[i].shown = m->threads[i].thread_id == thread_id &&
+			(m->threads[i].pid == pid || (!pid && m->threads[i].pid == m->pid));
 	/* The rows and averages were the other thread's (its function table, its windows). */
 	model_reset_decay(m);
 	model_forget_window(m);

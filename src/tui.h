@@ -40,7 +40,8 @@ void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size
 /* The screens show the thread whose engine is e from now on: thread_id 0 and name NULL for
  * the main thread. The caller feeds that engine's windows (tui_on_window) and keeps it alive
  * while it is shown. */
-void tui_show_thread(struct tui *t, struct engine *e, long thread_id, const char *name);
+void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
+	const char *name);
 void tui_status(struct tui *t, bool is_error, const char *msg);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the
  * memory screen and asks whether to start it. */

@@ -82,8 +82,9 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("r", "reset the counters: SELF/TOTAL times, averages, call tree");
 	ENTRY("s", "save the profile collected so far");
 	ENTRY("m", "the memory screen (m or Esc comes back)");
-	ENTRY("t", "show the next thread: the main thread, then each worker (worker_threads); the "
-		"table, details, memory and loop screens are that thread's, s saves its profile");
+	ENTRY("t", "show the next thread: the main thread, then each worker (worker_threads), then "
+		"each other process watched (--pid again, --children, --match); the table, details, "
+		"memory and loop screens are that thread's, s saves its profile");
 	ENTRY("l", "the event-loop screen: the loop's reading, its charts and the blocks (l or Esc "
 		"comes back)");
 	ENTRY("c", "start the CPU profiler when it is off (--no-cpu, or held back by --max-pause), "

@@ -288,14 +288,18 @@ static void draw_target_line(const struct model *m, struct grid *g, int y, doubl
 	int x = 0, w;
 
 	x = view_put_at(g, x, y, GA_HEADER, "ntop-js");
-	snprintf(buf, sizeof(buf), "  PID %d  node %s  ", m->pid,
+	snprintf(buf, sizeof(buf), "  PID %d  node %s  ", m->shown_pid ? m->shown_pid : m->pid,
 		m->node_version[0] ? m->node_version : "?");
 	x = view_put_at(g, x, y, GA_NORMAL, buf);
-	if (m->container_pid > 0) {
+	if (m->container_pid > 0 && !m->shown_pid) {
 		snprintf(buf, sizeof(buf), "container PID %d  ", m->container_pid);
 		x = view_put_at(g, x, y, GA_NORMAL, buf);
 	}
-	if (m->shown_thread_id != 0) {
+	if (m->shown_pid) {
+		/* another process of the service (t goes on to the next) */
+		x = view_put_at(g, x, y, GA_WARN, "PROCESS");
+		x = view_put_at(g, x, y, GA_NORMAL, "  ");
+	} else if (m->shown_thread_id != 0) {
 		/* a worker's screens: say whose (t goes on to the next) */
 		snprintf(buf, sizeof(buf), "THREAD %ld%s%s", m->shown_thread_id,
 			m->shown_thread_name[0] ? " " : "", m->shown_thread_name);
@@ -317,7 +321,8 @@ static void draw_target_line(const struct model *m, struct grid *g, int y, doubl
 	if (x + w > g->width)
 		w = 0;
 	if (g->width - x - w > 0)
-		grid_put(g, x, y, GA_DIM, m->title, g->width - x - w);
+		grid_put(g, x, y, GA_DIM, m->shown_pid ? m->shown_thread_name : m->title,
+			g->width - x - w);
 	if (w > 0)
 		grid_put(g, g->width - w, y, GA_NORMAL, buf, w);
 }
@@ -544,17 +549,28 @@ static void draw_row(const struct view *v, const struct model *m, struct grid *g
 }
 
 /* "THREADS  main 3%  1 97%  2 95%  3 churner exited  (t: next)": the main thread and the
- * workers, each with how busy its last window was, the one the screens show highlighted. */
+ * workers, each with how busy its last window was, the one the screens show highlighted.
+ * With several processes, "PROCESSES  pid 101 3%  pid 102 97%  1 95%  total 195%": each
+ * process's main thread (its workers after it) and their sum, in cores' percent. */
 static void draw_threads_line(const struct model *m, struct grid *g, int y)
 {
 	char buf[160];
-	int x = view_put_at(g, 0, y, GA_HEADER, "THREADS");
+	bool procs = false;
+	double total = 0;
+	int x;
 
+	for (size_t i = 0; i < m->n_threads; i++)
+		procs |= m->threads[i].pid > 0;
+	x = view_put_at(g, 0, y, GA_HEADER, procs ? "PROCESSES" : "THREADS");
 	for (size_t i = 0; i < m->n_threads && x < g->width; i++) {
 		const struct model_thread *t = &m->threads[i];
 		char id[24];
 
-		if (t->thread_id > 0)
+		if (!t->exited && t->have_window && isfinite(t->busy_pct))
+			total += t->busy_pct;
+		if (t->pid > 0)
+			snprintf(id, sizeof id, "pid %d", t->pid);
+		else if (t->thread_id > 0)
 			snprintf(id, sizeof id, "%ld", t->thread_id);
 		else
 			snprintf(id, sizeof id, t->thread_id == 0 ? "" : "?");
@@ -575,6 +591,10 @@ static void draw_threads_line(const struct model *m, struct grid *g, int y)
 	if (m->threads_more && x < g->width) {
 		snprintf(buf, sizeof buf, "  +%zu more", m->threads_more);
 		x = view_put_at(g, x, y, GA_DIM, buf);
+	}
+	if (procs && x < g->width) {
+		snprintf(buf, sizeof buf, "  total %.0f%%", total);
+		x = view_put_at(g, x, y, GA_HEADER, buf);
 	}
 	if (x + 12 < g->width)
 		view_put_at(g, x, y, GA_DIM, "  (t: next)");

@@ -6,6 +6,7 @@
 #include "tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int parse(struct options *o, char **msg, const char *a1, const char *a2, const char *a3,
 	const char *a4)
@@ -133,6 +134,33 @@ int main(void)
 	free(msg);
 	is_int(parse(&o, &msg, "--bogus", NULL, NULL, NULL), EXIT_USAGE, "unknown option refused");
 	free(msg);
+	/* Several processes. */
+	is_int(parse(&o, &msg, "-p1", "-p", "2", "--pid=3"), 0, "--pid given three times");
+	ok(o.pid == 1 && o.n_more_pids == 2 && o.more_pids[0] == 2 && o.more_pids[1] == 3,
+		"the first is the main target, the others follow in order");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-p1", "--children", NULL, NULL), 0, "--children with --pid");
+	ok(o.children && o.pid == 1 && o.n_more_pids == 0, "sets children");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--children", NULL, NULL, NULL), EXIT_USAGE, "--children alone refused");
+	ok(msg && strstr(msg, "goes with --pid"), "the message says why: %s", msg ? msg : "");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "-p", "2", "-p1"), EXIT_USAGE, "a PID given twice refused");
+	ok(msg && strstr(msg, "PID 1 is given twice"), "the message names it: %s", msg ? msg : "");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "-p2", "--follow", NULL), EXIT_USAGE,
+		"--follow with several processes refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-b", "--match", "server.js", NULL), 0, "--match is a target in batch mode");
+	ok(o.match && strcmp(o.match, "server.js") == 0 && o.pid == 0, "the text kept");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--match", "x", "-p1", NULL), EXIT_USAGE, "--match with --pid refused");
+	free(msg);
+	is_int(parse(&o, &msg, "--match", "", NULL, NULL), EXIT_USAGE, "an empty --match refused");
+	free(msg);
+	ok(strstr(options_usage(), "--children") && strstr(options_usage(), "--match"),
+		"usage lists --children and --match");
+
 	is_int(parse(&o, &msg, "--help", NULL, NULL, NULL), 0, "--help parses");
 	ok(o.help, "help flag set");
 	ok(strstr(options_usage(), "--no-eval") != NULL, "usage lists --no-eval");

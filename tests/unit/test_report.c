@@ -247,6 +247,40 @@ static void test_container(struct fixture *fx)
 	strbuf_free(&sb);
 }
 
+/* Other processes ride in the main line's "processes" array, each a whole window object. */
+static void test_processes(struct fixture *fx)
+{
+	struct strbuf one, line;
+	struct report_target other = fx->t;
+	cJSON *j;
+	const cJSON *ps;
+
+	strbuf_init(&one);
+	strbuf_init(&line);
+	other.pid = 4321;
+	report_json_process(&one, &other, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(one.len && one.data[one.len - 1] == '}', "a process's object has no newline");
+	fx->rw.processes_json = one.data;
+	report_json_window(&line, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	j = cJSON_ParseWithLength(line.data, line.len);
+	ps = j ? get(j, "processes") : NULL;
+	ok(cJSON_IsArray(ps) && cJSON_GetArraySize(ps) == 1, "the line has a processes array");
+	ok(ps && get(get(cJSON_GetArrayItem(ps, 0), "target"), "pid")->valueint == 4321 &&
+		get(get(j, "target"), "pid")->valueint == 1234,
+		"with the other process's pid; the main one's keys where they were");
+	ok(ps && cJSON_IsArray(get(cJSON_GetArrayItem(ps, 0), "top")) &&
+		!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ps, 0), "thread_id") &&
+		!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ps, 0), "processes"),
+		"each a window of its own: top, no thread keys, no nested processes");
+	cJSON_Delete(j);
+	fx->rw.processes_json = NULL;
+	strbuf_reset(&line);
+	report_json_window(&line, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(!strstr(line.data, "\"processes\""), "one process: no processes key");
+	strbuf_free(&one);
+	strbuf_free(&line);
+}
+
 static void test_text(struct fixture *fx)
 {
 	struct strbuf sb;
@@ -462,6 +496,7 @@ int main(void)
 	test_json(&fx);
 	test_json_typed(&fx);
 	test_container(&fx);
+	test_processes(&fx);
 	test_text(&fx);
 	test_inlining(&fx);
 	test_cpu_off(&fx);

@@ -1247,6 +1247,43 @@ out:
 	tseries_free(ls);
 }
 
+/* Several processes: the line names each by PID with a total; t's screens name the process. */
+static void test_processes_line(struct fixture *fx)
+{
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 160, 30);
+	fx->m.threads_watched = true;
+	fx->m.n_threads = 4;
+	memset(fx->m.threads, 0, 4 * sizeof fx->m.threads[0]);
+	fx->m.threads[0] = (struct model_thread){ 0, "", true, 2.0, NAN, false, true, 1234 };
+	fx->m.threads[1] = (struct model_thread){ 0, "", true, 70.4, 8e6, false, false, 1240 };
+	fx->m.threads[2] = (struct model_thread){ 3, "pool", true, 50, 8e6, false, false, 0 };
+	fx->m.threads[3] = (struct model_thread){ 0, "", false, NAN, NAN, true, false, 1241 };
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	y = find_line(&g, "PROCESSES");
+	ok(y == 3 && find_line(&g, "THREADS") < 0, "PROCESSES instead of THREADS (row %d)", y);
+	ok(y >= 0 && strstr(row(&g, y), "PROCESSES  pid 1234 2%  pid 1240 70%  3 pool 50%  pid 1241 "
+		"exited  total 122%"), "each process by PID, a worker by id, the gone one, and the sum "
+		"of the busy ones: %s", y >= 0 ? row(&g, y) : "");
+	fx->m.shown_pid = 1240;
+	snprintf(fx->m.shown_thread_name, sizeof fx->m.shown_thread_name, "node server.js");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 0), "PID 1240  node ") && strstr(row(&g, 0), "PROCESS") &&
+		strstr(row(&g, 0), "node server.js") && !strstr(row(&g, 0), "THREAD"),
+		"another process's screens: its PID, PROCESS and its title: %s", row(&g, 0));
+	fx->m.shown_pid = 0;
+	fx->m.shown_thread_name[0] = '\0';
+	fx->m.threads_watched = false;
+	fx->m.n_threads = 0;
+	grid_free(&g);
+	view_free(v);
+}
+
 /* The THREADS line: each worker with how busy its last window was; names from the target are
  * made safe; no line without workers, nor on a short screen. */
 static void test_threads_line(struct fixture *fx)
@@ -1261,11 +1298,11 @@ static void test_threads_line(struct fixture *fx)
 	fx->m.threads_watched = true;
 	fx->m.n_threads = 4;
 	memset(fx->m.threads, 0, 4 * sizeof fx->m.threads[0]);
-	fx->m.threads[0] = (struct model_thread){ 0, "main", true, 3.2, NAN, false, true };
-	fx->m.threads[1] = (struct model_thread){ 1, "", true, 97.4, 8e6, false, false };
+	fx->m.threads[0] = (struct model_thread){ 0, "main", true, 3.2, NAN, false, true, 0 };
+	fx->m.threads[1] = (struct model_thread){ 1, "", true, 97.4, 8e6, false, false, 0 };
 	fx->m.threads[2] = (struct model_thread){ 2, "evil\x1b[31mname", true, 12, 8e6, false,
-		false };
-	fx->m.threads[3] = (struct model_thread){ 5, "churner", false, NAN, NAN, true, false };
+		false, 0 };
+	fx->m.threads[3] = (struct model_thread){ 5, "churner", false, NAN, NAN, true, false, 0 };
 	fx->m.threads_more = 2;
 	view_draw(v, &fx->m, &g, NOW);
 	dump(&g);
@@ -1436,6 +1473,7 @@ int main(void)
 	test_loop_screen(&fx);
 	test_loop_charts(&fx);
 	test_threads_line(&fx);
+	test_processes_line(&fx);
 	test_states(&fx);
 	test_sizes(&fx);
 	test_random_keys(&fx);
