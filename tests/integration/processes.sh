@@ -1,0 +1,137 @@
+#!/bin/bash
+# Several processes of one service from one ntop-js: a node cluster (tests/targets/cluster.js,
+# a primary and four workers) under load from autocannon (pinned by bench/npm). Node's SIGUSR1
+# opens every process's inspector on the same port (9229 by default; here one free port that
+# NODE_OPTIONS=--inspect-port gives them all, so that the test stays off 9229), and the
+# primary passes the signal on to its workers: ntop-js attaches the workers before the
+# primary and moves each inspector it opened to a free port before signalling the next.
+# Each worker's handler (priceOrder) is found in that worker's report; every inspector is
+# closed again at the end and every process is still running.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+require_tmux
+require_npm_deps
+
+shared=$("$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+	console.log(s.address().port); s.close(); })')
+NODE_OPTIONS=--inspect-port=$shared start_node cl "$TARGETS/cluster.js" 4
+wait_for 15 grep -q '^ready ' "$WORK/cl.out" || diag "the cluster did not start: $(cat "$WORK/cl.err")"
+read -r _ primary port < <(grep '^ready ' "$WORK/cl.out")
+workers=$(sed -n 's/^worker //p' "$WORK/cl.out" | sort -n | tr '\n' ' ')
+diag "primary $primary, workers $workers, port $port, the inspectors' port $shared"
+start_node load -e "require('autocannon')({ url: 'http://127.0.0.1:$port/', connections: 8,
+	duration: 90 }, () => {})"
+sleep 3 # warm: priceOrder is optimized before the attach
+
+# Every process's listening sockets: "PID PORT" lines, from /proc/PID/net/tcp and its fds.
+listeners() {
+	local p inodes local_addr st inode hexport
+	for p in $primary $workers; do
+		inodes=" $(ls -l "/proc/$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')"
+		while read -r _ local_addr _ st _ _ _ _ _ inode _; do
+			[ "$st" = 0A ] && case $inodes in *" $inode "*) ;; *) continue ;; esac || continue
+			hexport=${local_addr##*:}
+			echo "$p $((16#$hexport))"
+		done < <(cat "/proc/$p/net/tcp" "/proc/$p/net/tcp6" 2>/dev/null)
+	done
+}
+only_app_ports() { ! listeners | awk -v port="$port" '$2 != port' | grep -q .; }
+check "before: no process of the cluster has an inspector" only_app_ports
+
+"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 6 -t 5 >"$WORK/cl.jsonl" 2>"$WORK/cl-ntop.err"
+ok $? "ntop-js --pid PRIMARY --children -b --json -n 6: status 0"
+check "nothing on stderr" test ! -s "$WORK/cl-ntop.err"
+diag "$("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
+	const o = JSON.parse(l); console.log(`pid ${o.target.pid} ${o.cpu && o.cpu.idle_pct}% idle |`, (o.processes || []).map(p =>
+		`${p.target.pid}${p.exited ? " exited" : ""} ${(p.top || []).slice(0, 2).map(f => f.function + " " + f.self_pct + "%").join(", ")}`).join(" | ")); }' "$WORK/cl.jsonl" 2>&1)"
+check "6 lines: the primary's keys where one process has them, and a processes array" \
+	jsonl_check "$WORK/cl.jsonl" "l => l.length === 6 && l.every(w => w.target.pid === $primary && w.cpu &&
+		Array.isArray(w.processes)) || l.map(w => w.target.pid)"
+check "the primary only forks: at least 80 % idle" jsonl_check "$WORK/cl.jsonl" '
+	l => l.slice(1).every(w => w.cpu.idle_pct >= 80) || l.map(w => w.cpu.idle_pct)'
+check "every worker is there, each its own process with its own pid" jsonl_check "$WORK/cl.jsonl" "l => {
+	const want = '$workers'.trim().split(' ').map(Number), seen = new Set();
+	for (const w of l) for (const p of w.processes) seen.add(p.target.pid);
+	return want.every(p => seen.has(p)) && seen.size === want.length || [...seen]; }"
+check "from the second window, each worker's hot function is priceOrder, in cluster.js" \
+	jsonl_check "$WORK/cl.jsonl" 'l => {
+	const ps = l.slice(1).flatMap(w => w.processes.filter(p => !p.exited));
+	return ps.length >= 12 && ps.every(p => p.top[0] && p.top[0].function === "priceOrder" &&
+		/cluster\.js$/.test(p.top[0].url) && p.top[0].self_pct >= 20) ||
+		ps.map(p => p.target.pid + " " + (p.top[0] && p.top[0].function + " " + p.top[0].self_pct)); }'
+check "with each worker's memory and event loop" jsonl_check "$WORK/cl.jsonl" '
+	l => l.slice(2).every(w => w.processes.every(p => p.mem && p.mem.heap_used_bytes > 1e5 && p.event_loop))'
+check "after: every inspector ntop-js opened is closed again" wait_for 5 only_app_ports
+alive_all() { local p; for p in $primary $workers; do alive "$p" || return 1; done; }
+check "and the primary and its workers are all still running" alive_all
+
+# Batch text: a report per process, each named by its pid.
+"$NTOP_JS" --pid "$primary" --children --no-config -b -n 3 -t 5 >"$WORK/cl.txt" 2>"$WORK/cl-txt.err"
+ok $? "batch text: status 0"
+check "a report of its own for each worker, with priceOrder" bash -c "
+	for p in $workers; do grep -A14 \"^ntop-js - .*  pid \$p \" '$WORK/cl.txt' | grep -q ' priceOrder ' || exit 1; done"
+check "every inspector closed again" wait_for 5 only_app_ports
+
+# --pid given again, and --match.
+set -- $workers
+"$NTOP_JS" --pid "$1" --pid "$2" --no-config -b --json -n 3 >"$WORK/two.jsonl" 2>"$WORK/two.err"
+ok $? "--pid W1 --pid W2: status 0"
+check "the first is the main target, the second in processes" jsonl_check "$WORK/two.jsonl" "
+	l => l.every(w => w.target.pid === $1) && l.slice(1).some(w => w.processes.some(p => p.target.pid === $2))"
+"$NTOP_JS" --match "targets/cluster.js" --no-config -b --json -n 3 >"$WORK/match.jsonl" 2>"$WORK/match.err"
+ok $? "--match cluster.js: status 0"
+check "finds the primary and its four workers" jsonl_check "$WORK/match.jsonl" "l => {
+	const seen = new Set(l.flatMap(w => [w.target.pid, ...w.processes.map(p => p.target.pid)]));
+	return seen.size === 5 && seen.has($primary) || [...seen]; }"
+"$NTOP_JS" --pid "$1" --pid 999999999 --no-config -b --json -n 2 >"$WORK/bad.jsonl" 2>"$WORK/bad.err"
+ok $? "a PID that is not there: the others are watched all the same (status 0)"
+check "and it is said in one sentence" grep -qx "ntop-js: PID 999999999: no process with PID 999999999." "$WORK/bad.err"
+"$NTOP_JS" --match "no-such-program-here" --no-config -b -n 1 >/dev/null 2>"$WORK/none.err"
+ok $([ $? -eq 2 ]; echo $?) "--match that finds nothing: status 2"
+check "with a sentence that says so" grep -q "no Node process of this machine has \"no-such-program-here\"" "$WORK/none.err"
+check "every inspector closed again" wait_for 5 only_app_ports
+
+# The live view: the PROCESSES line, t shows each process's own table.
+term_start 160 40 "$NTOP_JS --pid $primary --children --no-config -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
+check "the live view's PROCESSES line: the primary and each worker by pid, and a total" \
+	wait_screen 20 "^PROCESSES  pid $primary [0-9]+%  pid [0-9]+ [0-9]+%  pid [0-9]+ [0-9]+%  pid [0-9]+ [0-9]+%  pid [0-9]+ [0-9]+%  total [0-9]+%"
+keys t
+check "t shows a worker: the header names its PID and says PROCESS" \
+	wait_screen 10 "^ntop-js  PID ($(echo $workers | tr ' ' '|'))  node [^ ]+  PROCESS "
+if wait_screen 20 '^ +[0-9.]+% +[0-9.]+% +[0-9.]+s +[0-9.]+s priceOrder +[^ ]*cluster\.js'; then
+	ok 0 "and the table is its own: priceOrder on top"
+else
+	ok 1 "and the table is its own: priceOrder on top"
+	diag "$(screen)"
+fi
+keys q
+check "q quits with status 0" wait_screen 15 '^EXIT=0'
+check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"
+term_stop
+check "every inspector closed again" wait_for 5 only_app_ports
+check "and every process still running" alive_all
+
+# A worker that dies during the session is said gone, once; the others go on.
+set -- $workers
+( sleep 3.5; kill "$4" ) &
+"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 7 >"$WORK/gone.jsonl" 2>"$WORK/gone.err"
+ok $? "a worker killed during the session: status 0"
+check "it is reported gone once, and the other three go on to the end (in the last two windows)" jsonl_check "$WORK/gone.jsonl" "l => {
+	const gone = l.flatMap(w => w.processes.filter(p => p.exited)), last = new Set(l.slice(-2)
+		.flatMap(w => w.processes.filter(p => !p.exited && p.top[0] && p.top[0].function === 'priceOrder'))
+		.map(p => p.target.pid));
+	return gone.length === 1 && gone[0].target.pid === $4 && last.size === 3 && !last.has($4) ||
+		l.map(w => w.processes.map(p =>
+		p.target.pid + (p.exited ? ' exited' : ''))); }"
+check "and said on stderr" grep -q "^ntop-js: PID $4: " "$WORK/gone.err"
+check "every inspector closed again" wait_for 5 only_app_ports
+
+# The main process gone: the session ends as with one process, but the others' inspectors,
+# which ntop-js opened, are closed first.
+( sleep 3.5; kill "$2" ) &
+"$NTOP_JS" --pid "$2" --pid "$3" --no-config -b --json >"$WORK/main-gone.jsonl" 2>"$WORK/main-gone.err"
+ok $([ $? -eq 10 ]; echo $?) "the main process killed during the session: status 10 (target exited)"
+check "the other's inspector is closed again" wait_for 5 only_app_ports
+check "and it still runs" alive "$3"
+
+done_testing
