@@ -240,7 +240,6 @@ enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uin
 	struct entry *e;
 
 	memset(out, 0, sizeof *out);
-	smapcache_poll(c);
 	e = find(c, url);
 	if (!e) {
 		char *path = NULL, *why = NULL;

@@ -54,8 +54,8 @@ void smapcache_free(struct smapcache *c);
 enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uint32_t line0,
 	uint32_t col0, struct smapcache_result *out);
 
-/* Takes a finished load, if any, and starts the next. Returns true when a load ended (new
- * answers may be mapped). smapcache_lookup polls too. */
+/* Takes a finished load, if any, and starts the next: the loop calls it when notified (a
+ * lookup does not, so that answers change only at a poll). Returns true when a load ended. */
 bool smapcache_poll(struct smapcache *c);
 
 /* True while a load runs or waits. */

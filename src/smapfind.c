@@ -71,7 +71,7 @@ int sourcemap_find_url(const char *text, size_t len, char **url)
 		if (k > 0 && text[k - 1] != '\n')
 			continue;
 		const char *u = hit + klen, *end = text + len, *e = u;
-		while (e < end && *e != '\n' && !blank(*e))
+		while (e < end && (unsigned char)*e > ' ' && *e != 0x7f) /* no control bytes, NUL */
 			e++;
 		const char *t = e;
 		while (t < end && blank(*t))

@@ -11,13 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 20 bytes a segment: a bundle's map holds millions of them. */
+/* A segment while mappings are decoded: 20 bytes, and a bundle's map holds millions. */
 struct seg {
 	uint32_t gen_col;
 	uint32_t src;  /* SOURCEMAP_NONE: a one-field segment, an unmapped stretch */
 	uint32_t line;
 	uint32_t col;
 	uint32_t name; /* SOURCEMAP_NONE: no name */
+};
+
+/* A parsed map keeps the generated columns apart (cols[]), so that a lookup's binary search
+ * reads 4 bytes a step, and the rest of each segment here. */
+struct oseg {
+	uint32_t src, line, col, name;
 };
 
 /* NUL-terminated strings in one buffer. */
@@ -31,13 +37,18 @@ struct strtab {
 
 struct sourcemap {
 	char *text;                /* the map's JSON, kept for sourcesContent, else NULL */
-	struct seg *segs;
+	struct seg *segs;          /* while decoding; then NULL */
+	uint32_t *cols;            /* each segment's generated column, once parsed */
+	struct oseg *osegs;        /* and the rest of it */
 	size_t nsegs, segcap;
 	uint32_t *line_start;      /* first segment of each generated line; [nlines] = nsegs */
 	uint32_t nlines;
 	size_t linecap;
 	struct strtab sources, names;
 	struct json_span *content; /* per source; n == 0 when the map has none */
+	uint32_t *line_first;      /* per source: its first entry in line_off */
+	uint32_t *line_off;        /* each original line's offset in its content span */
+	size_t nline_off;
 	bool unsorted;             /* a line's columns went backwards: sort after decoding */
 };
 
@@ -487,7 +498,7 @@ static int add_sections(struct sourcemap *m, const struct fields *top, char **er
 	if (top->mappings.n)
 		return fail(err, "an index map has mappings too");
 	while ((rc = json_array_next(top->sections, &pos, &sec)) == 1) {
-		uint32_t line, col;
+		uint32_t line = 0, col = 0;
 		struct fields f;
 
 		if (++count > SOURCEMAP_MAX_SECTIONS)
@@ -514,6 +525,84 @@ static int add_sections(struct sourcemap *m, const struct fields *top, char **er
 	return 0;
 }
 
+/* The decoded segments become cols[] and osegs[], in place: each oseg is written over bytes
+ * of segments already read, and the array then shrinks to 16 bytes a segment. */
+static void split_segments(struct sourcemap *m)
+{
+	size_t n = m->nsegs, i;
+	char *base = (char *)m->segs;
+
+	m->cols = xmalloc((n ? n : 1) * sizeof *m->cols);
+	for (i = 0; i < n; i++) {
+		struct seg s;
+		memcpy(&s, base + i * sizeof s, sizeof s);
+		struct oseg o = { s.src, s.line, s.col, s.name };
+		m->cols[i] = s.gen_col;
+		memcpy(base + i * sizeof o, &o, sizeof o);
+	}
+	m->osegs = xrealloc(base, (n ? n : 1) * sizeof *m->osegs);
+	m->segs = NULL;
+	m->segcap = n;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct json_span *x = *(const struct json_span *const *)a;
+	const struct json_span *y = *(const struct json_span *const *)b;
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+/* Moves the sourcesContent strings to the front of the map's text and gives the rest back:
+ * the text is kept for them alone. */
+static char *keep_content(struct sourcemap *m, char *buf)
+{
+	uint32_t n = m->sources.n, k = 0, i;
+	struct json_span **order = xmalloc(n * sizeof *order);
+	size_t at = 0;
+
+	for (i = 0; i < n; i++)
+		if (m->content[i].n)
+			order[k++] = &m->content[i];
+	/* in address order, each string moves down (or stays) */
+	qsort(order, k, sizeof *order, span_cmp);
+	for (i = 0; i < k; i++) {
+		memmove(buf + at, order[i]->p, order[i]->n);
+		order[i]->p = buf + at;
+		at += order[i]->n;
+	}
+	free(order);
+	char *kept = xrealloc(buf, at);
+	for (i = 0; i < n; i++)
+		if (m->content[i].n)
+			m->content[i].p = kept + (m->content[i].p - buf);
+	return kept;
+}
+
+static int next_raw_line(const char **pp, const char *end, const char **a, const char **b);
+
+/* Where each original line starts in its content, so that a line's text is found at once. */
+static void index_lines(struct sourcemap *m)
+{
+	size_t cap = 0;
+
+	m->line_first = xmalloc(((size_t)m->sources.n + 1) * sizeof *m->line_first);
+	for (uint32_t i = 0; i < m->sources.n; i++) {
+		const struct json_span *c = &m->content[i];
+		m->line_first[i] = (uint32_t)m->nline_off;
+		if (!c->n)
+			continue;
+		const char *p = c->p + 1, *end = c->p + c->n - 1, *a, *b;
+		while (next_raw_line(&p, end, &a, &b)) {
+			m->line_off = xreallocarray_grow(m->line_off, &cap, m->nline_off + 1,
+				sizeof *m->line_off);
+			m->line_off[m->nline_off++] = (uint32_t)(a - c->p);
+		}
+	}
+	m->line_first[m->sources.n] = (uint32_t)m->nline_off;
+	if (m->nline_off)
+		m->line_off = xrealloc(m->line_off, m->nline_off * sizeof *m->line_off);
+}
+
 struct sourcemap *sourcemap_parse(char *buf, size_t len, char **err)
 {
 	struct sourcemap *m = xcalloc(1, sizeof *m);
@@ -533,18 +622,17 @@ struct sourcemap *sourcemap_parse(char *buf, size_t len, char **err)
 	m->line_start = xreallocarray_grow(m->line_start, &m->linecap, (size_t)m->nlines + 1,
 		sizeof *m->line_start);
 	m->line_start[m->nlines] = (uint32_t)m->nsegs;
-	if (m->nsegs < m->segcap) {
-		m->segs = xrealloc(m->segs, (m->nsegs ? m->nsegs : 1) * sizeof *m->segs);
-		m->segcap = m->nsegs;
-	}
+	split_segments(m);
 	if (!m->content)
 		m->content = xcalloc(1, sizeof *m->content);
 	for (i = 0; i < m->sources.n; i++)
 		keep |= m->content[i].n > 0;
-	if (keep)
-		m->text = buf;
-	else
+	if (keep) {
+		m->text = keep_content(m, buf);
+		index_lines(m);
+	} else {
 		free(buf);
+	}
 	return m;
 bad:
 	free(buf);
@@ -558,7 +646,11 @@ void sourcemap_free(struct sourcemap *m)
 		return;
 	free(m->text);
 	free(m->segs);
+	free(m->cols);
+	free(m->osegs);
 	free(m->line_start);
+	free(m->line_first);
+	free(m->line_off);
 	strtab_free(&m->sources);
 	strtab_free(&m->names);
 	free(m->content);
@@ -567,18 +659,13 @@ void sourcemap_free(struct sourcemap *m)
 
 size_t sourcemap_bytes(const struct sourcemap *m)
 {
-	size_t n = sizeof *m + m->segcap * sizeof *m->segs + m->linecap * sizeof *m->line_start +
-		m->sources.cap + m->sources.ncap * sizeof(size_t) + m->names.cap +
-		m->names.ncap * sizeof(size_t) + ((size_t)m->sources.n + 1) * sizeof *m->content;
-	if (m->text) {
-		/* the kept text: its last content string ends within it */
-		const struct json_span *c = m->content;
-		size_t end = 0;
-		for (uint32_t i = 0; i < m->sources.n; i++)
-			if (c[i].n && (size_t)(c[i].p - m->text) + c[i].n > end)
-				end = (size_t)(c[i].p - m->text) + c[i].n;
-		n += end;
-	}
+	size_t n = sizeof *m + m->nsegs * (sizeof *m->cols + sizeof *m->osegs) +
+		m->linecap * sizeof *m->line_start + m->sources.cap + m->sources.ncap * sizeof(size_t) +
+		m->names.cap + m->names.ncap * sizeof(size_t) +
+		((size_t)m->sources.n + 1) * (sizeof *m->content + sizeof(uint32_t)) +
+		m->nline_off * sizeof *m->line_off;
+	for (uint32_t i = 0; m->text && i < m->sources.n; i++)
+		n += m->content[i].n;
 	return n;
 }
 
@@ -602,8 +689,8 @@ size_t sourcemap_segment_count(const struct sourcemap *m)
 int sourcemap_lookup(const struct sourcemap *m, uint32_t gen_line0, uint32_t gen_col0,
 	struct sourcemap_pos *out)
 {
-	size_t lo, hi, a, b;
-	const struct seg *s;
+	size_t lo, hi, a, b, i;
+	const struct oseg *s;
 
 	if (gen_line0 >= m->nlines)
 		return 0;
@@ -612,21 +699,22 @@ int sourcemap_lookup(const struct sourcemap *m, uint32_t gen_line0, uint32_t gen
 	if (a == b)
 		return 0;
 	if (gen_col0 == 0) {
-		s = &m->segs[a];
+		i = a;
 	} else {
 		/* greatest lower bound: the last segment whose column is <= gen_col0 */
 		lo = a, hi = b;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (m->segs[mid].gen_col <= gen_col0)
+			if (m->cols[mid] <= gen_col0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		if (lo == a)
 			return 0;
-		s = &m->segs[lo - 1];
+		i = lo - 1;
 	}
+	s = &m->osegs[i];
 	if (s->src == SOURCEMAP_NONE)
 		return 0;
 	out->source = s->src;
@@ -768,20 +856,17 @@ long sourcemap_source_line(const struct sourcemap *m, uint32_t source, uint32_t 
 	char *buf, size_t cap)
 {
 	const char *p, *end, *a, *b;
-	uint32_t l = 0;
 
-	if (source >= m->sources.n || !m->content[source].n || line1 == 0)
+	if (source >= m->sources.n || !m->content[source].n || line1 == 0 ||
+			line1 > m->line_first[source + 1] - m->line_first[source])
 		return -1;
-	p = m->content[source].p + 1;
+	p = m->content[source].p + m->line_off[m->line_first[source] + line1 - 1];
 	end = m->content[source].p + m->content[source].n - 1;
-	while (next_raw_line(&p, end, &a, &b)) {
-		if (++l == line1) {
-			if (cap > SOURCEMAP_MAX_LINE_BYTES)
-				cap = SOURCEMAP_MAX_LINE_BYTES;
-			return (long)decode_raw(a, b, buf, cap);
-		}
-	}
-	return -1;
+	if (!next_raw_line(&p, end, &a, &b))
+		return -1;
+	if (cap > SOURCEMAP_MAX_LINE_BYTES)
+		cap = SOURCEMAP_MAX_LINE_BYTES;
+	return (long)decode_raw(a, b, buf, cap);
 }
 
 static bool ident_byte(unsigned char c)

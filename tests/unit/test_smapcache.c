@@ -16,13 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int pipe_fd[2];
+static int pipe_fd[2], gate_fd[2];
+static bool gated;
 
-/* What the loop's wake-up does: a byte down a pipe, from the worker. */
+/* What the loop's wake-up does: a byte down a pipe, from the worker. While gated, the worker
+ * first waits for the test's byte, so the test sees the load in progress for sure. */
 static void notify(void *ud)
 {
 	char b = 1;
 	(void)ud;
+	if (gated && read(gate_fd[0], &b, 1) != 1)
+		perror("read");
 	if (write(pipe_fd[1], &b, 1) < 0)
 		perror("write");
 }
@@ -62,7 +66,7 @@ int main(void)
 	struct smapcache *c;
 	enum smapcache_status s;
 
-	if (!mkdtemp(dir) || pipe(pipe_fd) < 0) {
+	if (!mkdtemp(dir) || pipe(pipe_fd) < 0 || pipe(gate_fd) < 0) {
 		ok(0, "a temporary directory and a pipe");
 		return done_testing();
 	}
@@ -77,12 +81,16 @@ int main(void)
 	c = smapcache_create(dir, 64 << 20, notify, NULL);
 
 	/* main.js line 7 (0-based 6) col 16: hotLoop's '(' */
+	gated = true;
 	s = smapcache_lookup(c, "/dist/main.js", 6, 16, &r);
 	is_int(s, SMAPCACHE_PENDING, "the first lookup is pending");
 	ok(smapcache_busy(c), "a load runs");
 	is_int(smapcache_lookup(c, "/dist/main.js", 6, 16, &r), SMAPCACHE_PENDING,
-		"and is again until the worker is done");
+		"the lookup is pending again while the worker is at it");
+	char g = 1;
+	ok(write(gate_fd[1], &g, 1) == 1, "the worker is let go");
 	ok(wait_load(c), "the worker notifies, and the poll takes the map");
+	gated = false;
 	s = smapcache_lookup(c, "/dist/main.js", 6, 16, &r);
 	is_int(s, SMAPCACHE_MAPPED, "then it is mapped");
 	ok(s == SMAPCACHE_MAPPED && r.pos.line == 5 && !strcmp(r.pos.source_path, "../src/main.ts"),
@@ -178,5 +186,7 @@ int main(void)
 	rmdir(dir);
 	close(pipe_fd[0]);
 	close(pipe_fd[1]);
+	close(gate_fd[0]);
+	close(gate_fd[1]);
 	return done_testing();
 }
