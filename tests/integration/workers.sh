@@ -68,8 +68,9 @@ check "short-lived workers (churner, every 4 s for 3 s) come with churnWork and 
 "$NTOP_JS" --pid "$churn_PID" --no-config -b -n 3 -t 5 --log "$WORK/churn.log" >"$WORK/churn.txt" \
 	2>"$WORK/churn-txt.err"
 ok $? "batch text (and --log): status 0"
-check "the --log file's window records carry the workers too" bash -c "grep '\"type\":\"window\"' \
-	'$WORK/churn.log' | tail -n 1 | grep -q '\"threads\":\[{\"thread_id\":[12],'"
+grep '"type":"window"' "$WORK/churn.log" | tail -n 1 >"$WORK/churn-last.jsonl"
+check "the --log file's window records carry the workers too" jsonl_check "$WORK/churn-last.jsonl" '
+	l => l.length === 1 && l[0].threads.some(t => (t.thread_id === 1 || t.thread_id === 2) && t.top)'
 check "each worker has a report of its own, named in its header line, with isPrime" \
 	bash -c "[ \$(grep -c '^ntop-js - .* thread [12]\$' '$WORK/churn.txt') -ge 4 ] &&
 		grep -A14 '^ntop-js - .* thread 1\$' '$WORK/churn.txt' | grep -q ' isPrime .*pool-task\.js'"
