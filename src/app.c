@@ -110,7 +110,7 @@ void app_say(struct app *a, bool is_error, const char *msg)
 }
 
 /* A target in a container is named by its PID in there too. */
-static void app_container_of(const struct attach_result *t, struct report_target *rt)
+void app_container_of(const struct attach_result *t, struct report_target *rt)
 {
 	rt->container = t->container_pid > 0 || netns_is_foreign(&t->netns);
 	rt->container_pid = t->container_pid > 0 ? (int)t->container_pid : (int)t->pid;
@@ -220,8 +220,10 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 			main_thread.name[0] = '\0';
 		}
 		n = app_threads_summary(a, &main_thread, th, MODEL_THREADS_MAX);
-		if (a->engine_cfg.workers || a->n_processes)
+		if (a->engine_cfg.workers || a->n_processes) {
 			tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
+			app_threads_all(a, engine_cpu_on(a->engine) ? w : NULL);
+		}
 		/* the worker shown gets its own windows (app_workers.c) */
 		if (!a->shown)
 			tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);

@@ -73,6 +73,9 @@ extern const struct engine_handlers app_engine_handlers;
 extern const struct tui_actions app_tui_actions;
 
 /* app.c */
+struct report_target;
+/* A target in a container is named by its PID in there too (report.h's container keys). */
+void app_container_of(const struct attach_result *t, struct report_target *rt);
 void app_say(struct app *a, bool is_error, const char *msg);
 void app_log(struct app *a, const char *json, size_t len);
 void app_log_attach(struct app *a);
@@ -98,6 +101,9 @@ void app_threads_init(struct app *a);
  * joined by commas, and appended to text as text reports; any may be NULL. */
 void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs_json,
 	struct strbuf *text);
+/* The live view's table across threads and processes (T): the main thread's window main_w
+ * (NULL when its CPU is off) and each other one's latest. */
+void app_threads_all(struct app *a, const struct window_stats *main_w);
 /* The threads for the live view's THREADS line: main_thread first, then the workers. */
 size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
 	struct model_thread *out, size_t max);

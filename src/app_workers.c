@@ -42,6 +42,7 @@ struct app_thread {
 	bool fresh;             /* a window since the last report */
 	struct strbuf json;     /* its latest window (report_json_thread) */
 	struct strbuf text;     /* ...and as text */
+	const struct window_stats *last_w; /* its engine's latest window, for the T table */
 	struct model_thread sum;
 };
 
@@ -64,6 +65,8 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 	struct report_window rw;
 	struct evloop_reading loop;
 
+	if (th->process)
+		app_container_of(&th->target, &rt);
 	memset(&rw, 0, sizeof rw);
 	rw.time_s = wall_time_s;
 	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
@@ -86,6 +89,7 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 	strbuf_reset(&th->text);
 	report_text_window(&th->text, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
 	th->fresh = true;
+	th->last_w = rw.cpu_off ? NULL : w;
 	th->sum.have_window = !rw.cpu_off && w->sampled_us > 0;
 	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
 	th->sum.heap_used_bytes = rw.mem ? rw.mem->v[MEM_HEAP_USED] : NAN;
@@ -420,6 +424,33 @@ void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs
 		strbuf_puts(json, "");
 	if (procs_json && !procs_json->data)
 		strbuf_puts(procs_json, "");
+}
+
+void app_threads_all(struct app *a, const struct window_stats *main_w)
+{
+	char src[64];
+
+	tui_all_begin(a->tui, a->n_processes > 0);
+	if (a->n_processes)
+		snprintf(src, sizeof src, "pid %d", (int)a->target.pid);
+	else
+		snprintf(src, sizeof src, "main");
+	tui_all_add(a->tui, src, main_w, engine_functab(a->engine));
+	for (size_t i = 0; i < a->n_threads; i++) {
+		const struct app_thread *th = a->threads[i];
+
+		if (th->finished || !th->last_w)
+			continue;
+		if (th->process)
+			snprintf(src, sizeof src, "pid %d", (int)th->target.pid);
+		else if (th->info.thread_id > 0)
+			snprintf(src, sizeof src, "%ld%s%.40s", th->info.thread_id,
+				th->info.name[0] ? " " : "", th->info.name);
+		else
+			snprintf(src, sizeof src, "? %.40s", th->info.name);
+		tui_all_add(a->tui, src, th->last_w, engine_functab(th->e));
+	}
+	tui_all_end(a->tui);
 }
 
 size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,

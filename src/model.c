@@ -40,6 +40,78 @@ void model_free(struct model *m)
 	free(m->dec_total_us);
 	m->dec_self_us = m->dec_total_us = NULL;
 	m->dec_cap = 0;
+	free(m->all);
+	m->all = NULL;
+	m->n_all = m->all_cap = 0;
+}
+
+void model_all_begin(struct model *m, bool processes)
+{
+	m->n_all = 0;
+	m->all_sources = 0;
+	m->all_processes = processes;
+}
+
+void model_all_add(struct model *m, const char *source, const struct window_stats *w,
+	const struct functab *ft)
+{
+	size_t taken = 0;
+
+	if (!w || !ft || !(w->sampled_us > 0))
+		return;
+	m->all_sources++;
+	/* w->funcs is sorted by self time: a source's first rows are its heaviest */
+	for (size_t i = 0; i < w->n_funcs && taken < MODEL_ALL_ROWS_MAX; i++) {
+		const struct func_stat *fs = &w->funcs[i];
+		const struct func_info *fi = functab_get(ft, fs->func);
+		struct model_all_row *r;
+		const char *name;
+
+		if (!fi || fi->kind != FUNC_JS || !(fs->self_us > 0))
+			continue;
+		if (m->n_all == m->all_cap) {
+			m->all_cap = m->all_cap ? 2 * m->all_cap : 64;
+			m->all = xrealloc(m->all, m->all_cap * sizeof *m->all);
+		}
+		r = &m->all[m->n_all++];
+		taken++;
+		util_sanitize(source, strlen(source), r->source, sizeof r->source);
+		name = fi->name && fi->name[0] ? fi->name : "(anonymous)";
+		util_sanitize(name, strlen(name), r->name, sizeof r->name);
+		r->where[0] = '\0';
+		if (fi->url && fi->url[0]) {
+			char loc[512];
+			const char *url = util_display_url(fi->url);
+
+			if (fi->line >= 0)
+				snprintf(loc, sizeof loc, "%s:%ld", url, (long)fi->line + 1);
+			else
+				snprintf(loc, sizeof loc, "%s", url);
+			util_sanitize(loc, strlen(loc), r->where, sizeof r->where);
+		}
+		r->self_pct = 100.0 * fs->self_us / w->sampled_us;
+		r->total_pct = 100.0 * fs->total_us / w->sampled_us;
+		r->internal = functab_is_internal(fi);
+	}
+}
+
+static int model_all_cmp(const void *a, const void *b)
+{
+	const struct model_all_row *x = a, *y = b;
+
+	if (x->self_pct != y->self_pct)
+		return x->self_pct < y->self_pct ? 1 : -1;
+	if (x->total_pct != y->total_pct)
+		return x->total_pct < y->total_pct ? 1 : -1;
+	return strcmp(x->source, y->source);
+}
+
+void model_all_end(struct model *m)
+{
+	if (m->n_all > 1)
+		qsort(m->all, m->n_all, sizeof *m->all, model_all_cmp);
+	if (m->n_all > MODEL_ALL_ROWS_MAX)
+		m->n_all = MODEL_ALL_ROWS_MAX;
 }
 
 static void model_dec_grow(struct model *m, size_t need)

@@ -49,6 +49,17 @@ struct model_thread {
 	                               0: a thread of the one process */
 };
 
+/* A row of the table across every thread and process watched (T): one function of one of
+ * them in its latest window, with the text already made safe. */
+#define MODEL_ALL_ROWS_MAX 400
+struct model_all_row {
+	char source[40];            /* "main", "3 pool", "pid 1240" */
+	char name[96];
+	char where[128];            /* "server.js:12" */
+	double self_pct, total_pct; /* of that thread's window: percent of one core */
+	bool internal;              /* Node's or V8's own code */
+};
+
 struct model_split {
 	double js_pct, gc_pct, program_pct, idle_pct;
 };
@@ -81,6 +92,11 @@ struct model {
 	int shown_pid;                 /* the screens show another process than pid; 0: not */
 	struct model_thread threads[MODEL_THREADS_MAX];
 	size_t n_threads, threads_more;  /* more: beyond MODEL_THREADS_MAX */
+	/* The table across all of them (T), sorted by self_pct, owned here; all_processes: the
+	 * sources are processes (else threads of one), all_sources how many had a window. */
+	struct model_all_row *all;
+	size_t n_all, all_cap, all_sources;
+	bool all_processes;
 	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */
 	const struct tseries *loop_series;
 	/* Blocked-loop events (blocks.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many
@@ -149,6 +165,14 @@ void model_reset_decay(struct model *m);
 void model_forget_window(struct model *m);
 void model_set_status(struct model *m, bool is_error, double now_wall_s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The table across threads and processes (T): begin, add each one's latest window (source
+ * names it: "main", "3 pool", "pid 1240"), end sorts by self share and keeps the top
+ * MODEL_ALL_ROWS_MAX. Special nodes ((idle), (program), GC) are left out. */
+void model_all_begin(struct model *m, bool processes);
+void model_all_add(struct model *m, const char *source, const struct window_stats *w,
+	const struct functab *ft);
+void model_all_end(struct model *m);
 
 /* The rows of a mode: every function with time in it (special nodes excluded), unsorted.
  * Returns the count; *rows is reallocated as needed (caller frees). */

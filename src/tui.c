@@ -293,6 +293,22 @@ void tui_set_connected(struct tui *t, bool connected)
 	tui_draw(t);
 }
 
+void tui_all_begin(struct tui *t, bool processes)
+{
+	model_all_begin(&t->model, processes);
+}
+
+void tui_all_add(struct tui *t, const char *source, const struct window_stats *w,
+	const struct functab *ft)
+{
+	model_all_add(&t->model, source, w, ft);
+}
+
+void tui_all_end(struct tui *t)
+{
+	model_all_end(&t->model);
+}
+
 void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size_t more)
 {
 	if (n > MODEL_THREADS_MAX) {

@@ -42,6 +42,13 @@ void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size
  * while it is shown. */
 void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	const char *name);
+/* The table across threads and processes (T), as model_all_begin/add/end: each one's latest
+ * window, named by source ("main", "3 pool", "pid 1240"); drawn with the next redraw. */
+struct functab;
+void tui_all_begin(struct tui *t, bool processes);
+void tui_all_add(struct tui *t, const char *source, const struct window_stats *w,
+	const struct functab *ft);
+void tui_all_end(struct tui *t);
 void tui_status(struct tui *t, bool is_error, const char *msg);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the
  * memory screen and asks whether to start it. */

@@ -574,6 +574,19 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 			return VA_REDRAW;
 		}
 		return VA_THREAD;
+	case 'T':
+		if (!m->threads_watched || m->n_threads < 2) {
+			snprintf(v->msg, sizeof v->msg, "T shows every thread and process side by side: "
+				"there is only one here");
+			return VA_REDRAW;
+		}
+		if (v->screen == VS_ALL) {
+			*handled = false;
+			return VA_NONE;
+		}
+		v->screen = VS_ALL;
+		v->all_top = 0;
+		return VA_REDRAW;
 	case 'l':
 		v->screen = v->screen == VS_LOOP ? VS_TABLE : VS_LOOP;
 		v->blk_stack = false;
@@ -634,6 +647,7 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 			a = v->screen == VS_DETAIL ? view_detail_key(v, m, key)
 				: v->screen == VS_MEMORY ? view_memory_key(v, m, key)
 				: v->screen == VS_LOOP ? view_loop_key(v, m, key)
+				: v->screen == VS_ALL ? view_all_key(v, m, key)
 				: view_table_key(v, m, key);
 	}
 	return a == VA_NONE && had_msg ? VA_REDRAW : a;
@@ -666,6 +680,9 @@ void view_draw(struct view *v, const struct model *m, struct grid *g, double now
 		break;
 	case VS_LOOP:
 		view_loop_draw(v, m, g, now_wall_s);
+		break;
+	case VS_ALL:
+		view_all_draw(v, m, g);
 		break;
 	default:
 		view_table_draw(v, m, g, now_wall_s);

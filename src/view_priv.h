@@ -21,7 +21,7 @@ struct mem_sample;
 #define VIEW_INPUT_MAX 128
 #define VIEW_NONE UINT32_MAX
 
-enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP };
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP, VS_ALL };
 enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
@@ -42,6 +42,7 @@ struct view {
 	uint32_t sel_func;  /* the selected function, VIEW_NONE until the user moves */
 	size_t sel, top;    /* selected and first shown row of rows[] */
 	int page_rows;      /* table rows in the last drawing */
+	size_t all_top;     /* the first row shown of the table across threads (T) */
 
 	/* Pause: a snapshot of every mode's rows and split. */
 	bool paused;
@@ -170,6 +171,9 @@ void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 /* The header's LOOP line (table screen), when there is a reading. */
 void view_loop_line(const struct model *m, struct grid *g, int y);
 void view_loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
+/* view_all.c */
+void view_all_draw(struct view *v, const struct model *m, struct grid *g);
+enum view_action view_all_key(struct view *v, const struct model *m, int key);
 enum view_action view_loop_key(struct view *v, const struct model *m, int key);
 
 /* view_help.c */

@@ -548,7 +548,7 @@ static void draw_row(const struct view *v, const struct model *m, struct grid *g
 	}
 }
 
-/* "THREADS  main 3%  1 97%  2 95%  3 churner exited  (t: next)": the main thread and the
+/* "THREADS  main 3%  1 97%  2 95%  3 churner exited  (t: next, T: all)": the main thread and the
  * workers, each with how busy its last window was, the one the screens show highlighted.
  * With several processes, "PROCESSES  pid 101 3%  pid 102 97%  1 95%  total 195%": each
  * process's main thread (its workers after it) and their sum, in cores' percent. */
@@ -596,8 +596,8 @@ static void draw_threads_line(const struct model *m, struct grid *g, int y)
 		snprintf(buf, sizeof buf, "  total %.0f%%", total);
 		x = view_put_at(g, x, y, GA_HEADER, buf);
 	}
-	if (x + 12 < g->width)
-		view_put_at(g, x, y, GA_DIM, "  (t: next)");
+	if (x + 20 < g->width)
+		view_put_at(g, x, y, GA_DIM, "  (t: next, T: all)");
 }
 
 void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)

@@ -104,6 +104,15 @@ else
 	ok 1 "and the table is its own: priceOrder on top"
 	diag "$(screen)"
 fi
+keys T
+check "T: one table across the processes, with a PROCESS column" \
+	wait_screen 10 '^ +SELF% +TOTAL% +PROCESS +FUNCTION +LOCATION'
+several_price_rows() { [ "$(screen | grep -E '^ +[0-9.]+% +[0-9.]+% +pid [0-9]+ +priceOrder ' |
+	awk '{ print $4 }' | sort -u | wc -l)" -ge 3 ]; }
+check "priceOrder in it once for each of at least three workers, each with its pid" \
+	wait_for 15 several_price_rows
+keys T
+check "T again: back to the table" wait_screen 10 '^PROCESSES  pid '
 keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"

@@ -96,6 +96,13 @@ keys Escape m
 check "m: the worker's memory screen" wait_screen 10 '^MEMORY'
 keys m
 check "t goes round, back to the main thread" back_to_main
+keys T
+check "T: one table across the threads, with a THREAD column" \
+	wait_screen 10 '^ +SELF% +TOTAL% +THREAD +FUNCTION +LOCATION'
+both_pool_rows() { [ "$(screen | grep -E '^ +[0-9.]+% +[0-9.]+% +[12] +isPrime ' | awk '{ print $3 }' |
+	sort -u | wc -l)" -eq 2 ]; }
+check "isPrime in it for both pool threads, each with its thread id" wait_for 15 both_pool_rows
+keys T
 keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"

@@ -254,9 +254,63 @@ static void test_callers_callees(void)
 	functab_free(ft);
 }
 
+/* The table across threads and processes: each source's window, rows in percent of that
+ * window, special nodes left out, names made safe, sorted across sources. */
+static void test_all(void)
+{
+	struct functab *fa = functab_create(), *fb = functab_create();
+	struct window_stats a, b;
+	struct model m;
+	struct func_stat fsa[3], fsb[2];
+
+	model_init(&m);
+	window_stats_init(&a);
+	window_stats_init(&b);
+	fsa[0] = (struct func_stat){ fn(fa, "(idle)", "", -1), 500000, 500000 };
+	fsa[1] = (struct func_stat){ fn(fa, "priceOrder", "file:///srv/app/server.js", 11), 300000,
+		400000 };
+	fsa[2] = (struct func_stat){ fn(fa, "evil\x1b[2Jname", "node:internal/timers", 4), 100000,
+		100000 };
+	a.funcs = fsa;
+	a.n_funcs = 3;
+	a.sampled_us = 1000000;
+	fsb[0] = (struct func_stat){ fn(fb, "priceOrder", "file:///srv/app/server.js", 11), 800000,
+		900000 };
+	fsb[1] = (struct func_stat){ fn(fb, "", "file:///srv/app/server.js", 40), 50000, 50000 };
+	b.funcs = fsb;
+	b.n_funcs = 2;
+	b.sampled_us = 1000000;
+	model_all_begin(&m, true);
+	model_all_add(&m, "pid 101", &a, fa);
+	model_all_add(&m, "pid 102", &b, fb);
+	model_all_add(&m, "pid 103", NULL, fb);
+	model_all_end(&m);
+	ok(m.all_processes && m.all_sources == 2, "two sources with a window (a third had none)");
+	is_int((int)m.n_all, 4, "their functions, without (idle)");
+	ok(m.n_all == 4 && strcmp(m.all[0].source, "pid 102") == 0 &&
+		strcmp(m.all[0].name, "priceOrder") == 0 && fabs(m.all[0].self_pct - 80) < 1e-9 &&
+		fabs(m.all[0].total_pct - 90) < 1e-9, "the hottest first, in percent of its window");
+	ok(m.n_all == 4 && strcmp(m.all[1].source, "pid 101") == 0 &&
+		strcmp(m.all[1].where, "/srv/app/server.js:12") == 0, "then the other process's own "
+		"(lines from 1): %s", m.n_all == 4 ? m.all[1].where : "");
+	ok(m.n_all == 4 && m.all[2].internal && !strchr(m.all[2].name, '\x1b'),
+		"Node's own code marked, a hostile name made safe");
+	ok(m.n_all == 4 && strcmp(m.all[3].name, "(anonymous)") == 0, "an anonymous function named so");
+	model_all_begin(&m, false);
+	model_all_end(&m);
+	ok(m.n_all == 0 && m.all_sources == 0 && !m.all_processes, "begin empties it");
+	a.funcs = b.funcs = NULL;
+	window_stats_free(&a);
+	window_stats_free(&b);
+	model_free(&m);
+	functab_free(fa);
+	functab_free(fb);
+}
+
 int main(void)
 {
 	test_decay_and_rows();
 	test_callers_callees();
+	test_all();
 	return done_testing();
 }

@@ -1278,6 +1278,42 @@ static void test_processes_line(struct fixture *fx)
 		"another process's screens: its PID, PROCESS and its title: %s", row(&g, 0));
 	fx->m.shown_pid = 0;
 	fx->m.shown_thread_name[0] = '\0';
+
+	/* T: the table across them. */
+	fx->m.all = calloc(2, sizeof *fx->m.all);
+	fx->m.all_cap = 2;
+	fx->m.n_all = 2;
+	fx->m.all_sources = 3;
+	fx->m.all_processes = true;
+	fx->m.all[0] = (struct model_all_row){ "pid 1240", "priceOrder", "/srv/server.js:12", 70.4,
+		80, false };
+	fx->m.all[1] = (struct model_all_row){ "3 pool", "listOnTimeout", "node:internal/timers:581",
+		2.5, 3, true };
+	is_int(view_key(v, &fx->m, 'T'), VA_REDRAW, "T opens the table across them");
+	view_draw(v, &fx->m, &g, NOW);
+	dump(&g);
+	ok(strstr(row(&g, 0), "ALL PROCESSES  3 with a window, busy 122% of a core in all") != NULL,
+		"its header: how many, and their sum: %s", row(&g, 0));
+	y = find_line(&g, "SELF%");
+	ok(y > 0 && strstr(row(&g, y), "PROCESS") && strstr(row(&g, y), "FUNCTION") &&
+		strstr(row(&g, y), "LOCATION"), "a PROCESS column between the shares and the function");
+	ok(y > 0 && strstr(row(&g, y + 1), "70.4") && strstr(row(&g, y + 1), "pid 1240") &&
+		strstr(row(&g, y + 1), "priceOrder") && strstr(row(&g, y + 1), "/srv/server.js:12"),
+		"each row: its share, its process, the function and where: %s", y > 0 ? row(&g, y + 1) : "");
+	ok(y > 0 && strstr(row(&g, y + 2), "3 pool") && strstr(row(&g, y + 2), "listOnTimeout"),
+		"a worker thread's row beside them");
+	is_int(view_key(v, &fx->m, 'i'), VA_SETTINGS, "i hides Node's own code there too");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_line(&g, "listOnTimeout") < 0 && find_line(&g, "priceOrder") > 0, "and it is gone");
+	view_key(v, &fx->m, 'i');
+	is_int(view_key(v, &fx->m, 'T'), VA_REDRAW, "T again");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_line(&g, "ALL PROCESSES") < 0 && find_line(&g, "PROCESSES") == 3,
+		"goes back to the table");
+	fx->m.n_all = 0;
+	fx->m.threads_watched = false;
+	ok(view_key(v, &fx->m, 'T') == VA_REDRAW && strstr(v->msg, "only one here"),
+		"T with one thread says so");
 	fx->m.threads_watched = false;
 	fx->m.n_threads = 0;
 	grid_free(&g);
@@ -1313,7 +1349,7 @@ static void test_threads_line(struct fixture *fx)
 		"each worker's id, name and busy share, the exited, and how many more: %s",
 		y >= 0 ? row(&g, y) : "");
 	ok(grid_bytes_ok(&g, false), "a hostile thread name reaches the grid without control bytes");
-	ok(y >= 0 && strstr(row(&g, y), "THREADS  main 3%  1 97%") && strstr(row(&g, y), "(t: next)"),
+	ok(y >= 0 && strstr(row(&g, y), "THREADS  main 3%  1 97%") && strstr(row(&g, y), "(t: next, T: all)"),
 		"the main thread first, and the key that goes to the next");
 	is_int(attr_at(&g, 9, y), GA_SELECTED, "the thread the screens show is highlighted");
 	{

@@ -1,0 +1,133 @@
+/* view_all.c: the table across every thread and process watched (T): each one's hottest
+ * functions in its latest window, side by side, with the thread or process they ran in. The
+ * rows come from the model (model_all_*), already sorted and made safe. */
+#include "config.h"
+
+#include "view_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ALL_KEYS "T/Esc back  Up/Down scroll  t next thread  i internals  m memory  q quit  ? help"
+
+/* The rows shown: all of them, or those outside Node's own code (i). */
+static bool all_shown(const struct view *v, const struct model_all_row *r)
+{
+	return !(v->s.hide_internals && r->internal);
+}
+
+static size_t all_count(const struct view *v, const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_all; i++)
+		n += all_shown(v, &m->all[i]);
+	return n;
+}
+
+void view_all_draw(struct view *v, const struct model *m, struct grid *g)
+{
+	int bottom = view_draw_bottom(v, m, g, ALL_KEYS), y = 0, x, src_w = 6, name_w, page;
+	double total = 0;
+	size_t n = all_count(v, m), skip;
+	char buf[160];
+
+	for (size_t i = 0; i < m->n_threads; i++)
+		if (!m->threads[i].exited && m->threads[i].have_window &&
+		    isfinite(m->threads[i].busy_pct))
+			total += m->threads[i].busy_pct;
+	x = view_put_at(g, 0, y, GA_HEADER, m->all_processes ? "ALL PROCESSES" : "ALL THREADS");
+	snprintf(buf, sizeof buf, "  %zu with a window, busy %.0f%% of a core in all", m->all_sources,
+		total);
+	view_put_at(g, x, y++, GA_NORMAL, buf);
+	if (y < bottom)
+		view_put_at(g, 0, y++, GA_DIM, "Each one's hottest functions in its latest window, in "
+			"percent of one core; t shows one of them alone.");
+	if (y >= bottom)
+		return;
+	for (size_t i = 0; i < m->n_all; i++) {
+		int w = grid_text_cols(m->all[i].source);
+		if (w > src_w)
+			src_w = w;
+	}
+	if (src_w > 24)
+		src_w = 24;
+	name_w = (g->width - 16 - src_w - 2) / 2;
+	if (name_w < 8)
+		name_w = 8;
+	grid_put(g, 0, y, GA_TITLE, "  SELF%  TOTAL%", 0);
+	grid_put(g, 16, y, GA_TITLE, m->all_processes ? "PROCESS" : "THREAD", src_w);
+	grid_put(g, 16 + src_w + 1, y, GA_TITLE, "FUNCTION", name_w);
+	if (16 + src_w + 1 + name_w + 1 < g->width)
+		grid_put(g, 16 + src_w + 1 + name_w + 1, y, GA_TITLE, "LOCATION", 0);
+	y++;
+	page = bottom - y;
+	if (page <= 0)
+		return;
+	if (n == 0) {
+		grid_put(g, 0, y, GA_DIM, "No function has samples yet in any thread's latest window.", 0);
+		return;
+	}
+	if (v->all_top + (size_t)page > n)
+		v->all_top = n > (size_t)page ? n - (size_t)page : 0;
+	skip = v->all_top;
+	for (size_t i = 0; i < m->n_all && y < bottom; i++) {
+		const struct model_all_row *r = &m->all[i];
+		char pct[16];
+		int lx;
+
+		if (!all_shown(v, r) || (skip > 0 && skip--))
+			continue;
+		view_fmt_pct(r->self_pct, pct, sizeof pct);
+		view_put_right(g, 0, y, view_heat(r->self_pct), pct, 7);
+		view_fmt_pct(r->total_pct, pct, sizeof pct);
+		view_put_right(g, 8, y, GA_NORMAL, pct, 7);
+		view_put_fit(v, g, 16, y, GA_SORTED, r->source, src_w, false);
+		lx = 16 + src_w + 1;
+		view_put_fit(v, g, lx, y, r->internal ? GA_DIM : GA_NORMAL, r->name, name_w, false);
+		lx += name_w + 1;
+		if (lx < g->width)
+			view_put_fit(v, g, lx, y, GA_DIM, r->where, g->width - lx, true);
+		y++;
+	}
+}
+
+enum view_action view_all_key(struct view *v, const struct model *m, int key)
+{
+	size_t n = all_count(v, m);
+
+	switch (key) {
+	case VK_ESC:
+	case VK_BACKSPACE:
+	case 'T':
+		v->screen = VS_TABLE;
+		return VA_REDRAW;
+	case VK_UP:
+		if (v->all_top > 0)
+			v->all_top--;
+		return VA_REDRAW;
+	case VK_DOWN:
+		if (v->all_top + 1 < n)
+			v->all_top++;
+		return VA_REDRAW;
+	case VK_PGUP:
+		v->all_top = v->all_top > 10 ? v->all_top - 10 : 0;
+		return VA_REDRAW;
+	case VK_PGDN:
+		v->all_top = v->all_top + 10 < n ? v->all_top + 10 : v->all_top;
+		return VA_REDRAW;
+	case VK_HOME:
+		v->all_top = 0;
+		return VA_REDRAW;
+	case 'i':
+		v->s.hide_internals = !v->s.hide_internals;
+		v->all_top = 0;
+		return VA_SETTINGS;
+	case 'm':
+		v->screen = VS_MEMORY;
+		return VA_REDRAW;
+	default:
+		return VA_NONE;
+	}
+}
