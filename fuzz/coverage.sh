@@ -15,7 +15,7 @@ build=${FUZZ_BUILD:-$here/build}
 cov=$build/cov
 llvm_cov=${LLVM_COV:-llvm-cov}
 llvm_profdata=${LLVM_PROFDATA:-llvm-profdata}
-targets=${*:-fuzz_profile fuzz_envelope fuzz_heapprof fuzz_procfs fuzz_memlog fuzz_settings}
+targets=${*:-fuzz_profile fuzz_envelope fuzz_heapprof fuzz_procfs fuzz_memlog fuzz_settings fuzz_sourcemap}
 
 goals=""
 for t in $targets; do goals="$goals $cov/$t"; done

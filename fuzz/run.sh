@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 fixtures=$top/tests/fixtures
 all_targets="fuzz_profile fuzz_envelope fuzz_heapprof fuzz_procfs fuzz_memlog fuzz_settings"
+all_targets="$all_targets fuzz_sourcemap"
 
 secs=${1:-}
 case $secs in
@@ -73,6 +74,11 @@ prepare_corpus() {
 		cp -n "$fixtures/profile-fib.json" "$fixtures/profile-graph.json" "$dir"/ ;;
 	fuzz_heapprof)
 		cp -n "$fixtures"/heap-sampling-*.json "$dir"/ ;;
+	fuzz_sourcemap)
+		# tsc's and esbuild's maps, the index map, and the scripts that end in a comment
+		for f in "$fixtures"/sourcemap/*/*.map "$fixtures"/sourcemap/*/*.js; do
+			cp -n "$f" "$dir/$(echo "${f#"$fixtures"/sourcemap/}" | tr / -)"
+		done ;;
 	fuzz_procfs)
 		for f in "$fixtures"/proc/*; do
 			case ${f##*/} in record.sh|meta.txt) ;; *) cp -n "$f" "$dir/" ;; esac

@@ -458,6 +458,11 @@ static void test_find_url(void)
 	free(url);
 	t = "x(); // sourceMappingURL=no.map\n";
 	ok(sourcemap_find_url(t, strlen(t), &url) == 0, "a comment without # or @ is not one");
+	/* found by fuzz_sourcemap: a NUL right after the '=' made an empty URL */
+	static const char nul[] = "x();\n//# sourceMappingURL=\0abc.map\n";
+	ok(sourcemap_find_url(nul, sizeof nul - 1, &url) == 0, "a NUL where the URL starts: none");
+	static const char ctl[] = "x();\n//# sourceMappingURL=a.map\x01\n";
+	ok(sourcemap_find_url(ctl, sizeof ctl - 1, &url) == 0, "a control byte after it: none");
 
 	ok(smapfind_resolve("/app/dist/a.js", "../maps/a.js.map?v=2", &ref, &err) == 0 &&
 		!strcmp(ref.path, "/app/maps/a.js.map"), "relative, with a query");

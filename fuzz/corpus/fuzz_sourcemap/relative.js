@@ -1,0 +1,2 @@
+y();
+//@ sourceMappingURL=../maps/./y.js.map?v=1
