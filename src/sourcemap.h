@@ -14,7 +14,7 @@
 /* Bounds on what a map may hold; past them it is refused, not truncated. */
 #define SOURCEMAP_MAX_SOURCES 100000
 #define SOURCEMAP_MAX_NAMES (1u << 22)
-#define SOURCEMAP_MAX_SEGMENTS (1u << 25)
+#define SOURCEMAP_MAX_SEGMENTS (1u << 23)
 #define SOURCEMAP_MAX_GEN_LINES (1u << 22)
 #define SOURCEMAP_MAX_SECTIONS 4096
 /* Original lines and columns, and generated columns, above this are lies. */
