@@ -15,7 +15,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#if defined(SYS_openat2) && defined(__has_include)
+/* -DSMAPFIND_NO_OPENAT2 builds the fallback alone, to test it on a newer kernel. */
+#if defined(SYS_openat2) && defined(__has_include) && !defined(SMAPFIND_NO_OPENAT2)
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
 #define HAVE_OPENAT2 1
@@ -298,10 +299,19 @@ static int open_in_root(const char *root, const char *path, char **err)
 #endif
 	/* no openat2 (or a seccomp filter refuses it): the real path must stay under the root */
 	char *full = xasprintf("%s%s", strcmp(root, "/") ? root : "", path);
-	char *real = realpath(full, NULL), *rroot = realpath(root, NULL);
+	char *real = realpath(full, NULL);
+	int real_errno = errno;
+	char *rroot = realpath(root, NULL);
 	size_t rl = rroot ? strlen(rroot) : 0;
+	struct stat rs, ss;
 	if (!real || !rroot)
-		*err = xasprintf("cannot open %s: %s.", shown(path, sb, sizeof sb), strerror(errno));
+		*err = xasprintf("cannot open %s: %s.", shown(path, sb, sizeof sb),
+			strerror(real ? errno : real_errno));
+	else if (!strcmp(rroot, "/") && (stat(root, &rs) < 0 || stat("/", &ss) < 0 ||
+			rs.st_dev != ss.st_dev || rs.st_ino != ss.st_ino))
+		/* /proc/PID/root of a container: realpath() would give this system's paths */
+		*err = xasprintf("reading %s under another root needs openat2 (Linux 5.6).",
+			shown(path, sb, sizeof sb));
 	else if (strcmp(rroot, "/") && (strncmp(real, rroot, rl) || real[rl] != '/'))
 		*err = xasprintf("%s leads out of the root.", shown(path, sb, sizeof sb));
 	else if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)) < 0)
