@@ -466,23 +466,31 @@ const struct engine_handlers app_engine_handlers = {
 };
 
 /* Writes the exports asked for on the command line. Returns 0, or EXIT_INTERNAL. */
+/* -o and --folded: the main thread's tree, and with workers or other processes theirs too
+ * (a file each beside -o's, their stacks in --folded's under a frame naming each). */
 static int app_write_exports(struct app *a)
 {
-	const struct calltree *ct = engine_calltree(a->engine);
 	const char *paths[2] = { a->opt.output, a->opt.folded };
+	struct export_source *src;
 	char *cause = NULL;
+	size_t n;
 	int i, rc = 0;
 
-	for (i = 0; i < 2 && ct; i++) {
+	if (!engine_calltree(a->engine))
+		return 0;
+	src = app_export_sources(a, &n);
+	for (i = 0; i < 2; i++) {
 		if (!paths[i])
 			continue;
-		if (export_tree(ct, engine_functab(a->engine), paths[i], i == 1,
-		    a->settings.interval_us, &cause) < 0) {
+		if ((n > 1 ? export_trees(src, n, paths[i], i == 1, a->settings.interval_us, &cause) :
+		    export_tree(src[0].t, src[0].ft, paths[i], i == 1, a->settings.interval_us,
+		    &cause)) < 0) {
 			fprintf(stderr, "ntop-js: %s\n", cause);
 			free(cause);
 			rc = EXIT_INTERNAL;
 		}
 	}
+	free(src);
 	return rc;
 }
 

@@ -101,6 +101,10 @@ void app_threads_init(struct app *a);
  * joined by commas, and appended to text as text reports; any may be NULL. */
 void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs_json,
 	struct strbuf *text);
+/* What -o and --folded write at exit: the main thread's tree, then each worker's and other
+ * process's still listed (export.h); the caller frees the array. */
+struct export_source;
+struct export_source *app_export_sources(const struct app *a, size_t *n);
 /* The live view's table across threads and processes (T): the main thread's window main_w
  * (NULL when its CPU is off) and each other one's latest. */
 void app_threads_all(struct app *a, const struct window_stats *main_w);

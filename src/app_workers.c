@@ -10,6 +10,7 @@
 #include "app_priv.h"
 #include "engine.h"
 #include "exitcode.h"
+#include "export.h"
 #include "loop.h"
 #include "memseries.h"
 #include "model.h"
@@ -284,8 +285,8 @@ static size_t threads_live(const struct app *a)
 	return n;
 }
 
-/* Frees the finished threads once their end is reported (or nothing reports); the main engine
- * leaves once they all have, when ntop-js is stopping. */
+/* Frees the finished threads once their end is reported (or nothing reports), until ntop-js
+ * stops; the main engine leaves once they all have, when ntop-js is stopping. */
 static void app_on_threads_reap(void *ud)
 {
 	struct app *a = ud;
@@ -294,7 +295,8 @@ static void app_on_threads_reap(void *ud)
 	for (size_t i = 0; i < a->n_threads; i++) {
 		struct app_thread *th = a->threads[i];
 
-		if (th->finished && (th->reported_exit || !a->opt.batch || a->stopping))
+		/* once stopping, what they collected stays for -o and --folded (app_threads_free) */
+		if (th->finished && !a->stopping && (th->reported_exit || !a->opt.batch))
 			thread_free(th);
 		else
 			a->threads[j++] = th;
@@ -424,6 +426,38 @@ void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs
 		strbuf_puts(json, "");
 	if (procs_json && !procs_json->data)
 		strbuf_puts(procs_json, "");
+}
+
+struct export_source *app_export_sources(const struct app *a, size_t *n)
+{
+	struct export_source *s = xcalloc(a->n_threads + 1, sizeof *s);
+
+	s[0].t = engine_calltree(a->engine);
+	s[0].ft = engine_functab(a->engine);
+	if (a->n_processes)
+		snprintf(s[0].frame, sizeof s[0].frame, "pid %d", (int)a->target.pid);
+	else
+		snprintf(s[0].frame, sizeof s[0].frame, "main");
+	*n = 1;
+	for (size_t i = 0; i < a->n_threads; i++) {
+		const struct app_thread *th = a->threads[i];
+		struct export_source *e = &s[*n];
+
+		e->t = engine_calltree(th->e);
+		e->ft = engine_functab(th->e);
+		if (!e->t)
+			continue;
+		if (th->process) {
+			snprintf(e->tag, sizeof e->tag, "p%d", (int)th->target.pid);
+			snprintf(e->frame, sizeof e->frame, "pid %d", (int)th->target.pid);
+		} else {
+			snprintf(e->tag, sizeof e->tag, "t%ld", th->info.thread_id);
+			snprintf(e->frame, sizeof e->frame, "thread %ld%s%.48s", th->info.thread_id,
+				th->info.name[0] ? " " : "", th->info.name);
+		}
+		(*n)++;
+	}
+	return s;
 }
 
 void app_threads_all(struct app *a, const struct window_stats *main_w)

@@ -693,15 +693,26 @@ static void folded_frame(struct strbuf *sb, const struct calltree *t, uint32_t i
 
 int calltree_write_folded(const struct calltree *t, const struct functab *ft, FILE *f)
 {
+	return calltree_write_folded_under(t, ft, NULL, f);
+}
+
+int calltree_write_folded_under(const struct calltree *t, const struct functab *ft,
+	const char *first, FILE *f)
+{
 	struct strbuf path, out;
-	size_t *lens = NULL, lens_cap = 0, depth = 0;
+	size_t *lens = NULL, lens_cap = 0, depth = 0, base = 0;
 	int rc = 0;
 
 	strbuf_init(&path);
 	strbuf_init(&out);
+	if (first) {
+		folded_append(&path, first);
+		strbuf_putc(&path, ';');
+		base = path.len;
+	}
 	for (uint32_t i = 0; i != CT_NONE && rc == 0; i = preorder_next(t, i, &depth)) {
 		lens = xreallocarray_grow(lens, &lens_cap, depth + 1, sizeof(*lens));
-		path.len = depth ? lens[depth - 1] : 0;
+		path.len = depth ? lens[depth - 1] : base;
 		if (depth)
 			strbuf_putc(&path, ';');
 		folded_frame(&path, t, i, ft);

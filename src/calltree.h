@@ -40,6 +40,10 @@ size_t calltree_sample_count(const struct calltree *t);
 int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft, FILE *f);
 /* Writes folded stacks ("a;b;c <µs>" per line) for flamegraph.pl and speedscope. */
 int calltree_write_folded(const struct calltree *t, const struct functab *ft, FILE *f);
+/* The same, every stack under a first frame (first; NULL: none), to tell threads or processes
+ * apart in one file. */
+int calltree_write_folded_under(const struct calltree *t, const struct functab *ft,
+	const char *first, FILE *f);
 
 /* Read access for the views: node 0 is the root and a parent's index is always below its
  * children's. self_us is the node's own time; a node's total is its self time plus its

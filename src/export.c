@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int export_tree(const struct calltree *t, const struct functab *ft, const char *path,
@@ -85,4 +86,58 @@ int export_snapshot(struct engine *e, const char *dir, int pid, long thread_id, 
 	free(p_fold);
 	free(p_pprof);
 	return rc;
+}
+
+char *export_sibling_path(const char *path, const char *tag)
+{
+	static const char *const suffixes[] = { ".cpuprofile", ".pb.gz", ".pprof", ".folded" };
+	const char *name = strrchr(path, '/'), *dot = NULL;
+	size_t len = strlen(path);
+
+	name = name ? name + 1 : path;
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0] && !dot; i++) {
+		size_t sl = strlen(suffixes[i]);
+		if (len > sl && strcmp(path + len - sl, suffixes[i]) == 0 && path + len - sl > name)
+			dot = path + len - sl;
+	}
+	if (!dot) {
+		dot = strrchr(name, '.');
+		if (!dot || dot == name)
+			dot = path + len;
+	}
+	return xasprintf("%.*s-%s%s", (int)(dot - path), path, tag, dot);
+}
+
+int export_trees(const struct export_source *s, size_t n, const char *path, bool folded,
+	long interval_us, char **cause)
+{
+	struct atomic_file *f;
+	FILE *out;
+	int rc = 0;
+
+	*cause = NULL;
+	if (!folded) {
+		for (size_t i = 0; i < n; i++) {
+			char *p = i == 0 ? xstrdup(path) : export_sibling_path(path, s[i].tag), *why = NULL;
+
+			if (s[i].t && export_tree(s[i].t, s[i].ft, p, false, interval_us, &why) < 0) {
+				if (!*cause)
+					*cause = why;
+				else
+					free(why);
+				rc = -1;
+			}
+			free(p);
+		}
+		return rc;
+	}
+	f = atomic_file_open(path, cause);
+	if (!f)
+		return -1;
+	out = atomic_file_stream(f);
+	/* A failed write stays with the file, and the commit reports it with its reason. */
+	for (size_t i = 0; i < n; i++)
+		if (s[i].t)
+			(void)calltree_write_folded_under(s[i].t, s[i].ft, s[i].frame, out);
+	return atomic_file_commit(f, cause);
 }

@@ -82,6 +82,8 @@ static const char usage_text[] =
 	"  -o, --output FILE      on exit, write the profile since attach as a .cpuprofile\n"
 	"                         (DevTools, VS Code, speedscope; FILE.pb.gz: pprof)\n"
 	"      --folded FILE      on exit, write folded stacks for flamegraph.pl\n"
+	"                         (with workers or other processes: theirs too, -o's beside\n"
+	"                         FILE as FILE-tID or FILE-pPID, --folded's under a first frame)\n"
 	"\n"
 	"Live view (settings also come from ~/.config/ntop-js/config):\n"
 	"      --sort COLUMN      self, total, self-time, total-time, name or location\n"

@@ -38,8 +38,9 @@ listeners() {
 only_app_ports() { ! listeners | awk -v port="$port" '$2 != port' | grep -q .; }
 check "before: no process of the cluster has an inspector" only_app_ports
 
-"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 6 -t 5 >"$WORK/cl.jsonl" 2>"$WORK/cl-ntop.err"
-ok $? "ntop-js --pid PRIMARY --children -b --json -n 6: status 0"
+"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 6 -t 5 -o "$WORK/svc.cpuprofile" \
+	--folded "$WORK/svc.folded" >"$WORK/cl.jsonl" 2>"$WORK/cl-ntop.err"
+ok $? "ntop-js --pid PRIMARY --children -b --json -n 6 -o -folded: status 0"
 check "nothing on stderr" test ! -s "$WORK/cl-ntop.err"
 diag "$("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
 	const o = JSON.parse(l); console.log(`pid ${o.target.pid} ${o.cpu && o.cpu.idle_pct}% idle |`, (o.processes || []).map(p =>
@@ -61,6 +62,14 @@ check "from the second window, each worker's hot function is priceOrder, in clus
 		ps.map(p => p.target.pid + " " + (p.top[0] && p.top[0].function + " " + p.top[0].self_pct)); }'
 check "with each worker's memory and event loop" jsonl_check "$WORK/cl.jsonl" '
 	l => l.slice(2).every(w => w.processes.every(p => p.mem && p.mem.heap_used_bytes > 1e5 && p.event_loop))'
+check "-o: the primary's profile, valid" "$NODE" "$top_srcdir/tests/check-cpuprofile.js" --quiet \
+	--lax-hitcount "$WORK/svc.cpuprofile"
+worker_profiles() { local p; for p in $workers; do "$NODE" "$top_srcdir/tests/check-cpuprofile.js" --quiet \
+	--lax-hitcount --expect-hot priceOrder:20 "$WORK/svc-p$p.cpuprofile" || return 1; done; }
+check "and one beside it for each worker (svc-pPID.cpuprofile), priceOrder hot in each" worker_profiles
+folded_per_worker() { local p; for p in $workers; do grep -q "^pid $p;.*;priceOrder (" "$WORK/svc.folded" || return 1; done
+	grep -q "^pid $primary;" "$WORK/svc.folded" && ! grep -qv '^pid [0-9]*;' "$WORK/svc.folded"; }
+check "--folded: one file, every stack under its process's pid, priceOrder under each worker" folded_per_worker
 check "after: every inspector ntop-js opened is closed again" wait_for 5 only_app_ports
 alive_all() { local p; for p in $primary $workers; do alive "$p" || return 1; done; }
 check "and the primary and its workers are all still running" alive_all

@@ -66,8 +66,15 @@ check "short-lived workers (churner, every 4 s for 3 s) come with churnWork and 
 			ids.filter(id => seen[id].hot >= 1 && seen[id].exits === 1).length >= 1 || seen; }'
 
 "$NTOP_JS" --pid "$churn_PID" --no-config -b -n 3 -t 5 --log "$WORK/churn.log" >"$WORK/churn.txt" \
-	2>"$WORK/churn-txt.err"
+	-o "$WORK/pool.cpuprofile" --folded "$WORK/pool.folded" 2>"$WORK/churn-txt.err"
 ok $? "batch text (and --log): status 0"
+check "-o: the main thread's profile, and one beside it for each pool thread with isPrime" bash -c "
+	'$NODE' '$top_srcdir/tests/check-cpuprofile.js' --quiet --lax-hitcount '$WORK/pool.cpuprofile' &&
+	'$NODE' '$top_srcdir/tests/check-cpuprofile.js' --quiet --lax-hitcount --expect-hot isPrime:10 '$WORK/pool-t1.cpuprofile' &&
+	'$NODE' '$top_srcdir/tests/check-cpuprofile.js' --quiet --lax-hitcount --expect-hot isPrime:10 '$WORK/pool-t2.cpuprofile'"
+check "--folded: every stack under its thread, isPrime under both pool threads" bash -c "
+	grep -q '^thread 1;.*;isPrime (' '$WORK/pool.folded' && grep -q '^thread 2;.*;isPrime (' '$WORK/pool.folded' &&
+	grep -q '^main;' '$WORK/pool.folded' && ! grep -qvE '^(main|thread [0-9]+( [^;]*)?);' '$WORK/pool.folded'"
 grep '"type":"window"' "$WORK/churn.log" | tail -n 1 >"$WORK/churn-last.jsonl"
 check "the --log file's window records carry the workers too" jsonl_check "$WORK/churn-last.jsonl" '
 	l => l.length === 1 && l[0].threads.some(t => (t.thread_id === 1 || t.thread_id === 2) && t.top)'

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "calltree.h"
+#include "export.h"
 
 #include <cJSON.h>
 #include <dirent.h>
@@ -844,6 +845,43 @@ static void test_fixture(void)
 	functab_free(ft2);
 }
 
+/* Several threads in one folded file, and the names of their other files. */
+static void test_under(struct functab *ft, const struct funcs *fn)
+{
+	static struct mkprof w;
+	struct calltree *t = calltree_create(1000);
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+	uint32_t root, main, foo;
+
+	mk_init(&w, 0);
+	root = mk_node(&w, fn->root, -1);
+	main = mk_node(&w, fn->main, (int32_t)root);
+	foo = mk_node(&w, fn->foo, (int32_t)main);
+	mk_sample(&w, foo, 1000);
+	calltree_add(t, &w.p, -INFINITY);
+	f = open_memstream(&buf, &len);
+	is_int(calltree_write_folded_under(t, ft, "thread 3 po;ol", f), 0, "folded under a frame");
+	fclose(f);
+	ok(buf && strncmp(buf, "thread 3 po,ol;(root);main", 26) == 0 && !strstr(buf, "\n(root)"),
+		"every stack starts with the frame (its ';' made ','): %s", buf ? buf : "");
+	free(buf);
+	calltree_free(t);
+	p = export_sibling_path("/tmp/app.cpuprofile", "t3");
+	ok(strcmp(p, "/tmp/app-t3.cpuprofile") == 0, "sibling of .cpuprofile: %s", p);
+	free(p);
+	p = export_sibling_path("out/app.pb.gz", "p1240");
+	ok(strcmp(p, "out/app-p1240.pb.gz") == 0, "of .pb.gz, the whole suffix kept: %s", p);
+	free(p);
+	p = export_sibling_path("a.b/profile", "t1");
+	ok(strcmp(p, "a.b/profile-t1") == 0, "no suffix: at the end, a dot in a folder ignored: %s", p);
+	free(p);
+	p = export_sibling_path("app.json", "t1");
+	ok(strcmp(p, "app-t1.json") == 0, "another suffix: before its last dot: %s", p);
+	free(p);
+}
+
 int main(void)
 {
 	struct functab *ft = functab_create();
@@ -856,6 +894,7 @@ int main(void)
 	test_hostile(ft, &fn);
 	test_huge_deltas(ft, &fn);
 	test_save(ft, &fn);
+	test_under(ft, &fn);
 	test_fixture();
 	calltree_free(NULL);
 	functab_free(ft);
