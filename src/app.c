@@ -606,7 +606,8 @@ static int app_attach_service(struct app *a, const struct attach_opts *ao, char 
 		given[n_given++] = a->opt.pid;
 	for (size_t i = 0; i < a->opt.n_more_pids; i++)
 		given[n_given++] = a->opt.more_pids[i];
-	if (service_expand(given, n_given, a->opt.children, a->opt.match, &pids, cause) < 0) {
+	if (service_expand(given, n_given, a->opt.children, a->opt.match,
+	    a->opt.user, &pids, cause) < 0) {
 		procfs_pids_free(&pids);
 		return EXIT_USAGE;
 	}
@@ -661,7 +662,7 @@ static int app_run(struct app *a)
 
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;
-	if (!a->opt.pid && !a->opt.port && !a->opt.match) {
+	if (!a->opt.pid && !a->opt.port && !a->opt.match && !a->opt.user) {
 		pid_t pid = picker_run(a->settings.view.color, &cause);
 		if (pid < 0) {
 			fprintf(stderr, "ntop-js: %s\n", cause);
@@ -679,7 +680,7 @@ static int app_run(struct app *a)
 	ao.port = a->opt.port;
 	ao.allow_remote = a->opt.allow_remote;
 	ao.timeout_s = a->opt.timeout_s;
-	if (a->opt.n_more_pids || a->opt.children || a->opt.match)
+	if (a->opt.n_more_pids || a->opt.children || a->opt.match || a->opt.user)
 		rc = app_attach_service(a, &ao, &cause);
 	else
 		rc = attach_target(&ao, &a->target, &cause);
@@ -824,7 +825,8 @@ int app_main(int argc, char **argv)
 		fprintf(stderr, "ntop-js: %s\n", a.opt.notices[i]);
 	app_load_settings(&a);
 	/* Without a terminal (a pipe, a cron job) the live view makes no sense: print reports. */
-	if (!a.opt.batch && (a.opt.pid || a.opt.port || a.opt.command || a.opt.match) &&
+	if (!a.opt.batch && (a.opt.pid || a.opt.port || a.opt.command || a.opt.match ||
+	    a.opt.user) &&
 	    (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
 		a.opt.batch = true;
 	strbuf_init(&a.out);

@@ -15,7 +15,7 @@
 
 static const char usage_text[] =
 	"Usage: ntop-js [OPTION]... --pid PID [--pid PID]... [--children]\n"
-	"       ntop-js [OPTION]... --match TEXT\n"
+	"       ntop-js [OPTION]... --match TEXT [--user USER]\n"
 	"       ntop-js [OPTION]... --port PORT [--host HOST]\n"
 	"       ntop-js [OPTION]... -- COMMAND [ARG]...\n"
 	"       ntop-js [OPTION]...            (pick one of this machine's Node processes)\n"
@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"                         cluster primary's workers, PM2's apps)\n"
 	"      --match TEXT       every Node process of this machine whose command line\n"
 	"                         contains TEXT (and that ntop-js may signal)\n"
+	"      --user USER        every Node process of USER (a name or uid); with --match,\n"
+	"                         those of them whose command line has TEXT\n"
 	"      --port PORT        attach to an inspector already listening on PORT\n"
 	"      --host HOST        the inspector's address with --port (default 127.0.0.1)\n"
 	"      --allow-remote     allow a non-loopback --host (an inspector runs any code)\n"
@@ -118,12 +120,13 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
 	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
-	OPT_CHILDREN, OPT_MATCH };
+	OPT_CHILDREN, OPT_MATCH, OPT_USER };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "match", required_argument, NULL, OPT_MATCH },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
@@ -266,6 +269,13 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 				return EXIT_USAGE;
 			}
 			o->match = optarg;
+			break;
+		case OPT_USER:
+			if (!optarg[0]) {
+				*msg = xstrdup("--user needs a user name or uid.");
+				return EXIT_USAGE;
+			}
+			o->user = optarg;
 			break;
 		case OPT_PORT:
 			if (parse_long(optarg, 1, 65535, &l) < 0)
@@ -442,16 +452,16 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		o->command = argv + optind;
 	}
 	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list +
-	    (o->replay_path != NULL) + (o->match != NULL) > 1) {
-		*msg = xstrdup("give one of --pid, --match, --port, --list, --replay or a command "
-			"after --.");
+	    (o->replay_path != NULL) + (o->match != NULL || o->user != NULL) > 1) {
+		*msg = xstrdup("give one of --pid, --match or --user, --port, --list, --replay or a "
+			"command after --.");
 		return EXIT_USAGE;
 	}
 	if (o->children && !o->pid) {
 		*msg = xstrdup("--children goes with --pid: the processes descended from it.");
 		return EXIT_USAGE;
 	}
-	if (o->follow && (o->n_more_pids || o->children || o->match)) {
+	if (o->follow && (o->n_more_pids || o->children || o->match || o->user)) {
 		*msg = xstrdup("--follow waits for one process; it does not go with several --pid, "
 			"--children or --match.");
 		return EXIT_USAGE;
@@ -472,9 +482,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		*msg = xstrdup("--replay shows a log on the terminal; it has no batch mode.");
 		return EXIT_USAGE;
 	}
-	if (o->batch && !o->pid && !o->port && !o->command && !o->match) {
-		*msg = xstrdup("batch mode needs a target: --pid PID, --match TEXT, --port PORT or "
-			"-- COMMAND.");
+	if (o->batch && !o->pid && !o->port && !o->command && !o->match && !o->user) {
+		*msg = xstrdup("batch mode needs a target: --pid PID, --match TEXT, --user USER, "
+			"--port PORT or -- COMMAND.");
 		return EXIT_USAGE;
 	}
 	if (o->no_cpu && o->mem_interval_s == 0) {

@@ -23,6 +23,7 @@ struct options {
 	size_t n_more_pids;
 	bool children;        /* --children: also every Node process descended from --pid */
 	const char *match;    /* --match: every Node process whose command line has this */
+	const char *user;     /* --user: every Node process of this user (name or uid) */
 	const char *host;
 	int port;
 	bool allow_remote;

@@ -6,6 +6,8 @@
 #include "exitcode.h"
 #include "util.h"
 
+#include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,8 +64,29 @@ static int service_add_children(struct procfs_pids *out, pid_t pid, char **cause
 	return rc;
 }
 
+/* A user name or a uid. */
+static int service_user_uid(const char *user, uid_t *uid, char **cause)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	unsigned long v;
+
+	if (pw) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(user, &end, 10);
+	if (*user && !*end && errno == 0 && v <= 0x7fffffffUL) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	*cause = xasprintf("no user \"%s\" on this machine.", user);
+	return -1;
+}
+
 int service_expand(const pid_t *given, size_t n_given, bool children, const char *match,
-	struct procfs_pids *out, char **cause)
+	const char *user, struct procfs_pids *out, char **cause)
 {
 	*cause = NULL;
 	out->n = 0;
@@ -73,24 +96,33 @@ int service_expand(const pid_t *given, size_t n_given, bool children, const char
 	for (size_t i = 0; children && i < n_given; i++)
 		if (service_add_children(out, given[i], cause) < 0)
 			return -1;
-	if (match) {
+	if (match || user) {
 		struct node_proc *p = NULL;
-		size_t n = discover_node_processes(&p), found = 0;
+		size_t n, found = 0;
+		uid_t uid = 0;
 		int rc = 0;
 
+		if (user && service_user_uid(user, &uid, cause) < 0)
+			return -1;
+		n = discover_node_processes(&p);
 		for (size_t i = 0; i < n && rc == 0; i++)
-			if (strstr(p[i].command, match)) {
+			if ((!match || strstr(p[i].command, match)) && (!user || p[i].uid == uid)) {
 				rc = service_add(out, p[i].pid, cause);
 				found++;
 			}
 		free(p);
 		if (rc < 0)
 			return -1;
-		if (!found) {
+		if (!found && match && user)
+			*cause = xasprintf("no Node process of %s has \"%s\" in its command line "
+				"(ntop-js --list shows them).", user, match);
+		else if (!found && match)
 			*cause = xasprintf("no Node process of this machine has \"%s\" in its command "
 				"line (ntop-js --list shows them).", match);
+		else if (!found)
+			*cause = xasprintf("%s runs no Node process (ntop-js --list shows them).", user);
+		if (!found)
 			return -1;
-		}
 	}
 	return 0;
 }

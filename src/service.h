@@ -1,7 +1,7 @@
 /* service.h: the processes of one service, to watch several at once: the PIDs given, the
  * Node processes descended from them (--children: a cluster primary's workers, PM2's apps),
- * or every Node process whose command line has a text (--match); and attaching to them all
- * when they share one inspector port. */
+ * or every Node process whose command line has a text (--match) or of a user (--user); and
+ * attaching to them all when they share one inspector port. */
 #ifndef NTOP_SERVICE_H
 #define NTOP_SERVICE_H
 
@@ -18,12 +18,13 @@
 #define SERVICE_DEPTH 4
 
 /* Fills out (reset first) with the given PIDs in order, then, with children, the Node
- * processes below each (breadth first, each once), then, with match, every Node process
- * whose command line contains it. At most SERVICE_MAX; ntop-js itself never. Returns 0, or
- * -1 with *cause (one sentence, caller frees) when match finds nothing or the list would
- * pass SERVICE_MAX. */
+ * processes below each (breadth first, each once), then, with match or user (a name or a
+ * uid), every Node process whose command line contains match and that belongs to user. At
+ * most SERVICE_MAX; ntop-js itself never. Returns 0, or -1 with *cause (one sentence, caller
+ * frees) when match or user finds nothing, the user does not exist, or the list would pass
+ * SERVICE_MAX. */
 int service_expand(const pid_t *given, size_t n_given, bool children, const char *match,
-	struct procfs_pids *out, char **cause);
+	const char *user, struct procfs_pids *out, char **cause);
 
 /* The outcome of attaching to one process of the list. */
 struct service_member {

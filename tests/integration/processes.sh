@@ -92,6 +92,18 @@ ok $? "--match cluster.js: status 0"
 check "finds the primary and its four workers" jsonl_check "$WORK/match.jsonl" "l => {
 	const seen = new Set(l.flatMap(w => [w.target.pid, ...w.processes.map(p => p.target.pid)]));
 	return seen.size === 5 && seen.has($primary) || [...seen]; }"
+"$NTOP_JS" --user "$(id -un)" --match "targets/cluster.js" --no-config -b --json -n 2 >"$WORK/user.jsonl" \
+	2>"$WORK/user.err"
+ok $? "--user ME --match cluster.js: status 0"
+check "the same five" jsonl_check "$WORK/user.jsonl" "l => {
+	const seen = new Set(l.flatMap(w => [w.target.pid, ...w.processes.map(p => p.target.pid)]));
+	return seen.size === 5 && seen.has($primary) || [...seen]; }"
+"$NTOP_JS" --user 4242424 --no-config -b -n 1 >/dev/null 2>"$WORK/nouser.err"
+ok $([ $? -eq 2 ]; echo $?) "--user whose uid runs no node: status 2"
+check "with a sentence that says so" grep -qx "ntop-js: 4242424 runs no Node process (ntop-js --list shows them)." "$WORK/nouser.err"
+"$NTOP_JS" --user no-such-user-here --no-config -b -n 1 >/dev/null 2>"$WORK/nouser2.err"
+ok $([ $? -eq 2 ]; echo $?) "--user that does not exist: status 2"
+check "said so" grep -qx 'ntop-js: no user "no-such-user-here" on this machine.' "$WORK/nouser2.err"
 "$NTOP_JS" --pid "$1" --pid 999999999 --no-config -b --json -n 2 >"$WORK/bad.jsonl" 2>"$WORK/bad.err"
 ok $? "a PID that is not there: the others are watched all the same (status 0)"
 check "and it is said in one sentence" grep -qx "ntop-js: PID 999999999: no process with PID 999999999." "$WORK/bad.err"

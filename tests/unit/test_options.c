@@ -158,8 +158,15 @@ int main(void)
 	free(msg);
 	is_int(parse(&o, &msg, "--match", "", NULL, NULL), EXIT_USAGE, "an empty --match refused");
 	free(msg);
-	ok(strstr(options_usage(), "--children") && strstr(options_usage(), "--match"),
-		"usage lists --children and --match");
+	is_int(parse(&o, &msg, "-b", "--user", "www-data", NULL), 0, "--user is a target in batch mode");
+	ok(o.user && strcmp(o.user, "www-data") == 0 && !o.match, "the user kept");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--user", "1000", "--match", "server.js"), 0, "--user with --match");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--user", "1000", "-p1", NULL), EXIT_USAGE, "--user with --pid refused");
+	free(msg);
+	ok(strstr(options_usage(), "--children") && strstr(options_usage(), "--match") &&
+		strstr(options_usage(), "--user"), "usage lists --children, --match and --user");
 
 	is_int(parse(&o, &msg, "--help", NULL, NULL, NULL), 0, "--help parses");
 	ok(o.help, "help flag set");
