@@ -8,7 +8,8 @@
 # without sanitizers: they distort both time and memory). The map is real: esbuild (pinned in
 # bench/npm) bundles and minifies typescript's own lib/typescript.js and lib/_tsc.js (15 MB of
 # JavaScript) with --sourcemap, into $NTOP_BENCH_DIR (default ${TMPDIR:-/tmp}/ntop-js-bench).
-# Each run is a fresh process; RUNS (default 3) of them.
+# Each run is a fresh process; RUNS (default 3) of them; then one of the same map without its
+# sourcesContent.
 set -eu
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,3 +34,15 @@ for i in $(seq 1 "$runs"); do
 	echo "# run $i"
 	"$prog" "$work/bundle.min.js"
 done
+# The same map without sourcesContent (as tsc writes by default): all mappings, so the
+# costliest per byte of map.
+node -e '
+const fs = require("fs"), [, dir] = process.argv;
+const m = JSON.parse(fs.readFileSync(dir + "/bundle.min.js.map", "utf8"));
+delete m.sourcesContent;
+fs.writeFileSync(dir + "/nocontent.min.js.map", JSON.stringify(m));
+fs.writeFileSync(dir + "/nocontent.min.js", fs.readFileSync(dir + "/bundle.min.js", "utf8")
+	.replace(/sourceMappingURL=bundle\.min\.js\.map/, "sourceMappingURL=nocontent.min.js.map"));
+' "$work"
+echo "# without sourcesContent: $(stat -c %s "$work/nocontent.min.js.map") bytes"
+"$prog" "$work/nocontent.min.js"

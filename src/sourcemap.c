@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A segment while mappings are decoded: 20 bytes, and a bundle's map holds millions. */
+/* A whole segment, for sorting a line whose columns went backwards. */
 struct seg {
 	uint32_t gen_col;
 	uint32_t src;  /* SOURCEMAP_NONE: a one-field segment, an unmapped stretch */
@@ -20,8 +20,9 @@ struct seg {
 	uint32_t name; /* SOURCEMAP_NONE: no name */
 };
 
-/* A parsed map keeps the generated columns apart (cols[]), so that a lookup's binary search
- * reads 4 bytes a step, and the rest of each segment here. */
+/* A map keeps the generated columns apart (cols[]), so that a lookup's binary search reads 4
+ * bytes a step, and the rest of each segment here: 20 bytes a segment in all, and a bundle's
+ * map holds millions. */
 struct oseg {
 	uint32_t src, line, col, name;
 };
@@ -37,8 +38,7 @@ struct strtab {
 
 struct sourcemap {
 	char *text;                /* the map's JSON, kept for sourcesContent, else NULL */
-	struct seg *segs;          /* while decoding; then NULL */
-	uint32_t *cols;            /* each segment's generated column, once parsed */
+	uint32_t *cols;            /* each segment's generated column */
 	struct oseg *osegs;        /* and the rest of it */
 	size_t nsegs, segcap;
 	uint32_t *line_start;      /* first segment of each generated line; [nlines] = nsegs */
@@ -314,12 +314,22 @@ static int vlq(const char **pp, const char *end, const char *start, int64_t *out
 	return 0;
 }
 
+/* Room for n segments in both arrays. */
+static void reserve_segs(struct sourcemap *m, size_t n)
+{
+	if (n <= m->segcap)
+		return;
+	m->cols = xrealloc(m->cols, n * sizeof *m->cols);
+	m->osegs = xrealloc(m->osegs, n * sizeof *m->osegs);
+	m->segcap = n;
+}
+
 static int push_seg(struct sourcemap *m, uint32_t line, const struct seg *s, char **err)
 {
 	if (m->nsegs >= SOURCEMAP_MAX_SEGMENTS)
 		return fail(err, "more than %u segments", SOURCEMAP_MAX_SEGMENTS);
 	if (m->nlines > line + 1 || (m->nlines == line + 1 && m->nsegs > m->line_start[line] &&
-			m->segs[m->nsegs - 1].gen_col > s->gen_col)) {
+			m->cols[m->nsegs - 1] > s->gen_col)) {
 		if (m->nlines > line + 1)
 			return fail(err, "index map sections overlap (generated line %lld)",
 				(long long)line + 1);
@@ -332,8 +342,9 @@ static int push_seg(struct sourcemap *m, uint32_t line, const struct seg *s, cha
 			m->line_start[m->nlines++] = (uint32_t)m->nsegs;
 	}
 	if (m->nsegs == m->segcap)
-		m->segs = xreallocarray_grow(m->segs, &m->segcap, m->nsegs + 1, sizeof *m->segs);
-	m->segs[m->nsegs++] = *s;
+		reserve_segs(m, m->segcap < 16 ? 16 : m->segcap * 2);
+	m->cols[m->nsegs] = s->gen_col;
+	m->osegs[m->nsegs++] = (struct oseg){ s->src, s->line, s->col, s->name };
 	return 0;
 }
 
@@ -366,13 +377,7 @@ static int add_mappings(struct sourcemap *m, const struct fields *f, uint32_t li
 	size_t seps = 1;
 	for (p = start; p < end; p++)
 		seps += *p == ',' || *p == ';';
-	if (m->nsegs + seps > m->segcap) {
-		size_t want = m->nsegs + (seps < SOURCEMAP_MAX_SEGMENTS ? seps : SOURCEMAP_MAX_SEGMENTS);
-		if (want > m->segcap) {
-			m->segs = xrealloc(m->segs, want * sizeof *m->segs);
-			m->segcap = want;
-		}
-	}
+	reserve_segs(m, m->nsegs + (seps < SOURCEMAP_MAX_SEGMENTS ? seps : SOURCEMAP_MAX_SEGMENTS));
 	for (p = start; p < end;) {
 		if (*p == ';') {
 			line++, p++, gcol = 0;
@@ -525,24 +530,22 @@ static int add_sections(struct sourcemap *m, const struct fields *top, char **er
 	return 0;
 }
 
-/* The decoded segments become cols[] and osegs[], in place: each oseg is written over bytes
- * of segments already read, and the array then shrinks to 16 bytes a segment. */
-static void split_segments(struct sourcemap *m)
+/* Sorts the segments of [a, b) by generated column (a line written out of order). */
+static void sort_line(struct sourcemap *m, size_t a, size_t b)
 {
-	size_t n = m->nsegs, i;
-	char *base = (char *)m->segs;
+	struct seg *t = xmalloc((b - a) * sizeof *t);
+	size_t i;
 
-	m->cols = xmalloc((n ? n : 1) * sizeof *m->cols);
-	for (i = 0; i < n; i++) {
-		struct seg s;
-		memcpy(&s, base + i * sizeof s, sizeof s);
-		struct oseg o = { s.src, s.line, s.col, s.name };
-		m->cols[i] = s.gen_col;
-		memcpy(base + i * sizeof o, &o, sizeof o);
+	for (i = a; i < b; i++) {
+		const struct oseg *o = &m->osegs[i];
+		t[i - a] = (struct seg){ m->cols[i], o->src, o->line, o->col, o->name };
 	}
-	m->osegs = xrealloc(base, (n ? n : 1) * sizeof *m->osegs);
-	m->segs = NULL;
-	m->segcap = n;
+	qsort(t, b - a, sizeof *t, seg_cmp);
+	for (i = a; i < b; i++) {
+		m->cols[i] = t[i - a].gen_col;
+		m->osegs[i] = (struct oseg){ t[i - a].src, t[i - a].line, t[i - a].col, t[i - a].name };
+	}
+	free(t);
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -617,12 +620,19 @@ struct sourcemap *sourcemap_parse(char *buf, size_t len, char **err)
 	if (m->unsorted)
 		for (i = 0; i < m->nlines; i++) {
 			size_t a = m->line_start[i], b = i + 1 < m->nlines ? m->line_start[i + 1] : m->nsegs;
-			qsort(m->segs + a, b - a, sizeof *m->segs, seg_cmp);
+			for (size_t k = a + 1; k < b; k++)
+				if (m->cols[k - 1] > m->cols[k]) {
+					sort_line(m, a, b);
+					break;
+				}
 		}
 	m->line_start = xreallocarray_grow(m->line_start, &m->linecap, (size_t)m->nlines + 1,
 		sizeof *m->line_start);
 	m->line_start[m->nlines] = (uint32_t)m->nsegs;
-	split_segments(m);
+	/* the reservation counted separators: give back what they over-counted */
+	m->cols = xrealloc(m->cols, (m->nsegs ? m->nsegs : 1) * sizeof *m->cols);
+	m->osegs = xrealloc(m->osegs, (m->nsegs ? m->nsegs : 1) * sizeof *m->osegs);
+	m->segcap = m->nsegs;
 	if (!m->content)
 		m->content = xcalloc(1, sizeof *m->content);
 	for (i = 0; i < m->sources.n; i++)
@@ -645,7 +655,6 @@ void sourcemap_free(struct sourcemap *m)
 	if (!m)
 		return;
 	free(m->text);
-	free(m->segs);
 	free(m->cols);
 	free(m->osegs);
 	free(m->line_start);
