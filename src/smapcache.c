@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,16 @@ static void start_next(struct smapcache *c)
 	}
 }
 
+/* "41.8 MB", "5 KB": for messages. */
+static const char *size_text(size_t n, char *buf, size_t cap)
+{
+	if (n >= ((size_t)1 << 20))
+		snprintf(buf, cap, "%.1f MB", (double)n / (1 << 20));
+	else
+		snprintf(buf, cap, "%zu KB", (n + 1023) / 1024);
+	return buf;
+}
+
 bool smapcache_poll(struct smapcache *c)
 {
 	struct entry *e = c->loading;
@@ -173,8 +184,10 @@ bool smapcache_poll(struct smapcache *c)
 	pthread_join(c->thread, NULL);
 	c->loading = NULL;
 	if (c->job.map && sourcemap_bytes(c->job.map) > c->max_bytes) {
-		e->reason = xasprintf("the source map takes %zu MB, more than the %zu MB allowed.",
-			sourcemap_bytes(c->job.map) >> 20, c->max_bytes >> 20);
+		char a[32], b[32];
+		e->reason = xasprintf("the source map takes %s, more than the %s allowed.",
+			size_text(sourcemap_bytes(c->job.map), a, sizeof a),
+			size_text(c->max_bytes, b, sizeof b));
 		sourcemap_free(c->job.map);
 		c->job.map = NULL;
 		free(c->job.err);

@@ -231,6 +231,8 @@ int smapfind_url_path(const char *url, char **path, char **err)
 	}
 	if (url[0] == '/')
 		return normalise(url, strlen(url), false, path, err);
+	if (!url[0])
+		return *err = xstrdup("the script has no url (evaluated code)."), -1;
 	return *err = xasprintf("%s is not a file.", shown(url, sb, sizeof sb)), -1;
 }
 

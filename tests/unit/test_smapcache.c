@@ -111,6 +111,8 @@ int main(void)
 	is_int(smapcache_lookup(c, "node:internal/timers", 1, 1, &r), SMAPCACHE_NONE,
 		"node:internal: none at once");
 	ok(r.reason && strstr(r.reason, "not a file"), "reason: %s", r.reason ? r.reason : "");
+	is_int(smapcache_lookup(c, "", 0, 0, &r), SMAPCACHE_NONE, "evaluated code (no url): none");
+	ok(r.reason && strstr(r.reason, "no url"), "reason: %s", r.reason ? r.reason : "");
 	is_int(smapcache_lookup(c, "/dist/plain.js", 1, 1, &r), SMAPCACHE_PENDING, "plain.js pending");
 	ok(wait_load(c), "its load ends");
 	is_int(smapcache_lookup(c, "/dist/plain.js", 1, 1, &r), SMAPCACHE_NONE, "no map");
@@ -127,7 +129,7 @@ int main(void)
 	smapcache_get_stats(c, &st);
 	is_int(st.loads, loads, "no load started");
 	is_int(st.maps, 2, "two maps held");
-	is_int(st.failures, 3, "three failures remembered");
+	is_int(st.failures, 4, "four failures remembered");
 	smapcache_free(c);
 
 	/* the budget: room for the bundle's map or main.js's, not both */
