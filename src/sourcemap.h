@@ -3,8 +3,10 @@
  * column and function name. Pure data: no files, no sockets; maps are untrusted input.
  *
  * A map is read in one pass with jsonpull's reader (no tree: a bundle's map is tens of MB) and
- * its mappings decoded into one array of segments sorted by generated line and column.
- * sourcesContent is kept as spans into the map's own text, decoded a line at a time. */
+ * its mappings decoded into arrays sorted by generated line and column (the generated columns
+ * apart from the rest of each segment, for the binary search). sourcesContent is kept as
+ * spans into what is kept of the map's own text, with each original line's offset, and
+ * decoded a line at a time. doc/bench/sourcemap.md has the costs. */
 #ifndef NTOP_SOURCEMAP_H
 #define NTOP_SOURCEMAP_H
 
@@ -62,8 +64,8 @@ long sourcemap_source_line(const struct sourcemap *m, uint32_t source, uint32_t 
 	char *buf, size_t cap);
 
 /* The function name at an original position whose segment has none: the identifier just
- * before the '(' there (frames point at a function's parameter list), or the identifier at
- * the position when a '(' follows it. Copies it NUL-terminated into buf (cap > 1) and returns
+ * before the '(' there (frames point at a function's parameter list; tsc maps a generic's to
+ * its '<'), or the identifier at the position when a '(' follows it. Copies it NUL-terminated into buf (cap > 1) and returns
  * its length, or 0 when none is found (no text, an anonymous function). */
 size_t sourcemap_name_at(const struct sourcemap *m, const struct sourcemap_pos *pos, char *buf,
 	size_t cap);
