@@ -126,6 +126,13 @@ bench_cpu_ticks() {
 	echo $((f[11] + f[12]))
 }
 
+# bench_hwm_kb PID: the process's peak RSS (VmHWM) in kB.
+bench_hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
+
+# bench_free_port: a loopback port free right now.
+bench_free_port() { "$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+	console.log(s.address().port); s.close(); })'; }
+
 # bench_calc EXPR: evaluate a JavaScript arithmetic expression, print the result.
 bench_calc() { "$NODE" -p "($1)"; }
 

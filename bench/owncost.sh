@@ -47,7 +47,6 @@ cpu_ns() {
 	done
 	[ "$sum" -gt 0 ] && echo "$sum"
 }
-hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
 now_ms() { date +%s%3N; }
 
@@ -75,7 +74,7 @@ for ((s = 1; s <= secs; s++)); do
 	fi
 	ticks=$(bench_cpu_ticks "$npid") || { alive=no; break; }
 	ns=$(cpu_ns "$npid" || true)
-	hwm=$(hwm_kb "$npid")
+	hwm=$(bench_hwm_kb "$npid")
 	rss=$(rss_kb "$npid")
 	t_last=$(now_ms)
 	if [ "$s" -eq 5 ]; then

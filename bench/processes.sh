@@ -47,9 +47,6 @@ echo "reproduce: bench/processes.sh -s $secs -k $skip -p $procs $ntop"
 bench_machine
 echo
 
-hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
-free_port() { "$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
-	console.log(s.address().port); s.close(); })'; }
 
 # run_phase NAME none|one|all: appends "NAME cpu_pct hwm_mb median p95 status" to results.
 results=()
@@ -58,7 +55,7 @@ run_phase() {
 	local name=$1 mode=$2 i port npid="" t0 t1 cpu="-" hwm="-" status=ok
 	local nlog="$bench_tmp/procs-$name.ntop.txt" nerr="$bench_tmp/procs-$name.ntop.err"
 	local tpids=() outs=() args=() bases=()
-	port=$(free_port)
+	port=$(bench_free_port)
 	for ((i = 0; i < procs; i++)); do
 		outs+=("$bench_tmp/procs-$name-$i.jsonl")
 		NODE_OPTIONS=--inspect-port=$port "$NODE" "$BENCH_TARGETS/threads.js" --workers 0 \
@@ -85,7 +82,7 @@ run_phase() {
 	sleep "$secs"
 	if [ -n "$npid" ]; then
 		t1=$(bench_cpu_ticks "$npid") || t1=""
-		hwm=$(hwm_kb "$npid")
+		hwm=$(bench_hwm_kb "$npid")
 		if ! kill -0 "$npid" 2>/dev/null || [ -z "$t1" ]; then
 			status=ntop-js-exited-early
 			invalid=yes

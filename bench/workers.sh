@@ -45,7 +45,6 @@ echo "reproduce: bench/workers.sh -s $secs -k $skip -w $workers $ntop"
 bench_machine
 echo
 
-hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
 
 # run_phase NAME none|attach [NTOP_JS_ARGS...]: appends "NAME cpu_pct hwm_mb main_median
 # main_p95 workers_median workers_p95 status" to results.
@@ -74,7 +73,7 @@ run_phase() {
 	sleep "$secs"
 	if [ -n "$npid" ]; then
 		t1=$(bench_cpu_ticks "$npid") || t1=""
-		hwm=$(hwm_kb "$npid")
+		hwm=$(bench_hwm_kb "$npid")
 		if ! kill -0 "$npid" 2>/dev/null || [ -z "$t1" ]; then
 			status=ntop-js-exited-early
 			invalid=yes

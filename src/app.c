@@ -592,64 +592,6 @@ static int app_launch(struct app *a)
 	return EXIT_OK;
 }
 
-/* Several processes (--pid again, --children, --match): every one is attached now; the
- * first of the list that attached is the main target, the others wait in a->members for
- * app_start_service. Returns EXIT_OK, or the first process's failure when none attached. */
-static int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause)
-{
-	struct procfs_pids pids = { 0 };
-	pid_t given[OPT_PIDS_MAX];
-	size_t n_given = 0, main = SIZE_MAX;
-	int rc;
-
-	if (a->opt.pid)
-		given[n_given++] = a->opt.pid;
-	for (size_t i = 0; i < a->opt.n_more_pids; i++)
-		given[n_given++] = a->opt.more_pids[i];
-	if (service_expand(given, n_given, a->opt.children, a->opt.match,
-	    a->opt.user, &pids, cause) < 0) {
-		procfs_pids_free(&pids);
-		return EXIT_USAGE;
-	}
-	a->members = xcalloc(pids.n, sizeof *a->members);
-	a->n_members = pids.n;
-	service_attach(&pids, ao, a->members);
-	procfs_pids_free(&pids);
-	for (size_t i = 0; i < a->n_members && main == SIZE_MAX; i++)
-		if (a->members[i].code == EXIT_OK)
-			main = i;
-	if (main == SIZE_MAX) {
-		rc = a->members[0].code;
-		*cause = a->members[0].cause;
-		a->members[0].cause = NULL;
-		return rc;
-	}
-	a->target = a->members[main].r;
-	a->main_member = main;
-	return EXIT_OK;
-}
-
-/* The other processes of the service, once the main engine has started; what failed is
- * said once. */
-static void app_start_service(struct app *a)
-{
-	for (size_t i = 0; i < a->n_members; i++) {
-		struct service_member *s = &a->members[i];
-
-		if (s->cause) {
-			char *msg = xasprintf("PID %d: %s", (int)s->pid, s->cause);
-			app_say(a, s->code != EXIT_OK, msg);
-			free(msg);
-		}
-		if (s->code == EXIT_OK && i != a->main_member)
-			app_add_process(a, &s->r);
-	}
-	service_members_free(a->members, a->n_members);
-	free(a->members);
-	a->members = NULL;
-	a->n_members = 0;
-}
-
 static int app_run(struct app *a)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };

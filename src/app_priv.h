@@ -86,6 +86,14 @@ void app_on_signal(void *ud, int sig);
 struct model_thread;
 /* engine.h's on_worker: starts an engine on the worker. */
 void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp);
+/* Several processes (--pid again, --children, --match, --user): attaches them all; the first
+ * that attached becomes a->target, the others wait in a->members. Returns EXIT_OK, or the
+ * first one's failure (with *cause) when none attached. */
+struct attach_opts;
+int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause);
+/* Once the main engine has started: the others' engines (app_add_process), and what failed
+ * said once. */
+void app_start_service(struct app *a);
 /* Watches another process of the service through its inspector (r from attach_target). */
 void app_add_process(struct app *a, const struct attach_result *r);
 /* Leaves the target: the workers' engines first, then the main one (a second call does not
