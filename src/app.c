@@ -668,6 +668,9 @@ static int app_run(struct app *a)
 	cfg.mem_detail_interval_s = 10.0;
 	cfg.alloc = a->opt.alloc;
 	cfg.alloc_interval_s = a->opt.alloc_interval_s;
+	if (!a->opt.no_source_maps && a->target.pid > 0)
+		a->smap = app_smap_create(a->loop, a->target.pid);
+	cfg.smap = app_smap_cache(a->smap);
 	engine_io_websocket(a->loop, &tp, &clock);
 	a->engine_cfg = cfg;
 	a->engine_clock = clock;
@@ -778,6 +781,8 @@ int app_main(int argc, char **argv)
 	/* the workers' engines talk through the main one's session */
 	app_threads_free(&a);
 	engine_free(a.engine);
+	/* after every engine that borrows its cache */
+	app_smap_free(a.smap);
 	loop_free(a.loop);
 	memseries_free(a.replay);
 	free(a.follow_cmdline);

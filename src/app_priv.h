@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "app_smap.h"
 #include "attach.h"
 #include "engine.h"
 #include "memseries.h"
@@ -50,6 +51,7 @@ struct app {
 	bool following;
 	/* Worker threads (app_workers.c): an engine each, with the main engine's configuration
 	 * and clock; stopping: they leave first, then the main engine. */
+	struct app_smap *smap;        /* the main process's source maps (NULL: --no-source-maps) */
 	struct engine_config engine_cfg;
 	struct engine_clock engine_clock;
 	struct app_thread **threads;

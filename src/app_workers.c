@@ -46,11 +46,13 @@ struct app_thread {
 	struct strbuf text;     /* ...and as text */
 	const struct window_stats *last_w; /* its engine's latest window, for the T table */
 	struct model_thread sum;
+	struct app_smap *smap;  /* another process's source maps (a worker uses its process's) */
 };
 
 static void thread_free(struct app_thread *th)
 {
 	engine_free(th->e);
+	app_smap_free(th->smap);
 	strbuf_free(&th->json);
 	strbuf_free(&th->text);
 	free(th);
@@ -225,6 +227,9 @@ void app_add_process(struct app *a, const struct attach_result *r)
 	cfg.alloc = false;
 	cfg.ask_pause = false;
 	cfg.calltree_max_samples = WORKER_CALLTREE_MAX_SAMPLES;
+	if (!a->opt.no_source_maps)
+		th->smap = app_smap_create(a->loop, r->pid);
+	cfg.smap = app_smap_cache(th->smap);
 	engine_io_websocket(a->loop, &tp, &clock);
 	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &thread_handlers,
 		th);

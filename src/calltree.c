@@ -681,12 +681,12 @@ static void folded_frame(struct strbuf *sb, const struct calltree *t, uint32_t i
 		strbuf_puts(sb, i == 0 ? "(root)" : "(unknown)");
 		return;
 	}
-	folded_append(sb, functab_display_name(fi));
+	folded_append(sb, functab_shown_name(fi));
 	if (fi->url[0]) {
 		strbuf_puts(sb, " (");
-		folded_append(sb, util_display_url(fi->url));
-		if (fi->line >= 0)
-			strbuf_printf(sb, ":%" PRId64, (int64_t)fi->line + 1);
+		folded_append(sb, util_display_url(functab_shown_url(fi)));
+		if (functab_shown_line(fi) >= 0)
+			strbuf_printf(sb, ":%" PRId64, (int64_t)functab_shown_line(fi) + 1);
 		strbuf_putc(sb, ')');
 	}
 }

@@ -343,6 +343,10 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 		engine_timer_arm(e, e->merge_timer, 0);
 	}
 	cumulative_add(&e->cum, &e->ws);
+	/* The window's new functions (and those whose map was loading) get their original
+	 * names before anything shows them. */
+	if (e->cfg.smap)
+		origins_update(&e->origins, e->ft, e->cfg.smap);
 	engine_window_done(e);
 	if (e->burst_ending && e->state == ST_RUNNING)
 		engine_burst_end(e);
@@ -871,6 +875,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	e->profile_timer = engine_timer_new(e, engine_on_profile_timeout);
 	e->merge_timer = engine_timer_new(e, engine_on_merge_slice);
 	e->ft = functab_create();
+	origins_init(&e->origins);
 	e->inbox = inbox_create(l, e->ft, ENGINE_BIG_MESSAGE_BYTES, engine_on_inbox,
 		engine_take_message, e);
 	cumulative_init(&e->cum);
@@ -953,6 +958,7 @@ void engine_free(struct engine *e)
 	window_stats_free(&e->ws);
 	cumulative_free(&e->cum);
 	functab_free(e->ft);
+	origins_free(&e->origins);
 	free(e->fail_why);
 	free(e);
 }

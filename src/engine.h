@@ -24,6 +24,7 @@ struct cumulative;
 struct functab;
 struct calltree;
 struct engine;
+struct smapcache;
 struct memseries;
 struct mem_sample;
 struct alloc_table;
@@ -57,6 +58,8 @@ struct engine_config {
 	                              * asked to wait for ntop-js when it exits */
 	bool alloc;                  /* start allocation sampling at once */
 	double alloc_interval_s;     /* between allocation profile fetches */
+	struct smapcache *smap;      /* the target's source maps (borrowed; NULL: none): every
+	                              * function is looked up once (origins.h) */
 };
 
 struct engine_heap_space {

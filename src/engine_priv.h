@@ -15,6 +15,7 @@
 #include "jitplan.h"
 #include "pausemodel.h"
 #include "memseries.h"
+#include "origins.h"
 #include "profile.h"
 #include "session.h"
 
@@ -106,6 +107,7 @@ struct engine {
 	double trim_until_us;         /* last kept sample of the previous window */
 	bool have_trim;
 	struct functab *ft;
+	struct origins origins;     /* which functions the source maps were asked about */
 	struct cumulative cum;
 	struct calltree *ct;
 	struct calltree *window_ct; /* the last window alone, for saving it: built on demand */

@@ -272,6 +272,36 @@ const struct func_info *functab_get(const struct functab *ft, uint32_t func)
 	return &ft->funcs[func];
 }
 
+void functab_set_origin(struct functab *ft, uint32_t func, const char *name, size_t name_len,
+	const char *url, size_t url_len, int32_t line, int32_t column)
+{
+	struct func_info *fi;
+
+	if (func >= ft->n_funcs)
+		return;
+	fi = &ft->funcs[func];
+	fi->orig_name = name_len ? str_intern(ft, name, name_len) : ft->empty;
+	fi->orig_url = url_len ? str_intern(ft, url, url_len) : ft->empty;
+	fi->orig_line = line;
+	fi->orig_column = column;
+	fi->mapped = true;
+}
+
+const char *functab_shown_name(const struct func_info *fi)
+{
+	return fi->mapped && fi->orig_name[0] ? fi->orig_name : functab_display_name(fi);
+}
+
+const char *functab_shown_url(const struct func_info *fi)
+{
+	return fi->mapped ? fi->orig_url : fi->url;
+}
+
+int32_t functab_shown_line(const struct func_info *fi)
+{
+	return fi->mapped ? fi->orig_line : fi->line;
+}
+
 const char *functab_display_name(const struct func_info *fi)
 {
 	if (fi->name[0])

@@ -25,6 +25,12 @@ struct func_info {
 	int32_t column;     /* 0-based; -1 if unknown */
 	enum func_kind kind;
 	const char *deopt_reason; /* the latest non-empty deoptReason seen, or NULL */
+	/* Where the script's source map puts it (origins.c): the original function name ("" when
+	 * the map names none), source path as the map gives it, 0-based line and column; only
+	 * when mapped is true. */
+	bool mapped;
+	const char *orig_name, *orig_url;
+	int32_t orig_line, orig_column;
 };
 
 struct functab;
@@ -37,10 +43,18 @@ uint32_t functab_intern(struct functab *ft, const char *name, size_t name_len,
 	const char *url, size_t url_len, int32_t line, int32_t column);
 void functab_set_deopt(struct functab *ft, uint32_t func, const char *reason, size_t len);
 const struct func_info *functab_get(const struct functab *ft, uint32_t func);
+/* Records where a source map puts func (the strings are copied). */
+void functab_set_origin(struct functab *ft, uint32_t func, const char *name, size_t name_len,
+	const char *url, size_t url_len, int32_t line, int32_t column);
 /* The name to show: the function's own, or for one without a name what it is: "(native
  * code)" (no script, no position: a C++ function or builtin V8 does not name), "(evaluated
  * code)" (a position but no script: eval, new Function, Runtime.evaluate), "(anonymous)". */
 const char *functab_display_name(const struct func_info *fi);
+/* With a source map: the original name (the generated one where the map names none), and
+ * the original source and 0-based line; without one, as V8 gives them. */
+const char *functab_shown_name(const struct func_info *fi);
+const char *functab_shown_url(const struct func_info *fi);
+int32_t functab_shown_line(const struct func_info *fi);
 size_t functab_count(const struct functab *ft);
 /* Whether fi is Node's or V8's own code rather than the application's: a node: (or, before
  * Node 16, internal/) script, native code (no script and no position: a builtin such as

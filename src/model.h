@@ -115,6 +115,8 @@ struct model {
 	/* Inlined functions may be charged to their callers (the JIT was left as it was). */
 	bool inlined_in_callers;
 	char inlining_caveat[48];      /* why not: "--leave-jit", "--no-eval", ... */
+	/* g: names and places as V8 gives them, not as the source maps trace them back. */
+	bool show_generated;
 	/* Status line: one message, shown until replaced (wall time it was set). */
 	char status[256];
 	bool status_is_error;

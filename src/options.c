@@ -39,6 +39,9 @@ static const char usage_text[] =
 	"                         to a log file that the status line names\n"
 	"      --no-workers       profile the main thread only (by default every worker_threads\n"
 	"                         worker is profiled too, through the main thread's inspector)\n"
+	"      --no-source-maps   show positions as V8 gives them (by default a script's source\n"
+	"                         map, found from its sourceMappingURL comment, gives the\n"
+	"                         original function names, files and lines: TypeScript, bundles)\n"
 	"      --list             list this machine's Node processes and exit\n"
 	"\n"
 	"Sampling:\n"
@@ -120,7 +123,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
 	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
-	OPT_CHILDREN, OPT_MATCH, OPT_USER };
+	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_NO_SOURCE_MAPS };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -135,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
 	{ "no-workers", no_argument, NULL, OPT_NO_WORKERS },
+	{ "no-source-maps", no_argument, NULL, OPT_NO_SOURCE_MAPS },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
 	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 	{ "block-threshold", required_argument, NULL, OPT_BLOCK_THRESHOLD },
@@ -308,6 +312,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_NO_WORKERS:
 			o->no_workers = true;
+			break;
+		case OPT_NO_SOURCE_MAPS:
+			o->no_source_maps = true;
 			break;
 		case OPT_LEAVE_JIT:
 			o->leave_jit = true;

@@ -38,6 +38,7 @@ struct options {
 	bool no_eval;
 	bool leave_jit;       /* --leave-jit */
 	bool no_workers;      /* --no-workers */
+	bool no_source_maps;  /* --no-source-maps */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */
 	double max_pause_s;   /* --max-pause */
 	double block_threshold_s; /* --block-threshold (0: no blocked-loop events) */

@@ -116,6 +116,20 @@ static void json_func_fields(struct strbuf *out, const struct func_info *fi)
 	strbuf_json_string(out, url, strlen(url));
 	strbuf_puts(out, ",\"line\":");
 	json_position(out, fi ? fi->line : -1);
+	/* where a source map puts it, beside V8's position */
+	if (fi && fi->mapped) {
+		const char *oname = fi->orig_name[0] ? fi->orig_name : name;
+
+		strbuf_puts(out, ",\"original\":{\"function\":");
+		strbuf_json_string(out, oname, strlen(oname));
+		strbuf_puts(out, ",\"url\":");
+		strbuf_json_string(out, fi->orig_url, strlen(fi->orig_url));
+		strbuf_puts(out, ",\"line\":");
+		json_position(out, fi->orig_line);
+		strbuf_puts(out, ",\"column\":");
+		json_position(out, fi->orig_column);
+		strbuf_putc(out, '}');
+	}
 }
 
 /* A function of a block's stack as {"function", "url", "line"}. */
@@ -226,7 +240,7 @@ static void report_text_blocks(struct strbuf *out, const struct report_window *r
 			continue;
 		}
 		strbuf_puts(out, " in ");
-		text_column(out, functab_display_name(functab_get(ft, b->stack[b->depth - 1])), 60,
+		text_column(out, functab_shown_name(functab_get(ft, b->stack[b->depth - 1])), 60,
 			false, false);
 		text_location(&loc, functab_get(ft, b->stack[b->depth - 1]));
 		strbuf_puts(out, " (");
@@ -234,7 +248,7 @@ static void report_text_blocks(struct strbuf *out, const struct report_window *r
 		strbuf_printf(out, "), %.0f %% of it", b->share * 100);
 		for (size_t k = b->depth - 1; k-- > 0;) {
 			strbuf_puts(out, k == b->depth - 2 ? "; under " : " < ");
-			text_column(out, functab_display_name(functab_get(ft, b->stack[k])), 40, false,
+			text_column(out, functab_shown_name(functab_get(ft, b->stack[k])), 40, false,
 				false);
 		}
 		strbuf_putc(out, '\n');
@@ -584,18 +598,22 @@ static void text_column(struct strbuf *out, const char *s, size_t cols, bool kee
 	free(clean);
 }
 
+/* Where the function is: in its original source when a source map says so. */
 static void text_location(struct strbuf *loc, const struct func_info *fi)
 {
+	int32_t line = fi->mapped ? fi->orig_line : fi->line;
+	int32_t col = fi->mapped ? fi->orig_column : fi->column;
+
 	strbuf_reset(loc);
 	if (!fi->url[0]) {
 		strbuf_puts(loc, "-");
 		return;
 	}
-	strbuf_puts(loc, util_display_url(fi->url));
-	if (fi->line >= 0)
-		strbuf_printf(loc, ":%" PRId64, (int64_t)fi->line + 1);
-	if (fi->line >= 0 && fi->column >= 0)
-		strbuf_printf(loc, ":%" PRId64, (int64_t)fi->column + 1);
+	strbuf_puts(loc, util_display_url(fi->mapped ? fi->orig_url : fi->url));
+	if (line >= 0)
+		strbuf_printf(loc, ":%" PRId64, (int64_t)line + 1);
+	if (line >= 0 && col >= 0)
+		strbuf_printf(loc, ":%" PRId64, (int64_t)col + 1);
 }
 
 static void report_text_mem(struct strbuf *out, const struct report_window *rw)
@@ -689,7 +707,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			pct_of(fs->total_us, sampled),
 			c ? cumulative_self_us(c, fs->func) / 1000.0 : fs->self_us / 1000.0,
 			c ? cumulative_total_us(c, fs->func) / 1000.0 : fs->total_us / 1000.0);
-		text_column(out, functab_display_name(fi), REPORT_FUNC_COLS, false, true);
+		text_column(out, functab_shown_name(fi), REPORT_FUNC_COLS, false, true);
 		strbuf_puts(out, rw->jit && !rw->jit->exact && fi->kind == FUNC_JS ? "+ " : "  ");
 		text_location(&loc, fi);
 		text_column(out, loc.data, REPORT_LOC_COLS, true, false);

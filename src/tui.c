@@ -139,6 +139,14 @@ static void tui_on_keys(void *ud)
 				t->actions->thread_next(t->ud);
 			redraw = true;
 			break;
+		case VA_GENERATED:
+			t->model.show_generated = !t->model.show_generated;
+			model_set_status(&t->model, false, util_now_wall_s(), "%s",
+				t->model.show_generated ? "generated positions, as V8 gives them (g: original "
+				"sources)" : "original sources, where a source map traces them (g: generated "
+				"positions)");
+			redraw = true;
+			break;
 		}
 	}
 	if (redraw)

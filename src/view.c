@@ -106,24 +106,29 @@ const char *view_func_name(const struct model *m, uint32_t func)
 
 	if (!fi || !fi->name)
 		return "(unknown)";
-	return functab_display_name(fi);
+	/* the original sources' name (a source map), unless g asked for V8's */
+	return m->show_generated ? functab_display_name(fi) : functab_shown_name(fi);
 }
 
 void view_func_location(const struct model *m, uint32_t func, bool with_column, char *out,
 	size_t outsz)
 {
 	const struct func_info *fi = view_func(m, func);
+	bool orig = fi && fi->mapped && !m->show_generated;
 	const char *url;
+	long line, col;
 
 	out[0] = '\0';
 	if (!fi || !fi->url || !fi->url[0])
 		return;
-	url = util_display_url(fi->url);
+	url = util_display_url(orig ? fi->orig_url : fi->url);
+	line = orig ? fi->orig_line : fi->line;
+	col = orig ? fi->orig_column : fi->column;
 	/* V8's lines and columns are 0-based; editors count from 1. */
-	if (fi->line >= 0 && with_column && fi->column >= 0)
-		snprintf(out, outsz, "%s:%ld:%ld", url, (long)fi->line + 1, (long)fi->column + 1);
-	else if (fi->line >= 0)
-		snprintf(out, outsz, "%s:%ld", url, (long)fi->line + 1);
+	if (line >= 0 && with_column && col >= 0)
+		snprintf(out, outsz, "%s:%ld:%ld", url, line + 1, col + 1);
+	else if (line >= 0)
+		snprintf(out, outsz, "%s:%ld", url, line + 1);
 	else
 		snprintf(out, outsz, "%s", url);
 }
@@ -574,6 +579,8 @@ static enum view_action view_common_key(struct view *v, const struct model *m, i
 			return VA_REDRAW;
 		}
 		return VA_THREAD;
+	case 'g':
+		return VA_GENERATED;
 	case 'T':
 		if (!m->threads_watched || m->n_threads < 2) {
 			snprintf(v->msg, sizeof v->msg, "T shows every thread and process side by side: "

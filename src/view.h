@@ -24,6 +24,7 @@ enum view_action {
 	VA_SNAPSHOT,     /* the user confirmed a heap snapshot */
 	VA_START_CPU,    /* the user confirmed starting the CPU profiler (--no-cpu) */
 	VA_THREAD,       /* show the next thread of the target (the app switches the model) */
+	VA_GENERATED,    /* g: switch between original (source-mapped) and generated positions */
 };
 
 enum view_column { COL_SELF_PCT, COL_TOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME,

@@ -85,6 +85,8 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("t", "show the next thread: the main thread, then each worker (worker_threads), then "
 		"each other process watched (--pid again, --children, --match); the table, details, "
 		"memory and loop screens are that thread's, s saves its profile");
+	ENTRY("g", "names, files and lines as V8 gives them (compiled, bundled code) or, by "
+		"default, as the scripts' source maps trace them back (TypeScript, the bundle's modules)");
 	ENTRY("T", "every thread and process watched side by side: each one's hottest functions "
 		"in its latest window, with the thread or process they ran in (T or Esc comes back)");
 	ENTRY("l", "the event-loop screen: the loop's reading, its charts and the blocks (l or Esc "

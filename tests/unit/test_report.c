@@ -247,6 +247,33 @@ static void test_container(struct fixture *fx)
 	strbuf_free(&sb);
 }
 
+/* A source-mapped function: V8's fields as they were, and where the map puts it beside them;
+ * text shows the original. Runs last: it leaves fib mapped. */
+static void test_original(struct fixture *fx)
+{
+	struct strbuf sb;
+	cJSON *j, *top0, *orig;
+
+	strbuf_init(&sb);
+	functab_set_origin(fx->ft, fx->fib, "fibTs", 5, "/srv/app/src/fib.ts", 19, 9, 16);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	j = cJSON_ParseWithLength(sb.data, sb.len);
+	top0 = j ? cJSON_GetArrayItem(get(j, "top"), 0) : NULL;
+	orig = top0 ? cJSON_GetObjectItemCaseSensitive(top0, "original") : NULL;
+	ok(top0 && strcmp(get(top0, "function")->valuestring, "fib") == 0,
+		"function stays V8's name");
+	ok(orig && strcmp(get(orig, "function")->valuestring, "fibTs") == 0 &&
+		strcmp(get(orig, "url")->valuestring, "/srv/app/src/fib.ts") == 0 &&
+		get(orig, "line")->valueint == 10 && get(orig, "column")->valueint == 17,
+		"original: the map's name, source, line and column (from 1)");
+	cJSON_Delete(j);
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, " fibTs ") && strstr(sb.data, "/srv/app/src/fib.ts:10:17"),
+		"text: the original name and place");
+	strbuf_free(&sb);
+}
+
 /* Other processes ride in the main line's "processes" array, each a whole window object. */
 static void test_processes(struct fixture *fx)
 {
@@ -500,6 +527,7 @@ int main(void)
 	test_text(&fx);
 	test_inlining(&fx);
 	test_cpu_off(&fx);
+	test_original(&fx);
 	fixture_free(&fx);
 	return done_testing();
 }

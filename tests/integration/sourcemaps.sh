@@ -1,0 +1,89 @@
+#!/bin/bash
+# Original sources: a TypeScript program (tests/targets/ts/src) built at test time by the real
+# tools bench/npm pins, run with no flag, watched by ntop-js with V8's default flags and warm
+# code: tsc's CommonJS output with .js.map files beside it, and esbuild's minified bundles with
+# an inline map, as CommonJS and as an ES module. ntop-js finds each script's map from its
+# sourceMappingURL comment (never the inspector's Debugger domain) and names the hot function
+# as the TypeScript does: unitPrice in src/pricing.ts, line 14, even where the minifier
+# renamed it. --no-source-maps and g show V8's positions instead.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+require_tmux
+require_npm_deps
+bin=$NODE_PATH/.bin
+
+cp -r "$TARGETS/ts" "$WORK/app"
+cd "$WORK/app" || exit 1
+# tsc's node types are not installed: the program declares what it uses
+printf 'declare const process: { pid: number };\ndeclare const console: { log(...a: unknown[]): void };\ndeclare function setTimeout(f: () => void, ms: number): unknown;\n' >src/env.d.ts
+# shellcheck disable=SC2086
+"$bin/tsc" --target es2022 --lib es2022 --strict --module commonjs --sourceMap --outDir dist \
+	src/main.ts src/pricing.ts src/env.d.ts >"$WORK/tsc.log" 2>&1
+ok $? "tsc compiled the program with source maps ($(head -c 300 "$WORK/tsc.log"))"
+"$bin/esbuild" src/main.ts --bundle --minify --platform=node --sourcemap=inline \
+	--outfile=bundle/app.min.js --log-level=warning >"$WORK/esbuild.log" 2>&1 &&
+"$bin/esbuild" src/main.ts --bundle --minify --platform=node --format=esm --sourcemap=inline \
+	--outfile=bundle/app.min.mjs --log-level=warning >>"$WORK/esbuild.log" 2>&1
+ok $? "esbuild bundled and minified it, as CommonJS and as an ES module, with inline maps"
+check "the minifier renamed unitPrice" bash -c "! grep -q unitPrice bundle/app.min.js"
+cd "$top_srcdir" || exit 1
+
+# run NAME SCRIPT: the program under node with no flag, warm, then six windows of JSON
+run() {
+	start_node "$1" "$WORK/app/$2"
+	wait_ready "$1" || diag "$1 did not start: $(cat "$WORK/$1.err")"
+	sleep 3
+	local pv=${1}_PID
+	"$NTOP_JS" --pid "${!pv}" --no-config -b --json -n 6 -t 8 "${@:3}" >"$WORK/$1.jsonl" 2>"$WORK/$1-ntop.err"
+}
+# the original name and place of the hottest function of the application in the last windows
+hot_is() { # hot_is FILE NAME
+	jsonl_check "$1" "l => l.slice(2).every(w => { const f = w.top.find(f => f.original);
+		return f && f.original.function === '$2' && /src\\/pricing\\.ts\$/.test(f.original.url) &&
+			f.original.line === 14 && f.original.url.startsWith('$WORK/app/'); }) ||
+		l.map(w => w.top.slice(0, 3).map(f => f.function + ' ' + JSON.stringify(f.original || null)))"
+}
+
+run tsc dist/main.js
+ok $? "ntop-js on tsc's output: status 0"
+check "the hot function maps to unitPrice in src/pricing.ts:14, with the file's full path" hot_is "$WORK/tsc.jsonl" unitPrice
+check "and keeps V8's position beside it: unitPrice in dist/pricing.js" jsonl_check "$WORK/tsc.jsonl" "
+	l => l.slice(2).every(w => w.top.some(f => f.function === 'unitPrice' && /dist\\/pricing\\.js\$/.test(f.url)))"
+kill "$tsc_PID"
+
+run cjs bundle/app.min.js
+ok $? "ntop-js on esbuild's minified CommonJS bundle: status 0"
+check "its renamed function is unitPrice again, in src/pricing.ts:14" hot_is "$WORK/cjs.jsonl" unitPrice
+check "while V8 calls it something short, in app.min.js" jsonl_check "$WORK/cjs.jsonl" "
+	l => l.slice(2).every(w => w.top.some(f => f.original && f.original.function === 'unitPrice' &&
+		f.function !== 'unitPrice' && f.function.length <= 3 && /app\\.min\\.js\$/.test(f.url)))"
+
+run esm bundle/app.min.mjs
+ok $? "ntop-js on the ES module bundle (file:// URLs): status 0"
+check "unitPrice in src/pricing.ts:14 there too" hot_is "$WORK/esm.jsonl" unitPrice
+
+"$NTOP_JS" --pid "$cjs_PID" --no-config -b -n 3 -t 8 >"$WORK/cjs.txt" 2>/dev/null
+check "batch text names it as the TypeScript does, with its .ts line" \
+	grep -qE '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +unitPrice +.*src/pricing\.ts:14:' "$WORK/cjs.txt"
+"$NTOP_JS" --pid "$cjs_PID" --no-config -b --json -n 3 --no-source-maps >"$WORK/nomaps.jsonl" 2>/dev/null
+check "--no-source-maps: no original fields, V8's names only" jsonl_check "$WORK/nomaps.jsonl" "
+	l => l.every(w => w.top.every(f => !f.original && f.function !== 'unitPrice'))"
+"$NTOP_JS" --pid "$cjs_PID" --no-config -b -n 2 --folded "$WORK/cjs.folded" >/dev/null 2>&1
+check "--folded: the TypeScript names" grep -q ';unitPrice (.*src/pricing\.ts:14) ' "$WORK/cjs.folded"
+
+# The live view: the original name on the table; g shows V8's, and back.
+term_start 160 30 "$NTOP_JS --pid $cjs_PID --no-config 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
+check "the table shows unitPrice at src/pricing.ts:14" \
+	wait_screen 20 '^ +[0-9.]+% +[0-9.]+% +[0-9.]+s +[0-9.]+s unitPrice +.*pricing\.ts:14'
+keys g
+check "g: V8's names and places (app.min.js)" wait_screen 10 'app\.min\.js:1'
+check "and the status line says so" wait_screen 5 'generated positions, as V8 gives them'
+keys g
+check "g again: back to the original sources" wait_screen 10 ' unitPrice +.*pricing\.ts:14'
+keys q
+check "q quits with status 0" wait_screen 15 '^EXIT=0'
+check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"
+term_stop
+kill "$cjs_PID" "$esm_PID"
+
+done_testing
