@@ -1,0 +1,82 @@
+/* serve.h: a small HTTP/1.1 server inside ntop-js's one event loop (--serve), for the
+ * Prometheus and pprof endpoints that app_serve.c answers.
+ *
+ * It never blocks the loop and is bounded against slow or hostile clients: one epoll set
+ * watched by the loop holds the listening socket and every connection; at most
+ * SERVE_MAX_CONNS connections (beyond, accepted and closed), a request's head of at most
+ * SERVE_MAX_HEAD bytes that must arrive within SERVE_READ_TIMEOUT_S, a response built in
+ * memory (at most SERVE_MAX_RESPONSE bytes) that must leave within SERVE_WRITE_TIMEOUT_S of
+ * the client's last read. One request per connection (Connection: close). */
+#ifndef NTOP_SERVE_H
+#define NTOP_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SERVE_MAX_CONNS 64
+#define SERVE_MAX_HEAD 8192
+#define SERVE_READ_TIMEOUT_S 10.0
+#define SERVE_WRITE_TIMEOUT_S 10.0
+#define SERVE_MAX_RESPONSE ((size_t)32 << 20)
+
+struct loop;
+
+/* ---- requests (pure, unit-tested) ---- */
+
+struct serve_request {
+	char method[16];
+	char path[256];              /* without the query */
+	char query[512];             /* after '?', "" for none */
+};
+
+enum serve_parse {
+	SERVE_NEED_MORE,             /* the head is not complete yet */
+	SERVE_OK,
+	SERVE_BAD,                   /* not an HTTP/1.x request: 400 */
+	SERVE_TOO_LARGE,             /* the head passes SERVE_MAX_HEAD: 431 */
+};
+
+/* Reads a request's head from the first len bytes received. */
+enum serve_parse serve_parse_request(const char *buf, size_t len, struct serve_request *r);
+/* The value of query parameter name into out (percent-decoding not needed for numbers: the
+ * value is copied as sent). Returns true if present and it fits. */
+bool serve_query_param(const char *query, const char *name, char *out, size_t size);
+
+/* Splits --serve's argument: "PORT" (127.0.0.1) or "ADDR:PORT" ("[V6]:PORT" for IPv6) into a
+ * numeric host and port. Returns 0, or -1 with *cause. */
+int serve_parse_addr(const char *arg, char *host, size_t host_size, int *port, char **cause);
+
+/* ---- the server ---- */
+
+struct serve;
+struct serve_conn;
+
+struct serve_handlers {
+	/* A request: answer it now with serve_respond, or later (the connection waits, readable
+	 * only for its close). */
+	void (*on_request)(void *ud, struct serve_conn *c, const struct serve_request *r);
+	/* A connection still waiting for its answer went away (the client left, a timeout, the
+	 * server's end): c must not be used after. */
+	void (*on_gone)(void *ud, struct serve_conn *c);
+};
+
+/* Listens on host:port (numeric). Returns the server, or NULL with *cause and *status
+ * (EXIT_PORT_BUSY for a port in use, EXIT_USAGE for an address not of this machine,
+ * EXIT_INTERNAL otherwise). */
+struct serve *serve_open(const char *host, int port, int *status, char **cause);
+/* The port it listens on (port 0 picks one). */
+int serve_port(const struct serve *s);
+/* Starts serving on the loop. Returns 0, or -1 with *cause. */
+int serve_start(struct serve *s, struct loop *l, const struct serve_handlers *h, void *ud,
+	char **cause);
+/* Answers c (the body is copied) and closes it once written. */
+void serve_respond(struct serve_conn *c, int status, const char *content_type,
+	const void *body, size_t len);
+/* A one-line text answer. */
+void serve_respond_text(struct serve_conn *c, int status, const char *text);
+/* Closes every connection (waiting ones through on_gone) and the sockets; call before the
+ * loop is freed (its timer is the loop's). The epoll descriptor, once watched, is the loop's
+ * to close. Accepts NULL. */
+void serve_free(struct serve *s);
+
+#endif
