@@ -208,6 +208,7 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 	struct app *a = ud;
 
 	app_print_window(a, w, wall_time_s);
+	app_serve_on_window(a, wall_time_s, (w->end_us - w->start_us) / 1e6);
 	if (a->tui) {
 		struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
 			w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
@@ -602,6 +603,9 @@ static int app_run(struct app *a)
 	char *cause = NULL;
 	int rc;
 
+	/* before anything is attached or started: a busy port fails first */
+	if ((rc = app_serve_open(a)) != EXIT_OK)
+		return rc;
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;
 	if (!a->opt.pid && !a->opt.port && !a->opt.match && !a->opt.user) {
@@ -646,6 +650,8 @@ static int app_run(struct app *a)
 		fprintf(stderr, "ntop-js: cannot install signal handlers: %s.\n", strerror(errno));
 		return EXIT_INTERNAL;
 	}
+	if ((rc = app_serve_start(a)) != EXIT_OK)
+		return rc;
 
 	memset(&cfg, 0, sizeof cfg);
 	cfg.delay_s = a->settings.delay_s;
@@ -783,6 +789,7 @@ int app_main(int argc, char **argv)
 	engine_free(a.engine);
 	/* after every engine that borrows its cache */
 	app_smap_free(a.smap);
+	app_serve_free(&a);
 	loop_free(a.loop);
 	memseries_free(a.replay);
 	free(a.follow_cmdline);

@@ -66,6 +66,7 @@ struct app {
 	struct strbuf threads_out;    /* the workers' part of a report: JSON */
 	struct strbuf procs_out;      /* ...the other processes' */
 	struct strbuf threads_text;   /* ...and text */
+	struct app_serve *serve;      /* --serve (app_serve.c) */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -130,11 +131,25 @@ long app_shown_thread_id(const struct app *a);
 /* The PID of the process shown (another one of the service's, or the main target). */
 int app_shown_pid(const struct app *a);
 void app_threads_free(struct app *a);
+/* Worker thread or other process i (for --serve's /metrics): its engine (NULL once it has
+ * finished), target, thread name ("main" for another process's) and which it is. False past
+ * the last. */
+bool app_thread_at(const struct app *a, size_t i, struct engine **e,
+	const struct attach_result **target, const char **name, bool *process);
 
 /* app_follow.c */
 void app_follow_remember(struct app *a);
 void app_follow_start(struct app *a, const char *why);
 void app_on_follow_timer(void *ud);
+
+/* app_serve.c: --serve. open binds before the target is attached (a busy port fails
+ * first); start serves once the loop exists; on_window (the main thread's window: its end,
+ * unix seconds, and length) feeds the pending pprof profiles; free before the loop is freed.
+ * open and start return EXIT_OK or a status, said on stderr. */
+int app_serve_open(struct app *a);
+int app_serve_start(struct app *a);
+void app_serve_on_window(struct app *a, double wall_end_s, double window_s);
+void app_serve_free(struct app *a);
 
 /* app_replay.c */
 int app_replay(struct app *a);

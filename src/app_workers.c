@@ -581,3 +581,18 @@ void app_threads_free(struct app *a)
 	strbuf_free(&a->procs_out);
 	strbuf_free(&a->threads_text);
 }
+
+bool app_thread_at(const struct app *a, size_t i, struct engine **e,
+	const struct attach_result **target, const char **name, bool *process)
+{
+	const struct app_thread *th;
+
+	if (i >= a->n_threads)
+		return false;
+	th = a->threads[i];
+	*e = th->finished ? NULL : th->e;
+	*target = &th->target;
+	*name = th->process ? "main" : th->info.name;
+	*process = th->process;
+	return true;
+}

@@ -4,6 +4,7 @@
 #include "options.h"
 #include "attach.h"
 #include "exitcode.h"
+#include "serve.h"
 #include "settings.h"
 #include "util.h"
 
@@ -34,6 +35,10 @@ static const char usage_text[] =
 	"      --port PORT        attach to an inspector already listening on PORT\n"
 	"      --host HOST        the inspector's address with --port (default 127.0.0.1)\n"
 	"      --allow-remote     allow a non-loopback --host (an inspector runs any code)\n"
+	"                         or --serve address\n"
+	"      --serve [ADDR:]PORT  serve GET /metrics (Prometheus) and /debug/pprof/profile\n"
+	"                         over HTTP on ADDR (default 127.0.0.1; loopback only unless\n"
+	"                         --allow-remote)\n"
 	"  -- COMMAND [ARG]...    start COMMAND (a node program) with an inspector on a free\n"
 	"                         loopback port, watch it, and end it on quit; its output goes\n"
 	"                         to a log file that the status line names\n"
@@ -108,9 +113,9 @@ static const char usage_text[] =
 	"\n"
 	"Percentages are of the window's sampled time; SELF and TOTAL times are cumulative\n"
 	"since attach. Exit status: 0 success, 2 usage, 3 no such process, 4 not Node,\n"
-	"5 permission, 6 attach by signal disabled, 7 inspector port busy, 8 inspector\n"
-	"unreachable, 9 no reply in time, 10 target exited, 11 protocol error, 12 it would\n"
-	"pause the target longer than --max-pause, 1 other.\n"
+	"5 permission, 6 attach by signal disabled, 7 inspector or --serve port busy,\n"
+	"8 inspector unreachable, 9 no reply in time, 10 target exited, 11 protocol error,\n"
+	"12 it would pause the target longer than --max-pause, 1 other.\n"
 	"See ntop-js(1).\n";
 
 const char *options_usage(void)
@@ -123,7 +128,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
 	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
-	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_NO_SOURCE_MAPS };
+	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -133,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
+	{ "serve", required_argument, NULL, OPT_SERVE },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
@@ -291,6 +297,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_ALLOW_REMOTE:
 			o->allow_remote = true;
+			break;
+		case OPT_SERVE:
+			o->serve = optarg;
 			break;
 		case 'd':
 			if (parse_double(optarg, &d) < 0)
@@ -512,6 +521,14 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	if (o->no_cpu && o->batch && (o->output || o->folded)) {
 		*msg = xasprintf("--no-cpu collects no CPU profile: %s has nothing to write.",
 			o->output ? "-o" : "--folded");
+		return EXIT_USAGE;
+	}
+	if (o->serve && serve_parse_addr(o->serve, o->serve_host, sizeof o->serve_host,
+	    &o->serve_port, msg) < 0)
+		return EXIT_USAGE;
+	if (o->serve && !o->allow_remote && !attach_host_is_loopback(o->serve_host)) {
+		*msg = xasprintf("--serve %s is not a loopback address; what ntop-js serves names "
+			"the target's code, so it listens elsewhere only with --allow-remote.", o->serve);
 		return EXIT_USAGE;
 	}
 	if (o->port && !o->allow_remote && !attach_host_is_loopback(o->host)) {

@@ -27,6 +27,9 @@ struct options {
 	const char *host;
 	int port;
 	bool allow_remote;
+	const char *serve;    /* --serve ADDR:PORT (or PORT): HTTP metrics and profiles */
+	char serve_host[64];  /* ...its numeric address */
+	int serve_port;
 	double delay_s;
 	long interval_us;
 	bool batch;

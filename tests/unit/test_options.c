@@ -130,6 +130,19 @@ int main(void)
 	free(msg);
 	is_int(parse(&o, &msg, "--port", "9230", "--host", "::1"), 0, "IPv6 loopback accepted");
 	options_free(&o);
+	is_int(parse(&o, &msg, "--pid", "1", "--serve", "9464"), 0, "--serve PORT");
+	ok(o.serve_port == 9464 && strcmp(o.serve_host, "127.0.0.1") == 0, "...on 127.0.0.1");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--pid", "1", "--serve", "0.0.0.0:9464"), EXIT_USAGE,
+		"--serve on a non-loopback address refused without --allow-remote");
+	ok(msg && strstr(msg, "--allow-remote"), "message names --allow-remote");
+	free(msg);
+	is_int(parse(&o, &msg, "--serve", "0.0.0.0:9464", "--allow-remote", "-p1"), 0,
+		"...accepted with it");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--pid", "1", "--serve", "host:80"), EXIT_USAGE,
+		"--serve with a name refused");
+	free(msg);
 	is_int(parse(&o, &msg, "--pid", "1", "extra", NULL), EXIT_USAGE, "stray argument refused");
 	free(msg);
 	is_int(parse(&o, &msg, "--bogus", NULL, NULL, NULL), EXIT_USAGE, "unknown option refused");

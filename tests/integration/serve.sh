@@ -1,0 +1,208 @@
+#!/bin/bash
+# --serve read by its real consumers and by hostile clients: a batch ntop-js watching hot.js
+# serves /metrics (Prometheus scrapes it and its query API returns the series) and
+# /debug/pprof/profile (go tool pprof lists hotMain first); garbage, huge heads, silent
+# clients, clients that never read and a thousand connections leave it serving in bounded
+# memory. Without prometheus or go their checks skip (./quickstart.sh test installs them).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+GO=${GO:-go}
+PROMETHEUS=${PROMETHEUS:-prometheus}
+export HOME=${HOME:-$WORK}
+
+free_port() {
+	"$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+		console.log(s.address().port); s.close(); });'
+}
+
+# get PATH: the body of GET http://127.0.0.1:$PORT/PATH on stdout, fails unless 200
+get() {
+	"$NODE" -e 'fetch(process.argv[1]).then(async r => { process.stdout.write(await r.text());
+		process.exit(r.status === 200 ? 0 : 1); }, e => { console.error(String(e)); process.exit(2); })' \
+		"http://127.0.0.1:$PORT$1"
+}
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+start_node target --inspect-port=0 "$TARGETS/hot.js"
+wait_ready target
+PORT=$(free_port)
+# a sanitizer build keeps freed memory in quarantine (256 MB): kept small, so that RSS
+# shows what ntop-js holds
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1 \
+	"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --serve "127.0.0.1:$PORT" >"$WORK/ntop.out" 2>"$WORK/ntop.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 10 port_open "$PORT"
+ok $? "ntop-js listens on 127.0.0.1:$PORT"
+
+# refusals: one sentence and the documented status
+"$NTOP_JS" -b --pid "$target_PID" --serve "127.0.0.1:$PORT" >/dev/null 2>"$WORK/busy.err"
+rc=$?
+ok "$([ $rc -eq 7 ] && grep -q "already in use" "$WORK/busy.err"; echo $?)" \
+	"a busy port: exit status 7 and a sentence (got $rc: $(head -c 200 "$WORK/busy.err"))"
+"$NTOP_JS" -b --pid "$target_PID" --serve "0.0.0.0:$PORT" >/dev/null 2>"$WORK/remote.err"
+rc=$?
+ok "$([ $rc -eq 2 ] && grep -q "allow-remote" "$WORK/remote.err"; echo $?)" \
+	"a non-loopback address without --allow-remote: exit status 2 (got $rc)"
+"$NTOP_JS" -b --pid "$target_PID" --serve "nowhere:80" >/dev/null 2>"$WORK/bad.err"
+ok "$([ $? -eq 2 ]; echo $?)" "an address that is not numeric: exit status 2"
+
+check "GET / lists the endpoints" sh -c "$(declare -f get); NODE='$NODE' PORT=$PORT get / | grep -q /metrics"
+wait_for 15 sh -c "$(declare -f get); NODE='$NODE' PORT=$PORT get /metrics | grep -q 'function=\"hotMain\"'"
+ok $? "/metrics names hotMain within 15 s"
+get /metrics >"$WORK/metrics.txt"
+ok $? "GET /metrics answers 200"
+check "nodejs_heap_size_used_bytes > 0" awk '
+	/^nodejs_heap_size_used_bytes\{/ && $NF > 0 { found = 1 } END { exit !found }' "$WORK/metrics.txt"
+check "ntopjs_function_self_seconds_total{function=\"hotMain\"} > 0" awk '
+	/^ntopjs_function_self_seconds_total\{.*function="hotMain"/ && $NF > 0 { found = 1 }
+	END { exit !found }' "$WORK/metrics.txt"
+check "series carry the target's pid" grep -q "pid=\"$target_PID\"" "$WORK/metrics.txt"
+if command -v promtool >/dev/null 2>&1; then
+	promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool.out" 2>&1
+	ok $? "promtool check metrics accepts /metrics"
+	[ -s "$WORK/promtool.out" ] && diag "$(head -5 "$WORK/promtool.out")"
+else
+	skip "promtool check metrics accepts /metrics" "promtool not found (Debian: prometheus)"
+fi
+check "POST is refused with 405" "$NODE" -e 'fetch(process.argv[1], { method: "POST", body: "x" })
+	.then(r => process.exit(r.status === 405 ? 0 : 1))' "http://127.0.0.1:$PORT/metrics"
+check "an unknown path is 404" "$NODE" -e 'fetch(process.argv[1])
+	.then(r => process.exit(r.status === 404 ? 0 : 1))' "http://127.0.0.1:$PORT/nope"
+check "seconds=0 is 400" "$NODE" -e 'fetch(process.argv[1])
+	.then(r => process.exit(r.status === 400 ? 0 : 1))' "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=0"
+
+# ---- Prometheus scrapes it ----
+if ! command -v "$PROMETHEUS" >/dev/null 2>&1; then
+	skip "Prometheus scrapes ntop-js and its query API returns the series" \
+		"prometheus not found (Debian: prometheus)"
+else
+	PPORT=$(free_port)
+	cat >"$WORK/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: ntopjs
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOF
+	"$PROMETHEUS" --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+		--web.listen-address="127.0.0.1:$PPORT" >"$WORK/prometheus.log" 2>&1 &
+	pids_to_kill="$pids_to_kill $!"
+	query() { # query PROMQL: the first result's value
+		"$NODE" -e 'fetch(process.argv[1] + encodeURIComponent(process.argv[2])).then(r => r.json())
+			.then(j => { const r = j.data && j.data.result; if (!r || !r.length) process.exit(1);
+				console.log(r[0].value[1]); }, () => process.exit(2))' \
+			"http://127.0.0.1:$PPORT/api/v1/query?query=" "$1"
+	}
+	wait_for 30 sh -c "$(declare -f query); NODE='$NODE' PPORT=$PPORT query 'up{job=\"ntopjs\"} == 1' >/dev/null"
+	ok $? "Prometheus scrapes ntop-js (up == 1)"
+	wait_for 15 sh -c "$(declare -f query); NODE='$NODE' PPORT=$PPORT query 'ntopjs_function_self_seconds_total{function=\"hotMain\"}' >/dev/null"
+	heap=$(query "nodejs_heap_size_used_bytes{pid=\"$target_PID\",thread=\"main\"}")
+	ok "$(awk -v v="$heap" 'BEGIN { exit !(v > 1e6 && v < 1e9) }'; echo $?)" \
+		"Prometheus: nodejs_heap_size_used_bytes is a sane heap ($heap)"
+	hot=$(query "ntopjs_function_self_seconds_total{function=\"hotMain\"}")
+	ok "$(awk -v v="$hot" 'BEGIN { exit !(v > 0) }'; echo $?)" \
+		"Prometheus: hotMain's self seconds ($hot)"
+	top=$(query 'topk(1, ntopjs_function_self_seconds_total)' >/dev/null &&
+		"$NODE" -e 'fetch(process.argv[1] + encodeURIComponent("topk(1, ntopjs_function_self_seconds_total)"))
+			.then(r => r.json()).then(j => console.log(j.data.result[0].metric.function))' \
+			"http://127.0.0.1:$PPORT/api/v1/query?query=")
+	ok "$([ "$top" = hotMain ]; echo $?)" "Prometheus: topk(1) of the functions is hotMain ($top)"
+	rate=$(wait_for 10 query 'rate(ntopjs_cpu_seconds_total{kind="js"}[5s]) > 0' >/dev/null &&
+		query 'rate(ntopjs_cpu_seconds_total{kind="js"}[5s])')
+	ok "$(awk -v v="$rate" 'BEGIN { exit !(v > 0.1 && v < 1.5) }'; echo $?)" \
+		"Prometheus: the rate of JS CPU seconds is within a core ($rate)"
+fi
+
+# ---- go tool pprof fetches a profile ----
+if ! command -v "$GO" >/dev/null 2>&1; then
+	skip "go tool pprof reads /debug/pprof/profile and lists hotMain first" \
+		"go not found (Debian: golang-go)"
+else
+	PPROF_TMPDIR=$WORK "$GO" tool pprof -top "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=3" \
+		>"$WORK/pprof.top" 2>"$WORK/pprof.err"
+	first=$(awk 'seen { print $6; exit } /flat%/ { seen = 1 }' "$WORK/pprof.top")
+	ok "$([ "$first" = hotMain ]; echo $?)" "go tool pprof -top lists hotMain first (got '$first')"
+	[ "$first" = hotMain ] || diag "$(head -15 "$WORK/pprof.top" "$WORK/pprof.err")"
+	check "the profile spans about 3 s" grep -Eq 'Duration: (2\.[5-9]|3\.|4\.)' "$WORK/pprof.top"
+fi
+
+# ---- hostile clients ----
+before=$(rss_kb "$ntop")
+"$NODE" - "$PORT" >"$WORK/hostile.out" 2>&1 <<'EOF'
+const net = require("net"), port = +process.argv[2];
+const say = (...a) => console.log(...a);
+function raw(data, { read = true, timeout = 15000 } = {}) {
+	return new Promise(res => {
+		const s = net.connect(port, "127.0.0.1");
+		let got = "", done = false;
+		const end = v => { if (!done) { done = true; s.destroy(); res(v); } };
+		s.on("connect", () => { if (data) s.write(data); });
+		if (read) s.on("data", d => { got += d; }); else s.pause();
+		s.on("close", () => end(got));
+		s.on("error", () => end(got));
+		setTimeout(() => end("TIMEOUT " + got), timeout);
+	});
+}
+const status = s => (/^HTTP\/1\.1 (\d+)/.exec(s) || [, s.slice(0, 20)])[1];
+(async () => {
+	// silent clients, held open meanwhile: dropped by the read timeout
+	const t0 = Date.now();
+	const silent = Array.from({ length: 8 }, () => raw(null, { timeout: 20000 }).then(() => Date.now() - t0));
+	say("garbage", status(await raw("garbage\r\n\r\n")));
+	say("binary", status(await raw(Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]))));
+	say("huge", status(await raw("GET /metrics HTTP/1.1\r\nX: " + "a".repeat(100000) + "\r\n\r\n")));
+	// clients that send a request and never read: held 3 s while another one is served
+	const idle = Array.from({ length: 20 }, () =>
+		raw("GET /debug/pprof/profile?seconds=1 HTTP/1.1\r\n\r\n", { read: false, timeout: 3000 }));
+	say("never-reads", status(await raw("GET /metrics HTTP/1.1\r\n\r\n")));
+	await Promise.all(idle);
+	let okSeq = 0;
+	for (let i = 0; i < 1000; i++)
+		if (status(await raw("GET /metrics HTTP/1.1\r\n\r\n")) === "200") okSeq++;
+	say("sequential", okSeq);
+	const conc = await Promise.all(Array.from({ length: 100 }, () => raw("GET /metrics HTTP/1.1\r\n\r\n")));
+	say("concurrent", conc.filter(x => status(x) === "200").length, conc.filter(x => x.startsWith("TIMEOUT")).length);
+	const ms = await Promise.all(silent);
+	say("silent", Math.max(...ms));
+})();
+EOF
+ok $? "the hostile clients ran"
+diag "$(cat "$WORK/hostile.out")"
+res() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$WORK/hostile.out"; }
+ok "$([ "$(res garbage)" = 400 ]; echo $?)" "garbage: 400"
+ok "$([ "$(res binary)" = 400 ]; echo $?)" "binary bytes: 400"
+ok "$([ "$(res huge)" = 431 ]; echo $?)" "a 100 KB head: 431"
+ok "$([ "$(res never-reads)" = 200 ]; echo $?)" "clients that never read hold nothing up"
+ok "$([ "$(res sequential)" = 1000 ]; echo $?)" "1,000 sequential requests all answered ($(res sequential))"
+set -- $(res concurrent)
+ok "$([ "${1:-0}" -ge 64 ] && [ "${2:-1}" -eq 0 ]; echo $?)" \
+	"100 concurrent: at least 64 answered, none left hanging ($1 answered, $2 hung)"
+silent=$(res silent)
+ok "$([ -n "$silent" ] && [ "$silent" -ge 9000 ] && [ "$silent" -lt 14000 ]; echo $?)" \
+	"silent clients are dropped after the 10 s read timeout (${silent} ms)"
+get /metrics >/dev/null
+ok $? "a final /metrics still answers"
+after=$(rss_kb "$ntop")
+diag "ntop-js RSS ${before} kB before the hostile clients, ${after} kB after"
+ok "$([ $((after - before)) -lt 16384 ]; echo $?)" "ntop-js's RSS grew under 16 MB (${before} -> ${after} kB)"
+
+# ---- --no-cpu: no profile to serve ----
+PORT2=$(free_port)
+"$NTOP_JS" -b --no-cpu --pid "$target_PID" -d 0.5 --serve "$PORT2" >/dev/null 2>"$WORK/nocpu.err" &
+nocpu=$!
+pids_to_kill="$pids_to_kill $nocpu"
+wait_for 10 port_open "$PORT2"
+check "--no-cpu: /debug/pprof/profile is 503 with a reason" "$NODE" -e 'fetch(process.argv[1])
+	.then(async r => process.exit(r.status === 503 && /no-cpu/.test(await r.text()) ? 0 : 1))' \
+	"http://127.0.0.1:$PORT2/debug/pprof/profile?seconds=1"
+kill -INT "$nocpu"
+wait "$nocpu"
+
+kill -INT "$ntop"
+wait "$ntop"
+ok $? "ntop-js leaves on SIGINT with status 0"
+check "the target is still running" alive "$target_PID"
+done_testing
