@@ -11,6 +11,7 @@
 #include "evloop.h"
 #include "exitcode.h"
 #include "export.h"
+#include "functab.h"
 #include "launch.h"
 #include "loop.h"
 #include "memlog.h"
@@ -417,6 +418,20 @@ static void app_start_cpu(void *ud)
 	app_say(a, false, "starting the CPU profiler; the target pauses while V8 lists its code");
 }
 
+/* The detail screen's hot lines: from the shown process's scripts and maps. */
+static bool app_line_text(void *ud, struct engine *e, uint32_t func, uint32_t line1,
+	bool generated, char *where, size_t where_cap, char *text, size_t text_cap, char *note,
+	size_t note_cap)
+{
+	const struct func_info *fi = func < functab_count(engine_functab(e)) ?
+		functab_get(engine_functab(e), func) : NULL;
+
+	if (!fi)
+		return false;
+	return app_smap_line_text(app_smap_of(ud, e), fi, line1, generated, where, where_cap, text,
+		text_cap, note, note_cap);
+}
+
 const struct tui_actions app_tui_actions = {
 	.quit = app_quit,
 	.save = app_save,
@@ -426,6 +441,7 @@ const struct tui_actions app_tui_actions = {
 	.snapshot = app_snapshot,
 	.start_cpu = app_start_cpu,
 	.thread_next = app_thread_next,
+	.line_text = app_line_text,
 };
 
 void app_on_signal(void *ud, int sig)
@@ -674,8 +690,9 @@ static int app_run(struct app *a)
 	cfg.mem_detail_interval_s = 10.0;
 	cfg.alloc = a->opt.alloc;
 	cfg.alloc_interval_s = a->opt.alloc_interval_s;
-	if (!a->opt.no_source_maps && a->target.pid > 0)
-		a->smap = app_smap_create(a->loop, a->target.pid);
+	/* the scripts' files (the hot lines' text) even without their maps */
+	if (a->target.pid > 0)
+		a->smap = app_smap_create(a->loop, a->target.pid, !a->opt.no_source_maps);
 	cfg.smap = app_smap_cache(a->smap);
 	engine_io_websocket(a->loop, &tp, &clock);
 	a->engine_cfg = cfg;

@@ -128,6 +128,8 @@ void app_show_thread(struct app *a, struct app_thread *th);
 void app_thread_next(void *ud);
 struct engine *app_shown_engine(const struct app *a);
 long app_shown_thread_id(const struct app *a);
+/* The source maps (and scripts) of the process that engine e watches. */
+struct app_smap *app_smap_of(const struct app *a, const struct engine *e);
 /* The PID of the process shown (another one of the service's, or the main target). */
 int app_shown_pid(const struct app *a);
 void app_threads_free(struct app *a);

@@ -2,22 +2,37 @@
 #include "config.h"
 
 #include "app_smap.h"
+#include "functab.h"
 #include "loop.h"
+#include "origins.h"
 #include "smapcache.h"
+#include "smapfind.h"
 #include "util.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* What the maps of one process may hold in memory: a large bundle's map with its sources is
  * 2x its size once parsed (doc/bench/sourcemap.md), so a few 20-30 MB bundles fit. */
 #define APP_SMAP_BUDGET_BYTES ((size_t)128 << 20)
 
+/* How many places of a generated line are looked up to tell whether it holds several
+ * original lines (a minified one). */
+#define APP_SMAP_LINE_PROBES 16
+/* The largest script or source whose lines the detail screen shows. */
+#define APP_SMAP_TEXT_MAX_BYTES ((size_t)32 << 20)
+
 struct app_smap {
 	struct smapcache *c;
 	struct loop_wake *w;
+	bool maps;
+	char *root;             /* /proc/PID/root, or NULL for this system's files */
+	/* the last file whose lines were shown, kept while they are */
+	char *file_path, *file_buf;
+	size_t file_len;
 };
 
 static void app_smap_on_wake(void *ud)
@@ -47,21 +62,154 @@ static bool app_smap_foreign_root(pid_t pid)
 	return mine.st_ino != its.st_ino || mine.st_dev != its.st_dev;
 }
 
-struct app_smap *app_smap_create(struct loop *l, pid_t pid)
+struct app_smap *app_smap_create(struct loop *l, pid_t pid, bool maps)
 {
 	struct app_smap *s = xcalloc(1, sizeof *s);
-	char root[64];
 
-	snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+	if (pid > 0 && app_smap_foreign_root(pid))
+		s->root = xasprintf("/proc/%d/root", (int)pid);
+	s->maps = maps;
 	s->w = loop_wake_create(l, app_smap_on_wake, s);
-	s->c = smapcache_create(pid > 0 && app_smap_foreign_root(pid) ? root : NULL,
-		APP_SMAP_BUDGET_BYTES, app_smap_notify, s);
+	s->c = smapcache_create(s->root, APP_SMAP_BUDGET_BYTES, app_smap_notify, s);
 	return s;
 }
 
 struct smapcache *app_smap_cache(const struct app_smap *s)
 {
-	return s ? s->c : NULL;
+	return s && s->maps ? s->c : NULL;
+}
+
+/* Line line1 (1-based) of the file at path (through the root) into text; *full_len (may be
+ * NULL) gets the line's whole length. */
+static bool app_smap_file_line(struct app_smap *s, const char *path, uint32_t line1, char *text,
+	size_t cap, size_t *full_len)
+{
+	const char *p, *end, *nl;
+	char *err = NULL;
+	size_t n;
+
+	if (!s->file_path || strcmp(s->file_path, path) != 0) {
+		free(s->file_path);
+		free(s->file_buf);
+		s->file_path = NULL;
+		s->file_buf = NULL;
+		if (smapfind_read(s->root, path, APP_SMAP_TEXT_MAX_BYTES, 0, &s->file_buf,
+			&s->file_len, &err) < 0) {
+			free(err);
+			return false;
+		}
+		s->file_path = xstrdup(path);
+	}
+	p = s->file_buf;
+	end = s->file_buf + s->file_len;
+	for (uint32_t k = 1; k < line1 && p < end; k++) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return false;
+		p = nl + 1;
+	}
+	if (p >= end && line1 > 1)
+		return false;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	n = (size_t)((nl ? nl : end) - p);
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	if (full_len)
+		*full_len = n;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(text, p, n);
+	text[n] = '\0';
+	return true;
+}
+
+/* Whether generated line line0 (of len bytes) maps to more than one original line. */
+static bool app_smap_many_lines(struct app_smap *s, const char *url, uint32_t line0, size_t len)
+{
+	struct smapcache_result r;
+	uint32_t src = 0, line = 0;
+	bool first = true;
+
+	for (size_t k = 0; k < APP_SMAP_LINE_PROBES; k++) {
+		uint32_t col = (uint32_t)(len * k / APP_SMAP_LINE_PROBES);
+
+		if (smapcache_lookup(s->c, url, line0, col, &r) != SMAPCACHE_MAPPED)
+			continue;
+		if (!first && (r.pos.source != src || r.pos.line != line))
+			return true;
+		src = r.pos.source;
+		line = r.pos.line;
+		first = false;
+	}
+	return false;
+}
+
+/* A line of code as the hot lines show it: its indentation dropped, tabs as spaces. */
+static void app_smap_tidy(char *text)
+{
+	size_t skip = strspn(text, " \t");
+
+	memmove(text, text + skip, strlen(text + skip) + 1);
+	for (char *p = text; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
+}
+
+static const char *app_smap_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+static bool app_smap_line_raw(struct app_smap *s, const struct func_info *fi, uint32_t line1,
+	bool generated, char *where, size_t where_cap, char *text, size_t text_cap, char *note,
+	size_t note_cap)
+{
+	struct smapcache_result r;
+	char *path = NULL, *err = NULL;
+	size_t gen_len = 0;
+	bool ok = false;
+	long n;
+
+	where[0] = text[0] = note[0] = '\0';
+	if (!s || !fi->url[0] || line1 == 0 || functab_is_internal(fi) ||
+	    smapfind_url_path(fi->url, &path, &err) < 0) {
+		free(err);
+		return false;
+	}
+	ok = app_smap_file_line(s, path, line1, text, text_cap, &gen_len);
+	snprintf(where, where_cap, "%s:%u", app_smap_base(path), line1);
+	free(path);
+	if (generated)
+		return ok;
+	/* V8 counts ticks per line, with no column: a minified script's line holds much of the
+	 * program, and no single original line stands for it. */
+	if (s->maps && fi->mapped && ok && app_smap_many_lines(s, fi->url, line1 - 1, gen_len)) {
+		snprintf(note, note_cap, "Minified: each line of this script holds many lines of the "
+			"sources, and V8 counts ticks per line, so these are the script's lines.");
+		text[0] = '\0';
+		return true;
+	}
+	if (s->maps && fi->mapped &&
+	    smapcache_lookup(s->c, fi->url, line1 - 1, 0, &r) == SMAPCACHE_MAPPED) {
+		/* the original line that the generated one starts in */
+		char *src = origins_source_path(fi->url, r.pos.source_path ? r.pos.source_path : "");
+
+		snprintf(where, where_cap, "%s:%u", app_smap_base(src), r.pos.line + 1);
+		n = sourcemap_source_line(r.map, r.pos.source, r.pos.line + 1, text, text_cap - 1);
+		if (n >= 0)
+			text[n] = '\0';
+		ok = n >= 0 || (src[0] == '/' && app_smap_file_line(s, src, r.pos.line + 1, text,
+			text_cap, NULL));
+		free(src);
+		return ok;
+	}
+	if (s->maps && !fi->mapped && fi->line >= 0 && fi->column >= 0 &&
+	    smapcache_lookup(s->c, fi->url, (uint32_t)fi->line, (uint32_t)fi->column, &r) ==
+	    SMAPCACHE_NONE && r.reason)
+		snprintf(note, note_cap, "No source map: %s", r.reason);
+	return ok;
 }
 
 void app_smap_free(struct app_smap *s)
@@ -70,5 +218,19 @@ void app_smap_free(struct app_smap *s)
 		return;
 	smapcache_free(s->c);
 	loop_wake_free(s->w);
+	free(s->root);
+	free(s->file_path);
+	free(s->file_buf);
 	free(s);
+}
+
+bool app_smap_line_text(struct app_smap *s, const struct func_info *fi, uint32_t line1,
+	bool generated, char *where, size_t where_cap, char *text, size_t text_cap, char *note,
+	size_t note_cap)
+{
+	bool ok = app_smap_line_raw(s, fi, line1, generated, where, where_cap, text, text_cap, note,
+		note_cap);
+
+	app_smap_tidy(text);
+	return ok;
 }

@@ -3,16 +3,28 @@
 #ifndef NTOP_APP_SMAP_H
 #define NTOP_APP_SMAP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct loop;
 struct smapcache;
+struct func_info;
 
 /* The maps of process pid's scripts, read through /proc/PID/root when it lives in another
  * mount namespace (a container), else from this system's files directly (so that --follow's
  * next process reads them too). */
-struct app_smap *app_smap_create(struct loop *l, pid_t pid);
+struct app_smap *app_smap_create(struct loop *l, pid_t pid, bool maps);
+/* The cache for the engines; NULL when maps are off (--no-source-maps). */
 struct smapcache *app_smap_cache(const struct app_smap *s);
+/* Line line1 (V8's, 1-based) of fi's script, for the detail screen's hot lines: where (its
+ * place: in the original source when fi is source-mapped, unless generated) and text (raw: the caller makes it
+ * safe), and note, a sentence on fi's source map ("" when mapped or nothing to say). False
+ * when there is no text. */
+bool app_smap_line_text(struct app_smap *s, const struct func_info *fi, uint32_t line1,
+	bool generated, char *where, size_t where_cap, char *text, size_t text_cap, char *note,
+	size_t note_cap);
 /* After every engine that borrows the cache is freed. Accepts NULL. */
 void app_smap_free(struct app_smap *s);
 

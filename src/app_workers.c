@@ -227,8 +227,7 @@ void app_add_process(struct app *a, const struct attach_result *r)
 	cfg.alloc = false;
 	cfg.ask_pause = false;
 	cfg.calltree_max_samples = WORKER_CALLTREE_MAX_SAMPLES;
-	if (!a->opt.no_source_maps)
-		th->smap = app_smap_create(a->loop, r->pid);
+	th->smap = app_smap_create(a->loop, r->pid, !a->opt.no_source_maps);
 	cfg.smap = app_smap_cache(th->smap);
 	engine_io_websocket(a->loop, &tp, &clock);
 	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &thread_handlers,
@@ -326,6 +325,14 @@ void app_thread_next(void *ud)
 struct engine *app_shown_engine(const struct app *a)
 {
 	return a->shown ? a->shown->e : a->engine;
+}
+
+struct app_smap *app_smap_of(const struct app *a, const struct engine *e)
+{
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (a->threads[i]->e == e && a->threads[i]->process)
+			return a->threads[i]->smap;
+	return a->smap;
 }
 
 int app_shown_pid(const struct app *a)

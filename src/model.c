@@ -45,6 +45,37 @@ void model_free(struct model *m)
 	m->n_all = m->all_cap = 0;
 }
 
+static int cmp_lines(const void *pa, const void *pb)
+{
+	const struct line_stat *a = pa, *b = pb;
+
+	if (a->ticks != b->ticks)
+		return a->ticks > b->ticks ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+size_t model_hot_lines(const struct model *m, uint32_t func, struct line_stat **out,
+	uint64_t *sum)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	*sum = 0;
+	if (!m->cum)
+		return 0;
+	for (size_t i = 0; i < m->cum->n_lines; i++) {
+		const struct line_stat *l = &m->cum->lines[i];
+		if (l->func != func || l->ticks == 0)
+			continue;
+		*out = xreallocarray_grow(*out, &cap, n + 1, sizeof(**out));
+		(*out)[n++] = *l;
+		*sum += l->ticks;
+	}
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), cmp_lines);
+	return n;
+}
+
 void model_all_begin(struct model *m, bool processes)
 {
 	m->n_all = 0;

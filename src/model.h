@@ -117,6 +117,18 @@ struct model {
 	char inlining_caveat[48];      /* why not: "--leave-jit", "--no-eval", ... */
 	/* g: names and places as V8 gives them, not as the source maps trace them back. */
 	bool show_generated;
+	/* The text of the detail screen's hot lines (tui.c asks the app for it), for detail_func:
+	 * each line's place (in the original source when mapped) and text, made safe; and one
+	 * sentence on the function's source map ("" when there is nothing to say). */
+#define MODEL_LINE_TEXTS 12
+	uint32_t line_text_func;
+	struct model_line_text {
+		uint32_t line;          /* V8's, 1-based */
+		char where[96];         /* "pricing.ts:16" */
+		char text[240];
+	} line_text[MODEL_LINE_TEXTS];
+	size_t n_line_text;
+	char map_note[200];
 	/* Status line: one message, shown until replaced (wall time it was set). */
 	char status[256];
 	bool status_is_error;
@@ -175,6 +187,12 @@ void model_all_begin(struct model *m, bool processes);
 void model_all_add(struct model *m, const char *source, const struct window_stats *w,
 	const struct functab *ft);
 void model_all_end(struct model *m);
+
+/* func's lines with ticks since attach, hottest first (*out allocated, caller frees); returns
+ * the count and the sum of all its ticks. */
+struct line_stat;
+size_t model_hot_lines(const struct model *m, uint32_t func, struct line_stat **out,
+	uint64_t *sum);
 
 /* The rows of a mode: every function with time in it (special nodes excluded), unsorted.
  * Returns the count; *rows is reallocated as needed (caller frees). */

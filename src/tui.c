@@ -30,6 +30,40 @@ struct tui {
 	bool first_status; /* the status line still holds the "attached" message */
 };
 
+/* The detail screen's hot lines, their text from the app (the scripts, their source maps). */
+static void tui_pull_line_text(struct tui *t)
+{
+	struct model *m = &t->model;
+	uint32_t func = view_detail_func(t->view);
+	struct line_stat *lines = NULL;
+	uint64_t sum;
+	size_t n;
+
+	m->n_line_text = 0;
+	m->map_note[0] = '\0';
+	m->line_text_func = func;
+	if (func == UINT32_MAX || !t->actions->line_text)
+		return;
+	n = model_hot_lines(m, func, &lines, &sum);
+	for (size_t i = 0; i < n && m->n_line_text < MODEL_LINE_TEXTS; i++) {
+		struct model_line_text *lt = &m->line_text[m->n_line_text];
+		char where[sizeof lt->where], text[sizeof lt->text], note[sizeof m->map_note];
+
+		note[0] = '\0';
+		if (!t->actions->line_text(t->ud, t->engine, func, lines[i].line, m->show_generated,
+			where, sizeof where, text, sizeof text, note, sizeof note))
+			where[0] = text[0] = '\0';
+		/* target text: made safe here, before any view sees it */
+		lt->line = lines[i].line;
+		util_sanitize(where, strlen(where), lt->where, sizeof lt->where);
+		util_sanitize(text, strlen(text), lt->text, sizeof lt->text);
+		if (note[0] && !m->map_note[0])
+			util_sanitize(note, strlen(note), m->map_note, sizeof m->map_note);
+		m->n_line_text++;
+	}
+	free(lines);
+}
+
 static void tui_draw(struct tui *t)
 {
 	int w, h;
@@ -39,6 +73,7 @@ static void tui_draw(struct tui *t)
 		grid_resize(&t->grid, w, h);
 	else
 		grid_clear(&t->grid);
+	tui_pull_line_text(t);
 	view_draw(t->view, &t->model, &t->grid, util_now_wall_s());
 	term_draw(&t->grid);
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct loop;
 struct engine;
@@ -22,6 +23,12 @@ struct tui_actions {
 	void (*snapshot)(void *ud);   /* the user confirmed a heap snapshot */
 	void (*start_cpu)(void *ud);  /* the user confirmed starting the CPU profiler */
 	void (*thread_next)(void *ud);/* t: the app shows the next thread (tui_show_thread) */
+	/* The detail screen's hot lines: the text of line line1 (V8's, 1-based) of function func
+	 * of engine e's table, and its place (where: in the original source when a source map
+	 * says so, unless generated); note gets a sentence about the function's source map, or "". False when there
+	 * is no text. NULL: none shown. */
+	bool (*line_text)(void *ud, struct engine *e, uint32_t func, uint32_t line1, bool generated,
+		char *where, size_t where_cap, char *text, size_t text_cap, char *note, size_t note_cap);
 };
 
 /* Opens the terminal and starts drawing. Returns NULL with *cause on failure. */

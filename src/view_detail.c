@@ -92,37 +92,16 @@ enum view_action view_detail_key(struct view *v, const struct model *m, int key)
 	}
 }
 
-static int cmp_lines(const void *pa, const void *pb)
+/* The text the model holds for line (V8's) of func, if any. */
+static const struct model_line_text *detail_line_text(const struct model *m, uint32_t func,
+	uint32_t line)
 {
-	const struct line_stat *a = pa, *b = pb;
-
-	if (a->ticks != b->ticks)
-		return a->ticks > b->ticks ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
-}
-
-/* The function's lines with ticks since attach, hottest first; returns the count and the
- * sum of all its ticks. */
-static size_t detail_hot_lines(const struct model *m, uint32_t func, struct line_stat **out,
-	uint64_t *sum)
-{
-	size_t n = 0, cap = 0;
-
-	*out = NULL;
-	*sum = 0;
-	if (!m->cum)
-		return 0;
-	for (size_t i = 0; i < m->cum->n_lines; i++) {
-		const struct line_stat *l = &m->cum->lines[i];
-		if (l->func != func || l->ticks == 0)
-			continue;
-		*out = xreallocarray_grow(*out, &cap, n + 1, sizeof(**out));
-		(*out)[n++] = *l;
-		*sum += l->ticks;
-	}
-	if (n > 1)
-		qsort(*out, n, sizeof(**out), cmp_lines);
-	return n;
+	if (m->line_text_func != func)
+		return NULL;
+	for (size_t i = 0; i < m->n_line_text; i++)
+		if (m->line_text[i].line == line)
+			return &m->line_text[i];
+	return NULL;
 }
 
 /* What a JS function's self time may hold besides its own code. */
@@ -199,7 +178,7 @@ void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
 	int bottom, y = 0, budget, x;
 
 	detail_refresh(v, m);
-	n_lines = detail_hot_lines(m, v->detail, &lines, &tick_sum);
+	n_lines = model_hot_lines(m, v->detail, &lines, &tick_sum);
 	bottom = view_draw_bottom(v, m, g, DETAIL_KEYS);
 
 	x = grid_put(g, 0, y, GA_HEADER, "FUNCTION ", 0);
@@ -258,6 +237,8 @@ void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
 	for (int k = 0; k < 3 && y < bottom; k++) {
 		grid_fill_attr(g, 0, y, g->width, GA_TITLE);
 		grid_put(g, 0, y++, GA_TITLE, title[k], 0);
+		if (k == 2 && m->map_note[0] && m->line_text_func == v->detail && y < bottom)
+			grid_put(g, 2, y++, GA_DIM, m->map_note, 0);
 		if (count[k] == 0 && y < bottom) {
 			const char *none = k == 2 ? "(no line ticks for this function yet)"
 				: !m->ct ? "(no call tree is kept in this session)" : "(none)";
@@ -273,11 +254,22 @@ void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
 					v->detail_sel == v->n_callers + i);
 			} else {
 				double pct = tick_sum ? (double)lines[i].ticks * 100.0 / (double)tick_sum : 0;
+				const struct model_line_text *lt = detail_line_text(m, v->detail,
+					lines[i].line);
+				int tx;
+
 				view_fmt_pct(pct, buf, sizeof(buf));
 				view_put_right(g, 0, y, view_heat(pct), buf, 8);
-				snprintf(buf, sizeof(buf), "line %-6u %llu ticks", lines[i].line,
-					(unsigned long long)lines[i].ticks);
-				grid_put(g, 10, y, GA_NORMAL, buf, 0);
+				/* the place in the original source when a map gives one, else V8's line */
+				if (lt && lt->where[0])
+					snprintf(buf, sizeof(buf), "%-22s %6llu ticks", lt->where,
+						(unsigned long long)lines[i].ticks);
+				else
+					snprintf(buf, sizeof(buf), "line %-17u %6llu ticks", lines[i].line,
+						(unsigned long long)lines[i].ticks);
+				tx = 10 + view_put_fit(v, g, 10, y, GA_NORMAL, buf, g->width - 10, true);
+				if (lt && lt->text[0] && tx + 3 < g->width)
+					view_put_fit(v, g, tx + 2, y, GA_DIM, lt->text, g->width - tx - 2, false);
 			}
 		}
 	}

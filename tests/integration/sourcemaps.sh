@@ -46,6 +46,16 @@ hot_is() { # hot_is FILE NAME
 
 run tsc dist/main.js
 ok $? "ntop-js on tsc's output: status 0"
+# tsc's maps have no sourcesContent: the hot lines' text comes from the .ts file itself
+term_start 160 30 "$NTOP_JS --pid $tsc_PID --no-config 2>$WORK/tui-tsc.err; echo EXIT=\$?; sleep 60"
+wait_screen 20 ' unitPrice +.*pricing\.ts:14' && keys Enter
+check "tsc's output, Enter on unitPrice: its hot line 16 of src/pricing.ts, the text read from the .ts file" \
+	wait_screen 15 'pricing\.ts:16 +[0-9]+ ticks +for \(let k = 0; k < 2000; k\+\+\) p = \(p \* 31 \+ k\) % 100003;'
+keys g
+check "g: V8's line of dist/pricing.js, with its text" \
+	wait_screen 10 'pricing\.js:1[0-9] +[0-9]+ ticks +for \(let k = 0; k < 2000; k\+\+\)'
+keys q
+term_stop
 check "the hot function maps to unitPrice in src/pricing.ts:14, with the file's full path" hot_is "$WORK/tsc.jsonl" unitPrice
 check "and keeps V8's position beside it: unitPrice in dist/pricing.js" jsonl_check "$WORK/tsc.jsonl" "
 	l => l.slice(2).every(w => w.top.some(f => f.function === 'unitPrice' && /dist\\/pricing\\.js\$/.test(f.url)))"
@@ -80,6 +90,14 @@ check "g: V8's names and places (app.min.js)" wait_screen 10 'app\.min\.js:1'
 check "and the status line says so" wait_screen 5 'generated positions, as V8 gives them'
 keys g
 check "g again: back to the original sources" wait_screen 10 ' unitPrice +.*pricing\.ts:14'
+# Enter on the top row: the details of the hottest function (unitPrice, the loop is hot)
+keys Enter
+check "Enter: unitPrice's details at src/pricing.ts:14" wait_screen 10 '^FUNCTION unitPrice'
+# V8 counts ticks per line only: the bundle's one line holds the whole program
+check "its hot line is the minified bundle's line, said so (V8 counts ticks per line)" \
+	wait_screen 15 'Minified: each line of this script holds many lines of the sources'
+check "(app.min.js:1)" wait_screen 5 'app\.min\.js:1 +[0-9]+ ticks'
+keys Escape
 keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"
