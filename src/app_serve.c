@@ -11,6 +11,7 @@
 #include "loop.h"
 #include "memseries.h"
 #include "pprof.h"
+#include "procfs.h"
 #include "promfill.h"
 #include "promtext.h"
 #include "serve.h"
@@ -69,6 +70,10 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 	src.node_version = t->node_version[0] ? t->node_version : NULL;
 	src.attached = e != NULL && !(main_engine && (a->finished || a->following));
 	src.process_cpu_s = NAN;
+	/* the process's, so once per process: with its main thread */
+	if (strcmp(thread, "main") == 0 && t->pid > 0 && e &&
+	    procfs_cpu_seconds(t->pid, &src.process_cpu_s) < 0)
+		src.process_cpu_s = NAN;
 	src.top_n = a->opt.top_n;
 	if (e) {
 		src.mem = memseries_last(engine_memseries(e));
@@ -106,6 +111,9 @@ static void serve_metrics(struct app *a, struct serve_conn *c)
 			name = names[n];
 		}
 		fill_one(a, e, target, name, false, &st[n], &t[n]);
+		/* a worker's title is its process's, as its pid is */
+		if (!process)
+			t[n].title = a->target.title;
 		n++;
 	}
 	strbuf_reset(&s->body);

@@ -715,3 +715,35 @@ int procfs_start_time(pid_t pid, unsigned long long *ticks)
 	free(buf);
 	return rc;
 }
+
+int procfs_cpu_seconds(pid_t pid, double *seconds)
+{
+	char path[64], *buf = NULL, *p;
+	size_t len;
+	int field, rc = -1;
+	unsigned long long v[2];
+	long hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (hz <= 0 || procfs_file_read(path, PROCFS_SMALL_MAX_BYTES, &buf, &len, NULL) < 0)
+		return -1;
+	/* fields 14 and 15 (utime, stime), counted from the ')' that ends the command name */
+	p = memrchr(buf, ')', len);
+	if (p) {
+		for (field = 2, p++; *p && field < 14; p++)
+			if (*p == ' ')
+				field++;
+		if (field == 14) {
+			char *end, *end2 = NULL;
+			errno = 0;
+			v[0] = strtoull(p, &end, 10);
+			v[1] = end != p && *end == ' ' ? strtoull(end + 1, &end2, 10) : 0;
+			if (!errno && end != p && *end == ' ' && end2 != end + 1) {
+				*seconds = (double)(v[0] + v[1]) / (double)hz;
+				rc = 0;
+			}
+		}
+	}
+	free(buf);
+	return rc;
+}

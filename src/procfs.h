@@ -138,6 +138,9 @@ int procfs_status_rss(const char *text, size_t len, double *rss_bytes);
 int procfs_rss_read(pid_t pid, double *rss_bytes);
 /* The process's start time (field 22 of /proc/PID/stat, clock ticks since boot). 0 or -1. */
 int procfs_start_time(pid_t pid, unsigned long long *ticks);
+/* The process's user and system CPU time in seconds (fields 14 and 15 of /proc/PID/stat).
+ * 0 or -1. */
+int procfs_cpu_seconds(pid_t pid, double *seconds);
 /* MemAvailable of /proc/meminfo, in bytes. Returns 0 or -1. */
 int procfs_mem_available(double *bytes);
 

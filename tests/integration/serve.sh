@@ -58,6 +58,8 @@ check "nodejs_heap_size_used_bytes > 0" awk '
 check "ntopjs_function_self_seconds_total{function=\"hotMain\"} > 0" awk '
 	/^ntopjs_function_self_seconds_total\{.*function="hotMain"/ && $NF > 0 { found = 1 }
 	END { exit !found }' "$WORK/metrics.txt"
+check "process_cpu_seconds_total > 0 (the target's /proc)" awk '
+	/^process_cpu_seconds_total\{/ && $NF > 0 { found = 1 } END { exit !found }' "$WORK/metrics.txt"
 check "series carry the target's pid" grep -q "pid=\"$target_PID\"" "$WORK/metrics.txt"
 if command -v promtool >/dev/null 2>&1; then
 	promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool.out" 2>&1
@@ -178,8 +180,9 @@ ok "$([ "$(res huge)" = 431 ]; echo $?)" "a 100 KB head: 431"
 ok "$([ "$(res never-reads)" = 200 ]; echo $?)" "clients that never read hold nothing up"
 ok "$([ "$(res sequential)" = 1000 ]; echo $?)" "1,000 sequential requests all answered ($(res sequential))"
 set -- $(res concurrent)
-ok "$([ "${1:-0}" -ge 64 ] && [ "${2:-1}" -eq 0 ]; echo $?)" \
-	"100 concurrent: at least 64 answered, none left hanging ($1 answered, $2 hung)"
+# 64 connections at a time, 8 of them the silent clients': beyond, closed at once
+ok "$([ "${1:-0}" -ge 50 ] && [ "${2:-1}" -eq 0 ]; echo $?)" \
+	"100 concurrent: most answered, the rest closed, none left hanging ($1 answered, $2 hung)"
 silent=$(res silent)
 ok "$([ -n "$silent" ] && [ "$silent" -ge 9000 ] && [ "$silent" -lt 14000 ]; echo $?)" \
 	"silent clients are dropped after the 10 s read timeout (${silent} ms)"

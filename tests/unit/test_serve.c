@@ -10,6 +10,7 @@
 #include "functab.h"
 #include "memseries.h"
 #include "promfill.h"
+#include "procfs.h"
 #include "promtext.h"
 #include "serve.h"
 #include "strbuf.h"
@@ -17,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static enum serve_parse parse(const char *s, struct serve_request *r)
 {
@@ -195,10 +197,24 @@ static void test_promfill(void)
 	functab_free(ft);
 }
 
+/* process_cpu_seconds_total's source */
+static void test_cpu_seconds(void)
+{
+	double s = -1;
+	volatile double x = 0;
+
+	for (long i = 0; i < 20000000; i++)
+		x += (double)i;
+	ok(procfs_cpu_seconds(getpid(), &s) == 0 && s > 0 && s < 3600,
+		"this process's CPU seconds from /proc (%g)", s);
+	ok(procfs_cpu_seconds(0x7ffffff0, &s) < 0, "no such process: -1");
+}
+
 int main(void)
 {
 	test_parser();
 	test_addr();
 	test_promfill();
+	test_cpu_seconds();
 	return done_testing();
 }
