@@ -494,6 +494,10 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	}
 	if (o->json)
 		o->batch = true;
+	if (o->replay_path && o->serve) {
+		*msg = xstrdup("--serve serves a live target; --replay shows a log and watches none.");
+		return EXIT_USAGE;
+	}
 	if (o->replay_path && o->batch) {
 		*msg = xstrdup("--replay shows a log on the terminal; it has no batch mode.");
 		return EXIT_USAGE;

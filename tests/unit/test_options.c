@@ -143,6 +143,9 @@ int main(void)
 	is_int(parse(&o, &msg, "--pid", "1", "--serve", "host:80"), EXIT_USAGE,
 		"--serve with a name refused");
 	free(msg);
+	is_int(parse(&o, &msg, "--replay", "x.log", "--serve", "9464"), EXIT_USAGE,
+		"--serve with --replay refused");
+	free(msg);
 	is_int(parse(&o, &msg, "--pid", "1", "extra", NULL), EXIT_USAGE, "stray argument refused");
 	free(msg);
 	is_int(parse(&o, &msg, "--bogus", NULL, NULL, NULL), EXIT_USAGE, "unknown option refused");
