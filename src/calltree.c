@@ -564,10 +564,70 @@ static void write_call_frame(struct strbuf *sb, const struct calltree *t, uint32
 	}
 }
 
+/* VS Code's profile viewer reads where each node's code came from in a "$vscode" block:
+ * {locations: [{callFrame, locations: [{lineNumber, columnNumber (from 1), source: {name,
+ * path}}]}]}, a node's locationId indexing it. A location for each source-mapped function
+ * (functab_set_origin), in the order first met; loc[func] is its id or CT_NONE. */
+static uint32_t *vscode_locations(const struct calltree *t, const struct functab *ft,
+	uint32_t **order, uint32_t *n)
+{
+	size_t nf = functab_count(ft), depth = 0;
+	uint32_t *loc = NULL;
+
+	*order = NULL;
+	*n = 0;
+	for (uint32_t i = 0; i != CT_NONE; i = preorder_next(t, i, &depth)) {
+		uint32_t func = t->nodes[i].func;
+		const struct func_info *fi = func == CT_NONE || func >= nf ? NULL :
+			functab_get(ft, func);
+
+		if (!fi || !fi->mapped)
+			continue;
+		if (!loc) {
+			loc = xmalloc(nf * sizeof *loc);
+			for (size_t k = 0; k < nf; k++)
+				loc[k] = CT_NONE;
+			*order = xmalloc(nf * sizeof **order);
+		}
+		if (loc[func] == CT_NONE) {
+			loc[func] = *n;
+			(*order)[(*n)++] = func;
+		}
+	}
+	return loc;
+}
+
+static void write_vscode(struct strbuf *sb, const struct functab *ft, const uint32_t *order,
+	uint32_t n)
+{
+	strbuf_puts(sb, ",\"$vscode\":{\"locations\":[");
+	for (uint32_t k = 0; k < n; k++) {
+		const struct func_info *fi = functab_get(ft, order[k]);
+		const char *base = strrchr(fi->orig_url, '/');
+
+		base = base && base[1] ? base + 1 : fi->orig_url;
+		strbuf_puts(sb, k ? ",{\"callFrame\":{\"functionName\":" :
+			"{\"callFrame\":{\"functionName\":");
+		strbuf_json_string(sb, fi->name, strlen(fi->name));
+		strbuf_puts(sb, ",\"scriptId\":\"0\",\"url\":");
+		strbuf_json_string(sb, fi->url, strlen(fi->url));
+		strbuf_printf(sb, ",\"lineNumber\":%" PRId32 ",\"columnNumber\":%" PRId32 "},"
+			"\"locations\":[{\"lineNumber\":%" PRId64 ",\"columnNumber\":%" PRId64
+			",\"source\":{\"name\":", fi->line, fi->column, (int64_t)fi->orig_line + 1,
+			(int64_t)fi->orig_column + 1);
+		strbuf_json_string(sb, base, strlen(base));
+		strbuf_puts(sb, ",\"path\":");
+		strbuf_json_string(sb, fi->orig_url, strlen(fi->orig_url));
+		strbuf_puts(sb, ",\"sourceReference\":0}}]}");
+	}
+	strbuf_puts(sb, "]}");
+}
+
 int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft, FILE *f)
 {
 	struct strbuf sb;
-	uint32_t *ids = xmalloc(t->n_nodes * sizeof(*ids));
+	uint32_t *ids = xmalloc(t->n_nodes * sizeof(*ids)), *vs_order, n_vs;
+	uint32_t *vs_loc = vscode_locations(t, ft, &vs_order, &n_vs);
 	uint32_t next_id = 1;
 	uint64_t q = t->dropped ? synthetic_quantum(t) : 0;
 	int64_t start_us = t->have_time ? t->start_us : 0, end_us = start_us;
@@ -587,6 +647,8 @@ int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft
 
 		strbuf_printf(&sb, "%s{\"id\":%" PRIu32 ",", i ? "," : "", ids[i]);
 		write_call_frame(&sb, t, i, ft);
+		if (vs_loc && n->func != CT_NONE && vs_loc[n->func] != CT_NONE)
+			strbuf_printf(&sb, ",\"locationId\":%" PRIu32, vs_loc[n->func]);
 		strbuf_printf(&sb, ",\"hitCount\":%" PRIu64 ",\"children\":[", hits);
 		for (uint32_t c = n->first_child; c != CT_NONE; c = t->nodes[c].next_sibling)
 			strbuf_printf(&sb, "%s%" PRIu32, c == n->first_child ? "" : ",", ids[c]);
@@ -637,13 +699,18 @@ int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft
 			(int64_t)(span_us < (UINT64_C(1) << 62) ? span_us : UINT64_C(1) << 62);
 	else
 		end_us = t->have_time ? t->end_us : start_us;
-	strbuf_printf(&sb, "],\"startTime\":%" PRId64 ",\"endTime\":%" PRId64 "}\n", start_us, end_us);
+	strbuf_printf(&sb, "],\"startTime\":%" PRId64 ",\"endTime\":%" PRId64, start_us, end_us);
+	if (n_vs)
+		write_vscode(&sb, ft, vs_order, n_vs);
+	strbuf_puts(&sb, "}\n");
 	if (rc == 0)
 		rc = flush_out(&sb, f, true);
 	if (rc == 0 && (fflush(f) != 0 || ferror(f)))
 		rc = -1;
 	strbuf_free(&sb);
 	free(ids);
+	free(vs_loc);
+	free(vs_order);
 	return rc;
 }
 

@@ -78,8 +78,18 @@ check "batch text names it as the TypeScript does, with its .ts line" \
 "$NTOP_JS" --pid "$cjs_PID" --no-config -b --json -n 3 --no-source-maps >"$WORK/nomaps.jsonl" 2>/dev/null
 check "--no-source-maps: no original fields, V8's names only" jsonl_check "$WORK/nomaps.jsonl" "
 	l => l.every(w => w.top.every(f => !f.original && f.function !== 'unitPrice'))"
-"$NTOP_JS" --pid "$cjs_PID" --no-config -b -n 2 --folded "$WORK/cjs.folded" >/dev/null 2>&1
+"$NTOP_JS" --pid "$cjs_PID" --no-config -b -n 2 --folded "$WORK/cjs.folded" -o "$WORK/cjs.cpuprofile" \
+	>/dev/null 2>&1
 check "--folded: the TypeScript names" grep -q ';unitPrice (.*src/pricing\.ts:14) ' "$WORK/cjs.folded"
+check "-o: a .cpuprofile as DevTools reads it (V8's names)" "$NODE" "$top_srcdir/tests/check-cpuprofile.js" \
+	--quiet --lax-hitcount "$WORK/cjs.cpuprofile"
+check "with VS Code's \$vscode block: the renamed function's node located at src/pricing.ts:14" \
+	"$NODE" -e '
+	const p = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")), locs = p.$vscode.locations;
+	const hot = p.nodes.filter(n => n.locationId !== undefined && locs[n.locationId].locations[0].source.path.endsWith("/src/pricing.ts") &&
+		locs[n.locationId].locations[0].lineNumber === 14 && n.callFrame.functionName !== "unitPrice" &&
+		n.callFrame.functionName === locs[n.locationId].callFrame.functionName);
+	process.exit(hot.length > 0 && hot.some(n => n.hitCount > 0) ? 0 : 1);' "$WORK/cjs.cpuprofile"
 
 # The live view: the original name on the table; g shows V8's, and back.
 term_start 160 30 "$NTOP_JS --pid $cjs_PID --no-config 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"

@@ -867,6 +867,36 @@ static void test_under(struct functab *ft, const struct funcs *fn)
 	ok(buf && strncmp(buf, "thread 3 po,ol;(root);main", 26) == 0 && !strstr(buf, "\n(root)"),
 		"every stack starts with the frame (its ';' made ','): %s", buf ? buf : "");
 	free(buf);
+	buf = write_to_string(t, ft, false);
+	ok(buf && !strstr(buf, "$vscode") && !strstr(buf, "locationId"),
+		"no source map: no $vscode block");
+	free(buf);
+	/* a source-mapped function: VS Code's viewer finds its original place */
+	functab_set_origin(ft, fn->foo, "fooTs", 5, "/srv/app/src/foo.ts", 19, 41, 9);
+	buf = write_to_string(t, ft, false);
+	{
+		cJSON *j = buf ? cJSON_Parse(buf) : NULL;
+		const cJSON *locs = j ? cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(j, "$vscode"), "locations") : NULL;
+		const cJSON *loc0 = cJSON_GetArrayItem(locs, 0), *src = NULL, *nodes, *node;
+		int with_id = 0;
+
+		if (loc0)
+			src = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(loc0, "locations"), 0);
+		ok(cJSON_GetArraySize(locs) == 1 && src &&
+			cJSON_GetObjectItemCaseSensitive(src, "lineNumber")->valueint == 42 &&
+			cJSON_GetObjectItemCaseSensitive(src, "columnNumber")->valueint == 10 &&
+			strcmp(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(src,
+			"source"), "path")->valuestring, "/srv/app/src/foo.ts") == 0,
+			"$vscode: one location, its line and column from 1, its source's path");
+		nodes = j ? cJSON_GetObjectItemCaseSensitive(j, "nodes") : NULL;
+		cJSON_ArrayForEach(node, nodes)
+			if (cJSON_GetObjectItemCaseSensitive(node, "locationId"))
+				with_id++;
+		is_int(with_id, 1, "and only foo's node points at it");
+		cJSON_Delete(j);
+	}
+	free(buf);
 	calltree_free(t);
 	p = export_sibling_path("/tmp/app.cpuprofile", "t3");
 	ok(strcmp(p, "/tmp/app-t3.cpuprofile") == 0, "sibling of .cpuprofile: %s", p);
