@@ -259,6 +259,11 @@ static void on_request(void *ud, struct serve_conn *c, const struct serve_reques
 		serve_respond_text(c, 405, "only GET is served.");
 		return;
 	}
+	/* the loop runs only once the engine exists; kept safe should that change */
+	if (!a->engine) {
+		serve_respond_text(c, 503, "ntop-js has not attached yet.");
+		return;
+	}
 	if (strcmp(r->path, "/metrics") == 0)
 		serve_metrics(a, c);
 	else if (strcmp(r->path, "/debug/pprof/profile") == 0)
