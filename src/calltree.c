@@ -89,19 +89,9 @@ struct calltree {
 	struct ct_merge merge;
 };
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t key_hash(uint32_t a, uint32_t b)
 {
-	return mix64(((uint64_t)a << 32) | b);
+	return util_mix64(((uint64_t)a << 32) | b);
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)

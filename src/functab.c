@@ -68,16 +68,6 @@ static uint64_t hash_bytes(const char *s, size_t n, uint64_t seed)
 	return h;
 }
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xFF51AFD7ED558CCDull;
-	h ^= h >> 33;
-	h *= 0xC4CEB9FE1A85EC53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static const char *arena_store(struct functab *ft, const char *s, size_t n)
 {
 	struct arena_chunk *c = ft->chunks;
@@ -148,9 +138,9 @@ static const char *str_intern(struct functab *ft, const char *s, size_t n)
 
 static uint64_t func_key_hash(const char *name, const char *url, int32_t line, int32_t column)
 {
-	uint64_t h = mix64((uint64_t)(uintptr_t)name);
-	h = mix64(h ^ (uint64_t)(uintptr_t)url);
-	h = mix64(h ^ ((uint64_t)(uint32_t)line << 32 | (uint32_t)column));
+	uint64_t h = util_mix64((uint64_t)(uintptr_t)name);
+	h = util_mix64(h ^ (uint64_t)(uintptr_t)url);
+	h = util_mix64(h ^ ((uint64_t)(uint32_t)line << 32 | (uint32_t)column));
 	return h;
 }
 

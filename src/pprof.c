@@ -65,16 +65,6 @@ struct pprof {
 	uint32_t period_type[2];
 };
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t text_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -95,7 +85,7 @@ static void map_grow(struct u64map *m)
 		size_t j;
 		if (m->vals[i] == NONE)
 			continue;
-		j = mix64(m->keys[i]) & (ncap - 1);
+		j = util_mix64(m->keys[i]) & (ncap - 1);
 		while (vals[j] != NONE)
 			j = (j + 1) & (ncap - 1);
 		keys[j] = m->keys[i];
@@ -115,7 +105,7 @@ static uint32_t *map_slot(struct u64map *m, uint64_t key)
 
 	if ((m->n + 1) * 2 > m->cap)
 		map_grow(m);
-	j = mix64(key) & (m->cap - 1);
+	j = util_mix64(key) & (m->cap - 1);
 	while (m->vals[j] != NONE && m->keys[j] != key)
 		j = (j + 1) & (m->cap - 1);
 	m->keys[j] = key;

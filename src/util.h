@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -34,5 +35,16 @@ char *util_sanitize(const char *in, size_t len, char *out, size_t outsz);
 
 /* Strips a file:// prefix (and percent-decoding of the path is not attempted). */
 const char *util_display_url(const char *url);
+
+/* A 64-bit finalizer (MurmurHash3's fmix64): spreads a key's bits for the hash tables. */
+static inline uint64_t util_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
 
 #endif
