@@ -196,13 +196,13 @@ test_version() { # test_version VERSION (nb is set)
 	sleep 2
 	"$NTOP_JS" --pid "$pool" --no-config -b --json -n 4 -t 5 >"$WORK/pool$tag.jsonl" 2>"$WORK/pool$tag.err"
 	ok $? "$t worker threads: status 0"
-	check "$t both pool threads, isPrime their hot function (3/4 of the time outside piscina's wait)" \
+	check "$t both pool threads, isPrime their hot function (2/3 of the time outside piscina's wait, as workers.sh)" \
 		jsonl_check "$WORK/pool$tag.jsonl" 'l => l.slice(2).every(w => w.threads && [1, 2].every(id => {
 			const t = w.threads.find(x => x.thread_id === id);
 			if (!t || !t.top) return false;
 			const work = t.top.filter(f => !/^(atomicsWaitLoop|postMessage|\(idle\)|\(program\))$/.test(f.function)),
 				total = work.reduce((a, f) => a + f.self_pct, 0), f = work[0];
-			return f && f.function === "isPrime" && f.self_pct >= 0.75 * total; })) ||
+			return f && f.function === "isPrime" && f.self_pct >= 2 / 3 * total; })) ||
 			l.map(w => (w.threads || []).map(t => (t.top || []).map(f => f.function + " " + f.self_pct).join()))'
 	check "$t the target is still running" alive "$pool"
 	kill "$pool" 2>/dev/null
