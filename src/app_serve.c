@@ -8,6 +8,7 @@
 #include "app_priv.h"
 #include "engine.h"
 #include "exitcode.h"
+#include "functab.h"
 #include "loop.h"
 #include "memseries.h"
 #include "pprof.h"
@@ -18,11 +19,13 @@
 #include "strbuf.h"
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define APP_SERVE_MAX_PROFILES 4
 #define APP_SERVE_DEFAULT_SECONDS 30
@@ -45,6 +48,7 @@ struct pending_profile {
 
 struct app_serve {
 	struct serve *srv;
+	char *token;                 /* --serve-token-file's: "Bearer TOKEN" required; NULL: none */
 	struct loop_timer *late;     /* answers profiles whose windows stopped */
 	struct pending_profile prof[APP_SERVE_MAX_PROFILES];
 	struct strbuf body;
@@ -54,7 +58,9 @@ static const char index_text[] =
 	"ntop-js\n"
 	"/metrics                     Prometheus text exposition of every watched thread\n"
 	"/debug/pprof/profile?seconds=N  the main thread's CPU profile of the next N seconds "
-	"(gzipped pprof; default 30, 1 to 300)\n";
+	"(gzipped pprof; default 30, 1 to 300)\n"
+	"/debug/pprof/heap            the latest allocation profile (with --alloc; gzipped pprof, "
+	"inuse_space and inuse_objects)\n";
 
 /* ---- /metrics ---- */
 
@@ -249,12 +255,69 @@ static void serve_profile(struct app *a, struct serve_conn *c, const struct serv
 	arm_late(s);
 }
 
+/* ---- /debug/pprof/heap ---- */
+
+/* V8's sampling heap profiler's interval, as ntop-js starts it (engine_mem.c): pprof's period. */
+#define APP_SERVE_HEAP_PERIOD_BYTES 32768
+
+static void serve_heap(struct app *a, struct serve_conn *c)
+{
+	size_t len = 0;
+	const char *json = engine_alloc_raw(a->engine, &len);
+	struct functab *ft;
+	struct pprof *p;
+	unsigned char *out = NULL;
+	size_t out_len = 0;
+	char *err = NULL;
+
+	if (!json) {
+		serve_respond_text(c, 503, engine_alloc_on(a->engine) ? "no allocation profile yet: "
+			"the first is fetched one --alloc-interval after sampling starts." : "allocation "
+			"sampling is off: start ntop-js with --alloc (or press a in the live view).");
+		return;
+	}
+	/* a table of its own: the profile's frames need not be the CPU profile's functions */
+	ft = functab_create();
+	p = pprof_create(PPROF_HEAP, APP_SERVE_HEAP_PERIOD_BYTES);
+	pprof_set_time(p, (int64_t)(util_now_wall_s() * 1e9), 0);
+	if (pprof_add_heap_json(p, json, len, ft, &err) < 0 ||
+	    pprof_encode_gzip(p, &out, &out_len, &err) < 0) {
+		char *msg = xasprintf("the allocation profile could not be converted: %s",
+			err ? err : "unknown error.");
+		serve_respond_text(c, 500, msg);
+		free(msg);
+	} else {
+		serve_respond(c, 200, "application/octet-stream", out, out_len);
+	}
+	free(err);
+	free(out);
+	pprof_free(p);
+	functab_free(ft);
+}
+
 /* ---- the server's callbacks ---- */
+
+/* Whether r carries the bearer token (in constant time: a wrong guess tells nothing of how
+ * much of it was right). */
+static bool token_ok(const struct app_serve *s, const struct serve_request *r)
+{
+	size_t n = strlen(s->token), m = strlen(r->authorization);
+	unsigned char diff = n != m;
+
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)s->token[i] ^ (unsigned char)(i < m ? r->authorization[i] : 0);
+	return diff == 0;
+}
 
 static void on_request(void *ud, struct serve_conn *c, const struct serve_request *r)
 {
 	struct app *a = ud;
 
+	if (a->serve->token && !token_ok(a->serve, r)) {
+		serve_respond_text(c, 401, "this ntop-js needs \"Authorization: Bearer TOKEN\" "
+			"(--serve-token-file).");
+		return;
+	}
 	if (strcmp(r->method, "GET") != 0) {
 		serve_respond_text(c, 405, "only GET is served.");
 		return;
@@ -268,6 +331,8 @@ static void on_request(void *ud, struct serve_conn *c, const struct serve_reques
 		serve_metrics(a, c);
 	else if (strcmp(r->path, "/debug/pprof/profile") == 0)
 		serve_profile(a, c, r);
+	else if (strcmp(r->path, "/debug/pprof/heap") == 0)
+		serve_heap(a, c);
 	else if (strcmp(r->path, "/") == 0)
 		serve_respond(c, 200, "text/plain; charset=utf-8", index_text, sizeof index_text - 1);
 	else
@@ -290,22 +355,64 @@ static void on_gone(void *ud, struct serve_conn *c)
 
 static const struct serve_handlers handlers = { on_request, on_gone };
 
+/* The token file: its first line, which must not be empty, in a file only its owner reads
+ * (it guards what the target's code reveals). *token is "Bearer TOKEN". */
+static int read_token(const char *path, char **token, char **cause)
+{
+	char buf[256], *nl;
+	struct stat st;
+	FILE *f = fopen(path, "r");
+
+	*token = NULL;
+	if (!f) {
+		*cause = xasprintf("cannot read the token file %s: %s.", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077)) {
+		fclose(f);
+		*cause = xasprintf("the token file %s can be read by other users; make it the owner's "
+			"alone (chmod 600).", path);
+		return -1;
+	}
+	if (!fgets(buf, sizeof buf, f)) {
+		buf[0] = '\0';
+	}
+	fclose(f);
+	nl = buf + strcspn(buf, "\r\n");
+	*nl = '\0';
+	if (strlen(buf) < 8 || strlen(buf) > 200 || strspn(buf, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-._~+/=") != strlen(buf)) {
+		*cause = xasprintf("the token file %s must hold a token of 8 to 200 letters, digits "
+			"or -._~+/= on its first line.", path);
+		return -1;
+	}
+	*token = xasprintf("Bearer %s", buf);
+	return 0;
+}
+
 int app_serve_open(struct app *a)
 {
-	char *cause = NULL;
+	char *cause = NULL, *token = NULL;
 	int status = EXIT_INTERNAL;
 	struct serve *srv;
 
 	if (!a->opt.serve)
 		return EXIT_OK;
+	if (a->opt.serve_token_file && read_token(a->opt.serve_token_file, &token, &cause) < 0) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
 	srv = serve_open(a->opt.serve_host, a->opt.serve_port, &status, &cause);
 	if (!srv) {
 		fprintf(stderr, "ntop-js: %s\n", cause);
 		free(cause);
+		free(token);
 		return status;
 	}
 	a->serve = xcalloc(1, sizeof *a->serve);
 	a->serve->srv = srv;
+	a->serve->token = token;
 	strbuf_init(&a->serve->body);
 	return EXIT_OK;
 }
@@ -337,6 +444,7 @@ void app_serve_free(struct app *a)
 	for (int i = 0; i < APP_SERVE_MAX_PROFILES; i++)
 		pprof_free(s->prof[i].p);
 	strbuf_free(&s->body);
+	free(s->token);
 	free(s);
 	a->serve = NULL;
 }

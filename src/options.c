@@ -36,9 +36,11 @@ static const char usage_text[] =
 	"      --host HOST        the inspector's address with --port (default 127.0.0.1)\n"
 	"      --allow-remote     allow a non-loopback --host (an inspector runs any code)\n"
 	"                         or --serve address\n"
-	"      --serve [ADDR:]PORT  serve GET /metrics (Prometheus) and /debug/pprof/profile\n"
-	"                         over HTTP on ADDR (default 127.0.0.1; loopback only unless\n"
-	"                         --allow-remote)\n"
+	"      --serve [ADDR:]PORT  serve GET /metrics (Prometheus), /debug/pprof/profile and\n"
+	"                         /debug/pprof/heap (with --alloc) over HTTP on ADDR (default\n"
+	"                         127.0.0.1; loopback only unless --allow-remote)\n"
+	"      --serve-token-file FILE  with --serve: answer only requests that carry\n"
+	"                         \"Authorization: Bearer TOKEN\", TOKEN the file's first line\n"
 	"  -- COMMAND [ARG]...    start COMMAND (a node program) with an inspector on a free\n"
 	"                         loopback port, watch it, and end it on quit; its output goes\n"
 	"                         to a log file that the status line names\n"
@@ -128,7 +130,8 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
 	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
-	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS };
+	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS,
+	OPT_SERVE_TOKEN_FILE };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -139,6 +142,7 @@ static const struct option long_opts[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "serve-token-file", required_argument, NULL, OPT_SERVE_TOKEN_FILE },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
@@ -300,6 +304,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_SERVE:
 			o->serve = optarg;
+			break;
+		case OPT_SERVE_TOKEN_FILE:
+			o->serve_token_file = optarg;
 			break;
 		case 'd':
 			if (parse_double(optarg, &d) < 0)
@@ -530,6 +537,10 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	if (o->serve && serve_parse_addr(o->serve, o->serve_host, sizeof o->serve_host,
 	    &o->serve_port, msg) < 0)
 		return EXIT_USAGE;
+	if (o->serve_token_file && !o->serve) {
+		*msg = xstrdup("--serve-token-file goes with --serve.");
+		return EXIT_USAGE;
+	}
 	if (o->serve && !o->allow_remote && !attach_host_is_loopback(o->serve_host)) {
 		*msg = xasprintf("--serve %s is not a loopback address; what ntop-js serves names "
 			"the target's code, so it listens elsewhere only with --allow-remote.", o->serve);

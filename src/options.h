@@ -30,6 +30,7 @@ struct options {
 	const char *serve;    /* --serve ADDR:PORT (or PORT): HTTP metrics and profiles */
 	char serve_host[64];  /* ...its numeric address */
 	int serve_port;
+	const char *serve_token_file; /* --serve-token-file: requests need this bearer token */
 	double delay_s;
 	long interval_us;
 	bool batch;

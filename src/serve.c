@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -130,6 +131,18 @@ enum serve_parse serve_parse_request(const char *buf, size_t len, struct serve_r
 		for (const char *k = p; k < colon; k++)
 			if (!is_tchar((unsigned char)*k))
 				return SERVE_BAD;
+		if ((size_t)(colon - p) == 13 && strncasecmp(p, "Authorization", 13) == 0) {
+			const char *v = colon + 1, *ve = p + ln;
+
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			if ((size_t)(ve - v) < sizeof r->authorization) {
+				memcpy(r->authorization, v, (size_t)(ve - v));
+				r->authorization[ve - v] = '\0';
+			}
+		}
 		p = le + 1;
 	}
 	return SERVE_OK;
@@ -263,6 +276,7 @@ static const char *status_text(int status)
 	switch (status) {
 	case 200: return "OK";
 	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
@@ -287,7 +301,8 @@ void serve_respond(struct serve_conn *c, int status, const char *content_type,
 	strbuf_init(&b);
 	strbuf_printf(&b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 		"Connection: close\r\nCache-Control: no-store\r\n%s\r\n", status, status_text(status),
-		content_type, len, status == 405 ? "Allow: GET\r\n" : "");
+		content_type, len, status == 405 ? "Allow: GET\r\n" : status == 401 ?
+		"WWW-Authenticate: Bearer realm=\"ntop-js\"\r\n" : "");
 	if (len)
 		strbuf_append(&b, body, len);
 	free(c->in);

@@ -27,6 +27,9 @@ struct serve_request {
 	char method[16];
 	char path[256];              /* without the query */
 	char query[512];             /* after '?', "" for none */
+	char authorization[256];     /* the Authorization header's value, "" for none (one too
+	                                long for this is "" too, and so refused where one is
+	                                required) */
 };
 
 enum serve_parse {

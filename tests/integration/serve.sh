@@ -204,6 +204,51 @@ check "--no-cpu: /debug/pprof/profile is 503 with a reason" "$NODE" -e 'fetch(pr
 kill -INT "$nocpu"
 wait "$nocpu"
 
+# ---- a bearer token; /debug/pprof/heap with --alloc ----
+start_node leak --inspect-port=0 "$TARGETS/leak.js" 2000000
+wait_ready leak
+printf 'ntopjs-test-token-0123\n' >"$WORK/token"
+chmod 644 "$WORK/token"
+"$NTOP_JS" -b --pid "$leak_PID" --serve "$(free_port)" --serve-token-file "$WORK/token" >/dev/null 2>"$WORK/token644.err"
+ok "$([ $? -eq 2 ]; echo $?)" "a token file others can read: status 2"
+check "saying so" grep -q "can be read by other users; make it the owner's alone (chmod 600)" "$WORK/token644.err"
+chmod 600 "$WORK/token"
+PORT3=$(free_port)
+"$NTOP_JS" -b --alloc --alloc-interval 5 --pid "$leak_PID" -d 0.5 --serve "$PORT3" \
+	--serve-token-file "$WORK/token" >/dev/null 2>"$WORK/heap.err" &
+heapntop=$!
+pids_to_kill="$pids_to_kill $heapntop"
+wait_for 10 port_open "$PORT3"
+# status AUTH PATH: the HTTP status of GET PATH with that Authorization header ("" for none)
+status() { "$NODE" -e 'const h = process.argv[2] ? { Authorization: process.argv[2] } : {};
+	fetch(process.argv[1], { headers: h }).then(r => { console.log(r.status, r.headers.get("www-authenticate") || "-"); })' \
+	"http://127.0.0.1:$PORT3$2" "$1"; }
+got=$(status '' /metrics)
+ok "$([ "$got" = '401 Bearer realm="ntop-js"' ]; echo $?)" "no token: 401, asking for a bearer token ($got)"
+got=$(status 'Bearer ntopjs-test-token-0124' /metrics)
+ok "$([ "${got%% *}" = 401 ]; echo $?)" "a wrong token: 401 ($got)"
+got=$(status 'Bearer ntopjs-test-token-0123' /metrics)
+ok "$([ "${got%% *}" = 200 ]; echo $?)" "the right one: 200 ($got)"
+heap_ready() { [ "$(status 'Bearer ntopjs-test-token-0123' /debug/pprof/heap | cut -d' ' -f1)" = 200 ]; }
+check "/debug/pprof/heap answers once the first allocation profile is in (--alloc-interval 5)" \
+	wait_for 30 heap_ready
+"$NODE" -e 'fetch(process.argv[1], { headers: { Authorization: "Bearer ntopjs-test-token-0123" } })
+	.then(async r => require("fs").writeFileSync(process.argv[2], Buffer.from(await r.arrayBuffer())))' \
+	"http://127.0.0.1:$PORT3/debug/pprof/heap" "$WORK/heap.pb.gz"
+if command -v "$GO" >/dev/null 2>&1; then
+	"$GO" tool pprof -top -cum -sample_index=inuse_space "$WORK/heap.pb.gz" >"$WORK/heap.top" 2>&1
+	diag "$(sed -n '1,12p' "$WORK/heap.top")"
+	# the bytes are V8's allocation in Buffer's toString (slice), under leakyCache
+	check "go tool pprof reads it: inuse_space, most of it under leakyCache" \
+		bash -c "grep -q 'Type: inuse_space' '$WORK/heap.top' &&
+			awk '/ leakyCache\$/ { sub(\"%\", \"\", \$5); if (\$5 + 0 >= 50) found = 1 } END { exit !found }' '$WORK/heap.top'"
+else
+	skip "go tool pprof reads the heap profile" "go not installed"
+fi
+kill -INT "$heapntop"
+wait "$heapntop"
+ok $? "ntop-js with a token and --alloc leaves with status 0"
+
 kill -INT "$ntop"
 wait "$ntop"
 ok $? "ntop-js leaves on SIGINT with status 0"

@@ -181,6 +181,13 @@ int main(void)
 	options_free(&o);
 	is_int(parse(&o, &msg, "--user", "1000", "-p1", NULL), EXIT_USAGE, "--user with --pid refused");
 	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--serve-token-file", "t", NULL), EXIT_USAGE,
+		"--serve-token-file without --serve refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--serve", "9900", "--serve-token-file=t"), 0,
+		"--serve-token-file with --serve");
+	ok(o.serve_token_file && strcmp(o.serve_token_file, "t") == 0, "the file kept");
+	options_free(&o);
 	ok(strstr(options_usage(), "--children") && strstr(options_usage(), "--match") &&
 		strstr(options_usage(), "--user"), "usage lists --children, --match and --user");
 

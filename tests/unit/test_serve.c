@@ -64,6 +64,19 @@ static void test_parser(void)
 		strcpy(path + 405, " HTTP/1.1\r\n\r\n");
 		is_int(parse(path, &r), SERVE_BAD, "a path longer than kept");
 	}
+	is_int(parse("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", &r), SERVE_OK, "no Authorization");
+	is_str(r.authorization, "", "then none kept");
+	is_int(parse("GET /metrics HTTP/1.1\r\nauthorization:  Bearer abc.DEF-1 \t\r\n\r\n", &r),
+		SERVE_OK, "an Authorization header, any case");
+	is_str(r.authorization, "Bearer abc.DEF-1", "its value, trimmed");
+	{
+		char req[700] = "GET / HTTP/1.1\r\nAuthorization: Bearer ";
+		size_t n = strlen(req);
+		memset(req + n, 't', 300);
+		strcpy(req + n + 300, "\r\n\r\n");
+		is_int(parse(req, &r), SERVE_OK, "one longer than kept still parses");
+		is_str(r.authorization, "", "but keeps nothing (so a required token fails)");
+	}
 }
 
 static void test_addr(void)
