@@ -210,6 +210,7 @@ static void app_on_window(void *ud, const struct window_stats *w, double wall_ti
 
 	app_print_window(a, w, wall_time_s);
 	app_serve_on_window(a, wall_time_s, (w->end_us - w->start_us) / 1e6);
+	app_push_on_window(a, wall_time_s, (w->end_us - w->start_us) / 1e6);
 	if (a->tui) {
 		struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
 			w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
@@ -668,6 +669,8 @@ static int app_run(struct app *a)
 	}
 	if ((rc = app_serve_start(a)) != EXIT_OK)
 		return rc;
+	if ((rc = app_push_start(a)) != EXIT_OK)
+		return rc;
 
 	memset(&cfg, 0, sizeof cfg);
 	cfg.delay_s = a->settings.delay_s;
@@ -741,6 +744,8 @@ static int app_run(struct app *a)
 		app_log_exit(a, "ntop-js left");
 	memlog_close(a->log);
 	a->log = NULL;
+	/* the last partial interval, bounded: the exit never waits for a server that is down */
+	app_push_finish(a);
 
 	/* Whatever ended the session, what was collected is written. */
 	rc = app_write_exports(a);
@@ -807,6 +812,7 @@ int app_main(int argc, char **argv)
 	/* after every engine that borrows its cache */
 	app_smap_free(a.smap);
 	app_serve_free(&a);
+	app_push_free(&a);
 	loop_free(a.loop);
 	memseries_free(a.replay);
 	free(a.follow_cmdline);

@@ -67,6 +67,7 @@ struct app {
 	struct strbuf procs_out;      /* ...the other processes' */
 	struct strbuf threads_text;   /* ...and text */
 	struct app_serve *serve;      /* --serve (app_serve.c) */
+	struct app_push *push;        /* --push (app_push.c) */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -152,6 +153,14 @@ int app_serve_open(struct app *a);
 int app_serve_start(struct app *a);
 void app_serve_on_window(struct app *a, double wall_end_s, double window_s);
 void app_serve_free(struct app *a);
+
+/* app_push.c: --push. start once the loop exists (EXIT_OK or a status, said on stderr);
+ * on_window as app_serve's; finish after the loop (the last partial interval, a short
+ * bound); free before the loop is freed. */
+int app_push_start(struct app *a);
+void app_push_on_window(struct app *a, double wall_end_s, double window_s);
+void app_push_finish(struct app *a);
+void app_push_free(struct app *a);
 
 /* app_replay.c */
 int app_replay(struct app *a);

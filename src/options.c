@@ -41,6 +41,13 @@ static const char usage_text[] =
 	"                         127.0.0.1; loopback only unless --allow-remote)\n"
 	"      --serve-token-file FILE  with --serve: answer only requests that carry\n"
 	"                         \"Authorization: Bearer TOKEN\", TOKEN the file's first line\n"
+	"      --push URL         send the main thread's CPU profile to Grafana Pyroscope's\n"
+	"                         /ingest at URL (http://ADDR[:PORT], numeric or localhost;\n"
+	"                         loopback only unless --allow-remote), one per interval\n"
+	"      --push-every SECS  seconds per pushed profile (default 15, 5 to 3600)\n"
+	"      --push-name NAME   the application's name (default ntop-js.TITLE; labels pid\n"
+	"                         and thread are added)\n"
+	"      --push-tenant ID   send X-Scope-OrgID: ID (a multi-tenant Pyroscope)\n"
 	"  -- COMMAND [ARG]...    start COMMAND (a node program) with an inspector on a free\n"
 	"                         loopback port, watch it, and end it on quit; its output goes\n"
 	"                         to a log file that the status line names\n"
@@ -130,6 +137,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
 	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
+	OPT_PUSH, OPT_PUSH_EVERY, OPT_PUSH_NAME, OPT_PUSH_TENANT,
 	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS,
 	OPT_SERVE_TOKEN_FILE };
 
@@ -153,6 +161,10 @@ static const struct option long_opts[] = {
 	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 	{ "block-threshold", required_argument, NULL, OPT_BLOCK_THRESHOLD },
 	{ "cpu-every", required_argument, NULL, OPT_CPU_EVERY },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-every", required_argument, NULL, OPT_PUSH_EVERY },
+	{ "push-name", required_argument, NULL, OPT_PUSH_NAME },
+	{ "push-tenant", required_argument, NULL, OPT_PUSH_TENANT },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -249,6 +261,7 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	o->delay_s = 1.0;
 	o->interval_us = 1000;
 	o->top_n = 20;
+	o->push_every_s = 15;
 	o->timeout_s = 10.0;
 	o->save_dir = ".";
 	o->threshold_pct = -1;
@@ -307,6 +320,29 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_SERVE_TOKEN_FILE:
 			o->serve_token_file = optarg;
+			break;
+		case OPT_PUSH:
+			o->push = optarg;
+			break;
+		case OPT_PUSH_EVERY:
+			if (parse_long(optarg, 5, 3600, &l) < 0)
+				goto bad_value;
+			o->push_every_s = l;
+			break;
+		case OPT_PUSH_NAME:
+			if (!push_name_ok(optarg)) {
+				*msg = xstrdup("--push-name takes 1 to 128 of the letters, digits and . _ - / : "
+					"(Pyroscope's application names).");
+				return EXIT_USAGE;
+			}
+			o->push_name = optarg;
+			break;
+		case OPT_PUSH_TENANT:
+			if (!push_name_ok(optarg)) {
+				*msg = xstrdup("--push-tenant takes 1 to 128 of the letters, digits and . _ - / :.");
+				return EXIT_USAGE;
+			}
+			o->push_tenant = optarg;
 			break;
 		case 'd':
 			if (parse_double(optarg, &d) < 0)
@@ -544,6 +580,22 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	if (o->serve && !o->allow_remote && !attach_host_is_loopback(o->serve_host)) {
 		*msg = xasprintf("--serve %s is not a loopback address; what ntop-js serves names "
 			"the target's code, so it listens elsewhere only with --allow-remote.", o->serve);
+		return EXIT_USAGE;
+	}
+	if (o->push && o->replay_path) {
+		*msg = xstrdup("--push sends a live target's profiles; --replay shows a log and "
+			"watches none.");
+		return EXIT_USAGE;
+	}
+	if (o->push && push_parse_url(o->push, &o->push_url, msg) < 0)
+		return EXIT_USAGE;
+	if (o->push && !o->allow_remote && !attach_host_is_loopback(o->push_url.host)) {
+		*msg = xasprintf("--push %s is not a loopback address; the profiles name the target's "
+			"code, so ntop-js sends them elsewhere only with --allow-remote.", o->push);
+		return EXIT_USAGE;
+	}
+	if (!o->push && (o->push_name || o->push_tenant)) {
+		*msg = xstrdup("--push-name and --push-tenant go with --push.");
 		return EXIT_USAGE;
 	}
 	if (o->port && !o->allow_remote && !attach_host_is_loopback(o->host)) {

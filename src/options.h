@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "push.h"
+
 #define OPT_DELAY_MIN_S 0.05
 #define OPT_DELAY_MAX_S 3600.0
 #define OPT_INTERVAL_MIN_US 100
@@ -66,6 +68,12 @@ struct options {
 	const char *log_path;      /* --log */
 	const char *replay_path;   /* --replay */
 	bool follow;
+	/* --push: profiles to Grafana Pyroscope */
+	const char *push;          /* --push URL */
+	struct push_url push_url;  /* ...read */
+	long push_every_s;         /* --push-every */
+	const char *push_name;     /* --push-name (NULL: ntop-js.TITLE) */
+	const char *push_tenant;   /* --push-tenant: X-Scope-OrgID */
 	char *notices[8];     /* clamp messages to show before starting */
 	size_t n_notices;
 };

@@ -191,6 +191,29 @@ int main(void)
 	ok(strstr(options_usage(), "--children") && strstr(options_usage(), "--match") &&
 		strstr(options_usage(), "--user"), "usage lists --children, --match and --user");
 
+	is_int(parse(&o, &msg, "-p1", "--push", "http://localhost:4040", NULL), 0, "--push");
+	ok(strcmp(o.push_url.host, "127.0.0.1") == 0 && o.push_url.port == 4040 &&
+		o.push_every_s == 15, "...to 127.0.0.1:4040 every 15 s");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-p1", "--push", "http://pyro:4040", NULL), EXIT_USAGE,
+		"--push to a host name refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--push", "http://10.0.0.1", NULL), EXIT_USAGE,
+		"--push to a non-loopback address refused without --allow-remote");
+	free(msg);
+	is_int(parse(&o, &msg, "--push", "http://10.0.0.1", "--allow-remote", "-p1"), 0,
+		"...accepted with it");
+	options_free(&o);
+	is_int(parse(&o, &msg, "-p1", "--push-every", "4", NULL), EXIT_USAGE,
+		"--push-every under 5 refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--push-name", "a{b}", NULL), EXIT_USAGE,
+		"--push-name with braces refused");
+	free(msg);
+	is_int(parse(&o, &msg, "-p1", "--push-tenant", "t1", NULL), EXIT_USAGE,
+		"--push-tenant without --push refused");
+	free(msg);
+
 	is_int(parse(&o, &msg, "--help", NULL, NULL, NULL), 0, "--help parses");
 	ok(o.help, "help flag set");
 	ok(strstr(options_usage(), "--no-eval") != NULL, "usage lists --no-eval");

@@ -1,0 +1,166 @@
+#!/bin/bash
+# --push received by a Pyroscope-like endpoint written in node (it records each POST's query
+# and its multipart profile part): the query names the application with from < until and
+# format=pprof, go tool pprof reads the part and lists hotMain first; the profiles of a 12 s
+# outage arrive once the endpoint is back (no gap in from/until); a 500 is retried, a 400 is
+# said once and not retried; SIGINT ends ntop-js promptly with status 0 while the endpoint is
+# down. Without go its check skips (./quickstart.sh test installs golang-go).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+GO=${GO:-go}
+export HOME=${HOME:-$WORK}
+
+free_port() {
+	"$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+		console.log(s.address().port); s.close(); });'
+}
+
+# endpoint NAME PORT STATUS: records POST N as $WORK/NAME/N.query and N.pb.gz, answers STATUS
+cat >"$WORK/endpoint.js" <<'EOF'
+const http = require("http"), fs = require("fs");
+const [dir, port, status] = [process.argv[2], +process.argv[3], +process.argv[4]];
+fs.mkdirSync(dir, { recursive: true });
+let n = fs.readdirSync(dir).filter(f => f.endsWith(".query")).length;
+http.createServer((req, res) => {
+	const chunks = [];
+	req.on("data", c => chunks.push(c));
+	req.on("end", () => {
+		const body = Buffer.concat(chunks), i = n++;
+		const m = /boundary=([^;]+)/.exec(req.headers["content-type"] || "");
+		fs.writeFileSync(`${dir}/${i}.query`, req.method + " " + req.url + "\n");
+		if (m) {
+			const b = Buffer.from("--" + m[1]);
+			const start = body.indexOf(b), head = body.indexOf("\r\n\r\n", start);
+			const end = body.indexOf(Buffer.concat([Buffer.from("\r\n"), b]), head);
+			if (start >= 0 && head > 0 && end > 0 &&
+			    /name="profile"/.test(body.subarray(start, head).toString()))
+				fs.writeFileSync(`${dir}/${i}.pb.gz`, body.subarray(head + 4, end));
+		}
+		res.writeHead(status, { "Content-Type": "text/plain" });
+		res.end(status === 200 ? "" : "no\n");
+	});
+}).listen(port, "127.0.0.1", () => console.log("listening"));
+EOF
+start_endpoint() { # start_endpoint NAME PORT STATUS: sets endpoint_PID
+	"$NODE" "$WORK/endpoint.js" "$WORK/$1" "$2" "$3" >>"$WORK/$1.log" 2>&1 &
+	endpoint_PID=$!
+	pids_to_kill="$pids_to_kill $endpoint_PID"
+	wait_for 10 port_open "$2"
+}
+queries() { cat "$WORK/$1"/*.query 2>/dev/null; }
+count() { ls "$WORK/$1"/*.query 2>/dev/null | wc -l; }
+# the (from, until) pairs received, sorted and unique
+spans() { queries "$1" | sed -E 's/.*[?&]from=([0-9]+)&until=([0-9]+).*/\1 \2/' | sort -un; }
+# no gap: each span begins where the one before ended
+contiguous() { spans "$1" | awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }'; }
+covers_until() { [ "$(spans "$1" | tail -1 | cut -d' ' -f2)" -ge "$2" ] 2>/dev/null; }
+
+start_node target --inspect-port=0 "$TARGETS/hot.js"
+wait_ready target
+PORT=$(free_port)
+
+# refusals: one sentence and exit status 2
+"$NTOP_JS" -b --pid "$target_PID" --push "http://pyroscope.example:4040" >/dev/null 2>"$WORK/name.err"
+rc=$?
+ok "$([ $rc -eq 2 ] && grep -q "resolves no host names" "$WORK/name.err"; echo $?)" \
+	"a host name: exit status 2 and the reason (got $rc: $(head -c 200 "$WORK/name.err"))"
+"$NTOP_JS" -b --pid "$target_PID" --push "http://10.1.2.3:4040" >/dev/null 2>"$WORK/remote.err"
+rc=$?
+ok "$([ $rc -eq 2 ] && grep -q "allow-remote" "$WORK/remote.err"; echo $?)" \
+	"a non-loopback address without --allow-remote: exit status 2 (got $rc)"
+"$NTOP_JS" -b --pid "$target_PID" --push "http://127.0.0.1:$PORT" --push-every 2 >/dev/null 2>&1
+ok "$([ $? -eq 2 ]; echo $?)" "--push-every 2: exit status 2"
+
+# ---- pushes, an outage, and the profiles it held back ----
+start_endpoint ok "$PORT" 200
+ok $? "the endpoint listens on $PORT"
+"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORT" --push-every 5 \
+	>"$WORK/ntop.out" 2>"$WORK/ntop.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 20 sh -c "ls '$WORK/ok'/*.pb.gz >/dev/null 2>&1"
+ok $? "a profile arrives within 20 s"
+q=$(queries ok | head -1)
+diag "$q"
+check "the query names the application with its pid" \
+	grep -q "name=ntop-js\.hot\.js%7Bpid%3D$target_PID%2Cthread%3Dmain%7D" <<<"$q"
+check "format=pprof" grep -q "&format=pprof" <<<"$q"
+from=$(sed -E 's/.*[?&]from=([0-9]+).*/\1/' <<<"$q")
+until=$(sed -E 's/.*[?&]until=([0-9]+).*/\1/' <<<"$q")
+ok "$([ "$from" -lt "$until" ] 2>/dev/null; echo $?)" "from < until ($from, $until)"
+if ! command -v "$GO" >/dev/null 2>&1; then
+	skip "go tool pprof reads the pushed profile and lists hotMain first" \
+		"go not found (Debian: golang-go)"
+else
+	PPROF_TMPDIR=$WORK "$GO" tool pprof -top "$(ls "$WORK/ok"/*.pb.gz | head -1)" \
+		>"$WORK/pprof.top" 2>"$WORK/pprof.err"
+	first=$(awk 'seen { print $6; exit } /flat%/ { seen = 1 }' "$WORK/pprof.top")
+	ok "$([ "$first" = hotMain ]; echo $?)" "go tool pprof -top lists hotMain first (got '$first')"
+	[ "$first" = hotMain ] || diag "$(head -15 "$WORK/pprof.top" "$WORK/pprof.err")"
+fi
+
+kill "$endpoint_PID"
+wait "$endpoint_PID" 2>/dev/null
+down_at=$(date +%s)
+sleep 12
+before=$(count ok)
+start_endpoint ok "$PORT" 200
+up_at=$(date +%s)
+# the backoff is at most 16 s by then; the outage's profiles come first, then the new ones
+wait_for 30 covers_until ok "$up_at"
+ok $? "after the outage the profiles arrive up to the endpoint's return ($(count ok) received, $before before)"
+check "no gap in from/until over the outage" contiguous ok
+[ $? -eq 0 ] || diag "$(spans ok)"
+ok "$([ "$(spans ok | awk -v d="$down_at" '$1 <= d && $2 > d' | wc -l)" -ge 1 ]; echo $?)" \
+	"a profile covers the moment the endpoint went down"
+grep -q "takes profiles again" "$WORK/ntop.err"
+ok $? "the outage and the return are said on stderr"
+start=$(date +%s.%N)
+kill -INT "$ntop"
+wait "$ntop"
+rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+ok "$([ $rc -eq 0 ]; echo $?)" "SIGINT: exit status 0 (got $rc; $(head -c 300 "$WORK/ntop.err"))"
+check "the final partial interval is pushed at exit" contiguous ok
+
+# ---- 500: retried; then down, SIGINT ends it promptly ----
+PORT5=$(free_port)
+start_endpoint e500 "$PORT5" 500
+"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORT5" --push-every 5 \
+	>/dev/null 2>"$WORK/e500.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 20 sh -c "[ \$(ls '$WORK/e500'/*.query 2>/dev/null | wc -l) -ge 3 ]"
+ok $? "a 500 is retried ($(count e500) requests)"
+check "the retries send the same profile" sh -c "[ \$(cat '$WORK/e500'/*.query | sort | uniq -d | wc -l) -ge 1 ]"
+check "the outage is said once" sh -c "[ \$(grep -c 'answered 500' '$WORK/e500.err') -eq 1 ]"
+kill "$endpoint_PID"
+wait "$endpoint_PID" 2>/dev/null
+sleep 1
+start=$(date +%s.%N)
+kill -INT "$ntop"
+wait "$ntop"
+rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+ok "$([ $rc -eq 0 ] && [ "$(echo "$took < 5" | bc)" = 1 ]; echo $?)" \
+	"SIGINT with the endpoint down: status 0 within 5 s (got $rc after ${took}s)"
+
+# ---- 400: said once, never retried ----
+PORT4=$(free_port)
+start_endpoint e400 "$PORT4" 400
+"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORT4" --push-every 5 \
+	>/dev/null 2>"$WORK/e400.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 20 sh -c "[ \$(ls '$WORK/e400'/*.query 2>/dev/null | wc -l) -ge 2 ]"
+ok $? "profiles reach the endpoint that answers 400 ($(count e400))"
+sleep 2
+check "a 400 is not retried (each profile sent once)" sh -c "[ -z \"\$(cat '$WORK/e400'/*.query | sort | uniq -d)\" ]"
+kill -INT "$ntop"
+wait "$ntop"
+rc=$?
+ok "$([ $rc -eq 0 ]; echo $?)" "exit status 0 (got $rc)"
+n=$(grep -c "refused a profile with status 400" "$WORK/e400.err")
+ok "$([ "$n" -eq 1 ]; echo $?)" "the refusal is said once on stderr (got $n: $(head -c 300 "$WORK/e400.err"))"
+
+done_testing
