@@ -582,6 +582,11 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			"the target's code, so it listens elsewhere only with --allow-remote.", o->serve);
 		return EXIT_USAGE;
 	}
+	/* the live view can start the profiler (c); a batch run never will */
+	if (o->push && o->no_cpu && o->batch) {
+		*msg = xstrdup("--no-cpu collects no CPU profile: --push has nothing to send.");
+		return EXIT_USAGE;
+	}
 	if (o->push && o->replay_path) {
 		*msg = xstrdup("--push sends a live target's profiles; --replay shows a log and "
 			"watches none.");

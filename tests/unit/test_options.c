@@ -204,6 +204,9 @@ int main(void)
 	is_int(parse(&o, &msg, "--push", "http://10.0.0.1", "--allow-remote", "-p1"), 0,
 		"...accepted with it");
 	options_free(&o);
+	is_int(parse(&o, &msg, "-bp1", "--no-cpu", "--push=http://127.0.0.1:1", NULL), EXIT_USAGE,
+		"--push with --no-cpu in batch mode refused");
+	free(msg);
 	is_int(parse(&o, &msg, "-p1", "--push-every", "4", NULL), EXIT_USAGE,
 		"--push-every under 5 refused");
 	free(msg);
