@@ -133,6 +133,17 @@ bench_hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/stat
 bench_free_port() { "$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
 	console.log(s.address().port); s.close(); })'; }
 
+# bench_cpu_ns PID: nanoseconds on CPU over its threads (schedstat), else ticks as ns.
+bench_cpu_ns() {
+	local f sum=0 ns
+	for f in /proc/"$1"/task/*/schedstat; do
+		read -r ns _ <"$f" 2>/dev/null || { sum=0; break; }
+		sum=$((sum + ns))
+	done
+	if [ "$sum" -gt 0 ]; then echo "$sum"; else
+		echo $(($(bench_cpu_ticks "$1") * 1000000000 / $(getconf CLK_TCK))); fi
+}
+
 # bench_calc EXPR: evaluate a JavaScript arithmetic expression, print the result.
 bench_calc() { "$NODE" -p "($1)"; }
 

@@ -36,15 +36,6 @@ echo "reproduce: bench/serve.sh -s $secs -f $functions $ntop"
 bench_machine
 echo
 
-cpu_ns() { # PID: nanoseconds on CPU over its threads (schedstat), else ticks as ns
-	local f sum=0 ns
-	for f in /proc/"$1"/task/*/schedstat; do
-		read -r ns _ <"$f" 2>/dev/null || { sum=0; break; }
-		sum=$((sum + ns))
-	done
-	if [ "$sum" -gt 0 ]; then echo "$sum"; else
-		echo $(($(bench_cpu_ticks "$1") * 1000000000 / $(getconf CLK_TCK))); fi
-}
 now_ms() { date +%s%3N; }
 
 # session NAME CLIENTS(yes|no): prints "pct hwm_kb profiles scrapes"
@@ -98,7 +89,7 @@ session() {
 	for ((s = 1; s <= secs; s++)); do
 		sleep 1
 		kill -0 "$npid" 2>/dev/null || bench_die "ntop-js ($name) ended early: $(cat "$bench_tmp/$name.ntop.err")"
-		ns=$(cpu_ns "$npid")
+		ns=$(bench_cpu_ns "$npid")
 		t=$(now_ms)
 		if [ "$s" -eq 5 ]; then ns5=$ns; t5=$t; fi
 	done
