@@ -48,7 +48,10 @@ run tsc dist/main.js
 ok $? "ntop-js on tsc's output: status 0"
 # tsc's maps have no sourcesContent: the hot lines' text comes from the .ts file itself
 term_start 160 30 "$NTOP_JS --pid $tsc_PID --no-config 2>$WORK/tui-tsc.err; echo EXIT=\$?; sleep 60"
-wait_screen 20 ' unitPrice +.*pricing\.ts:14' && keys Enter
+wait_screen 20 ' unitPrice +.*pricing\.ts:14'
+keys / u n i t P r i c e Enter
+sleep 0.3
+keys Enter
 check "tsc's output, Enter on unitPrice: its hot line 16 of src/pricing.ts, the text read from the .ts file" \
 	wait_screen 15 'pricing\.ts:16 +[0-9]+ ticks +for \(let k = 0; k < 2000; k\+\+\) p = \(p \* 31 \+ k\) % 100003;'
 keys g
@@ -100,7 +103,9 @@ check "g: V8's names and places (app.min.js)" wait_screen 10 'app\.min\.js:1'
 check "and the status line says so" wait_screen 5 'generated positions, as V8 gives them'
 keys g
 check "g again: back to the original sources" wait_screen 10 ' unitPrice +.*pricing\.ts:14'
-# Enter on the top row: the details of the hottest function (unitPrice, the loop is hot)
+# the details of unitPrice (found by search: the top row is whichever is hottest this window)
+keys / u n i t P r i c e Enter
+sleep 0.3
 keys Enter
 check "Enter: unitPrice's details at src/pricing.ts:14" wait_screen 10 '^FUNCTION unitPrice'
 # V8 counts ticks per line only: the bundle's one line holds the whole program

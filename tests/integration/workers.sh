@@ -96,7 +96,11 @@ keys t
 check "t shows a pool thread: the header names it" wait_screen 10 '^ntop-js  PID [0-9]+  node [^ ]+  THREAD [12] '
 check "and the table is its own: isPrime on top" \
 	wait_screen 15 '^ +[0-9.]+% +[0-9.]+% +[0-9.]+s +[0-9.]+s isPrime +[^ ]*pool-task\.js'
+# the top row may be atomicsWaitLoop in a window (piscina's wait): find isPrime, then open it
+keys / i s P r i m e Enter
+sleep 0.3
 keys Enter
+check "search and Enter: isPrime's details" wait_screen 10 '^FUNCTION isPrime'
 check "Enter: isPrime's details, with its caller from the worker's call tree" \
 	wait_screen 10 'primeCount'
 keys Escape m
