@@ -98,7 +98,8 @@ echo "$dist: make distcheck (log: $build/distcheck.log)"
 [ "$dist" = PASS ] || tail -n 30 "$build/distcheck.log"
 # What a failed test said of itself (its diagnostics and failed checks), here at the end where
 # a shortened CI log still shows it.
-for trs in "$build"/tests/*/*.trs; do
+# make distcheck leaves its tree behind when it fails: its tests' logs are read too.
+for trs in "$build"/tests/*/*.trs "$build"/ntop-js-*/_build/sub/tests/*/*.trs; do
 	[ -e "$trs" ] && grep -Eq '^:test-result: (FAIL|XPASS|ERROR)' "$trs" || continue
 	log=${trs%.trs}.log
 	echo "--- ${log#"$build"/}: its diagnostics and failed checks"
