@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A whole segment, for sorting a line whose columns went backwards. */
+/* One decoded segment, absolute: sources and names index the whole map's tables. */
 struct seg {
 	uint32_t gen_col;
 	uint32_t src;  /* SOURCEMAP_NONE: a one-field segment, an unmapped stretch */
@@ -20,11 +20,35 @@ struct seg {
 	uint32_t name; /* SOURCEMAP_NONE: no name */
 };
 
-/* A map keeps the generated columns apart (cols[]), so that a lookup's binary search reads 4
- * bytes a step, and the rest of each segment here: 20 bytes a segment in all, and a bundle's
- * map holds millions. */
-struct oseg {
-	uint32_t src, line, col, name;
+/* The mappings stay base64 VLQ, as the map wrote them (4 to 7 bytes a segment, where decoded
+ * segments took 20 and a map of mappings alone peaked at 4-5x its size). Every CKPT_EVERY
+ * segments, and at each section's first, a checkpoint holds the decoder's whole state just
+ * after one segment; a lookup binary-searches them by generated line and column and decodes
+ * forward from the nearest, at most a checkpoint's stretch. */
+#define CKPT_EVERY 32
+
+struct ckpt {
+	uint32_t off;     /* just past its segment, in its section's mappings */
+	uint32_t line;    /* its segment's generated line and column (absolute) */
+	uint32_t gen_col;
+	uint32_t src, oline, ocol, name; /* the section's VLQ state after it */
+	uint32_t sec;     /* section index << 3 | the segment's field count (1, 4 or 5) */
+};
+
+/* One map's mappings: the whole document's, or each section's of an index map. */
+struct section {
+	const char *p;    /* the mappings' text, without quotes, in the kept text or own */
+	size_t n;
+	char *own;        /* a decoded copy when the JSON string had escapes */
+	uint32_t line_off, col_off;
+	uint32_t src_base, nsrc, name_base, nname; /* its indices in the map's tables */
+	uint32_t first_ck; /* its first checkpoint; == the next section's when it has none */
+};
+
+/* A line whose columns were written out of order, decoded and sorted (rare). */
+struct uline {
+	uint32_t line;
+	uint32_t first, n; /* into usegs */
 };
 
 /* NUL-terminated strings in one buffer. */
@@ -37,19 +61,28 @@ struct strtab {
 };
 
 struct sourcemap {
-	char *text;                /* the map's JSON, kept for sourcesContent, else NULL */
-	uint32_t *cols;            /* each segment's generated column */
-	struct oseg *osegs;        /* and the rest of it */
-	size_t nsegs, segcap;
-	uint32_t *line_start;      /* first segment of each generated line; [nlines] = nsegs */
-	uint32_t nlines;
-	size_t linecap;
+	char *text;                /* what is kept of the map's JSON: mappings and sourcesContent */
+	size_t text_len;
+	struct section *secs;
+	uint32_t nsecs;
+	size_t seccap;
+	struct ckpt *cks;
+	size_t ncks, ckcap;
+	size_t nsegs;
+	uint32_t nlines;           /* one past the last generated line with a segment */
+	struct uline *ulines;      /* sorted by line */
+	uint32_t nulines;
+	struct seg *usegs;
+	size_t nusegs;
 	struct strtab sources, names;
 	struct json_span *content; /* per source; n == 0 when the map has none */
 	uint32_t *line_first;      /* per source: its first entry in line_off */
 	uint32_t *line_off;        /* each original line's offset in its content span */
 	size_t nline_off;
-	bool unsorted;             /* a line's columns went backwards: sort after decoding */
+	/* while decoding */
+	uint32_t last_line, last_col, since_ck;
+	uint32_t *unsorted;        /* lines whose columns went backwards, ascending */
+	size_t nunsorted, unsortedcap;
 };
 
 /* The members of one map (the whole document, or a section's). */
@@ -314,135 +347,208 @@ static int vlq(const char **pp, const char *end, const char *start, int64_t *out
 	return 0;
 }
 
-/* Room for n segments in both arrays. */
-static void reserve_segs(struct sourcemap *m, size_t n)
+/* The decoder's state within one section's mappings. */
+struct decoder {
+	const struct section *sec;
+	const char *p, *end;
+	uint64_t line;                /* absolute generated line */
+	int64_t gcol;                 /* within the line, before the section's column offset */
+	int64_t src, oline, ocol, name; /* the section's own indices */
+	int nf;                       /* fields of the segment last read: 1, 4 or 5 */
+};
+
+/* The next segment of d's section into *s (absolute), checked: 1, 0 at the section's end, or
+ * -1 with a sentence in *err. Lookups run it again on text the parse has checked. */
+static int next_seg(struct decoder *d, struct seg *s, char **err)
 {
-	if (n <= m->segcap)
-		return;
-	m->cols = xrealloc(m->cols, n * sizeof *m->cols);
-	m->osegs = xrealloc(m->osegs, n * sizeof *m->osegs);
-	m->segcap = n;
+	const struct section *sec = d->sec;
+	int64_t v[5];
+	int k = 0;
+
+	for (;;) {
+		if (d->p >= d->end)
+			return 0;
+		if (*d->p == ';') {
+			d->line++, d->p++, d->gcol = 0;
+			continue;
+		}
+		if (*d->p != ',')
+			break;
+		d->p++;
+	}
+	while (d->p < d->end && *d->p != ',' && *d->p != ';') {
+		if (k == 5)
+			return fail(err, "a segment has more than 5 fields (byte %td of mappings)",
+				d->p - sec->p);
+		if (vlq(&d->p, d->end, sec->p, &v[k++], err) < 0)
+			return -1;
+	}
+	if (k == 2 || k == 3)
+		return fail(err, "a segment has %d fields, not 1, 4 or 5", k);
+	if (d->line > SOURCEMAP_MAX_GEN_LINES)
+		return fail(err, "more than %u generated lines", SOURCEMAP_MAX_GEN_LINES);
+	uint32_t col_off = d->line == sec->line_off ? sec->col_off : 0;
+	d->gcol += v[0];
+	if (d->gcol < 0 || d->gcol + col_off > SOURCEMAP_MAX_POSITION)
+		return fail(err, "generated column %lld is out of range", (long long)d->gcol);
+	*s = (struct seg){ .gen_col = (uint32_t)d->gcol + col_off, .src = SOURCEMAP_NONE,
+		.name = SOURCEMAP_NONE };
+	if (k >= 4) {
+		d->src += v[1], d->oline += v[2], d->ocol += v[3];
+		if (d->src < 0 || d->src >= sec->nsrc)
+			return fail(err, "source index %lld is out of range", (long long)d->src);
+		if (d->oline < 0 || d->oline > SOURCEMAP_MAX_POSITION || d->ocol < 0 ||
+				d->ocol > SOURCEMAP_MAX_POSITION)
+			return fail(err, "original position (line %lld) is out of range",
+				(long long)d->oline);
+		s->src = sec->src_base + (uint32_t)d->src;
+		s->line = (uint32_t)d->oline;
+		s->col = (uint32_t)d->ocol;
+	}
+	if (k == 5) {
+		d->name += v[4];
+		if (d->name < 0 || d->name >= sec->nname)
+			return fail(err, "name index %lld is out of range", (long long)d->name);
+		s->name = sec->name_base + (uint32_t)d->name;
+	}
+	d->nf = k;
+	return 1;
 }
 
-static int push_seg(struct sourcemap *m, uint32_t line, const struct seg *s, char **err)
+static void push_ckpt(struct sourcemap *m, const struct decoder *d, const struct seg *s)
 {
-	if (m->nsegs >= SOURCEMAP_MAX_SEGMENTS)
-		return fail(err, "more than %u segments", SOURCEMAP_MAX_SEGMENTS);
-	if (m->nlines > line + 1 || (m->nlines == line + 1 && m->nsegs > m->line_start[line] &&
-			m->cols[m->nsegs - 1] > s->gen_col)) {
-		if (m->nlines > line + 1)
-			return fail(err, "index map sections overlap (generated line %lld)",
-				(long long)line + 1);
-		m->unsorted = true;
-	}
-	if (m->nlines <= line) {
-		m->line_start = xreallocarray_grow(m->line_start, &m->linecap, (size_t)line + 2,
-			sizeof *m->line_start);
-		while (m->nlines <= line)
-			m->line_start[m->nlines++] = (uint32_t)m->nsegs;
-	}
-	if (m->nsegs == m->segcap)
-		reserve_segs(m, m->segcap < 16 ? 16 : m->segcap * 2);
-	m->cols[m->nsegs] = s->gen_col;
-	m->osegs[m->nsegs++] = (struct oseg){ s->src, s->line, s->col, s->name };
-	return 0;
+	m->cks = xreallocarray_grow(m->cks, &m->ckcap, m->ncks + 1, sizeof *m->cks);
+	m->cks[m->ncks++] = (struct ckpt){
+		.off = (uint32_t)(d->p - d->sec->p), .line = (uint32_t)d->line, .gen_col = s->gen_col,
+		.src = (uint32_t)d->src, .oline = (uint32_t)d->oline, .ocol = (uint32_t)d->ocol,
+		.name = (uint32_t)d->name, .sec = (uint32_t)(d->sec - m->secs) << 3 | (uint32_t)d->nf,
+	};
 }
 
-/* Decodes one map's mappings; its lines start at line_off, its first line at col_off, and its
- * source and name indices at src_base and name_base. */
+/* Checks one map's mappings and places its checkpoints; its lines start at line_off, its first
+ * line at col_off, and its source and name indices at src_base and name_base. */
 static int add_mappings(struct sourcemap *m, const struct fields *f, uint32_t line_off,
 	uint32_t col_off, uint32_t src_base, uint32_t nsrc, uint32_t name_base, uint32_t nname,
 	char **err)
 {
-	char *decoded = NULL;
-	const char *p, *start, *end;
-	size_t n;
-	int64_t gcol = 0, src = 0, oline = 0, ocol = 0, name = 0;
-	uint64_t line = 0;
-	int rc = -1;
+	struct section *sec;
+	struct decoder d = { 0 };
+	struct seg s;
+	bool first = true;
+	int rc;
 
 	if (!f->mappings.n)
 		return 0;
+	m->secs = xreallocarray_grow(m->secs, &m->seccap, (size_t)m->nsecs + 1, sizeof *m->secs);
+	sec = &m->secs[m->nsecs++];
+	*sec = (struct section){ .line_off = line_off, .col_off = col_off, .src_base = src_base,
+		.nsrc = nsrc, .name_base = name_base, .nname = nname, .first_ck = (uint32_t)m->ncks };
 	if (memchr(f->mappings.p, '\\', f->mappings.n)) {
 		/* escapes in mappings are legal JSON, and rare enough to pay a copy */
-		if (json_string_decode(f->mappings, &decoded, &n) < 0)
+		if (json_string_decode(f->mappings, &sec->own, &sec->n) < 0)
 			return fail(err, "mappings is not a valid string");
-		start = decoded;
+		sec->p = sec->own;
 	} else {
-		start = f->mappings.p + 1;
-		n = f->mappings.n - 2;
+		sec->p = f->mappings.p + 1;
+		sec->n = f->mappings.n - 2;
 	}
-	end = start + n;
-	/* every segment but the first follows a separator: reserve once, not by doubling */
-	size_t seps = 1;
-	for (p = start; p < end; p++)
-		seps += *p == ',' || *p == ';';
-	reserve_segs(m, m->nsegs + (seps < SOURCEMAP_MAX_SEGMENTS ? seps : SOURCEMAP_MAX_SEGMENTS));
-	for (p = start; p < end;) {
-		if (*p == ';') {
-			line++, p++, gcol = 0;
-			continue;
+	if (sec->n > UINT32_MAX)
+		return fail(err, "mappings is longer than 4 GB");
+	d = (struct decoder){ .sec = sec, .p = sec->p, .end = sec->p + sec->n, .line = line_off };
+	while ((rc = next_seg(&d, &s, err)) == 1) {
+		uint32_t line = (uint32_t)d.line;
+		if (m->nsegs >= SOURCEMAP_MAX_SEGMENTS)
+			return fail(err, "more than %u segments", SOURCEMAP_MAX_SEGMENTS);
+		if (m->nsegs && line < m->last_line)
+			return fail(err, "index map sections overlap (generated line %lld)",
+				(long long)line + 1);
+		if (m->nsegs && line == m->last_line && s.gen_col < m->last_col &&
+				(!m->nunsorted || m->unsorted[m->nunsorted - 1] != line)) {
+			m->unsorted = xreallocarray_grow(m->unsorted, &m->unsortedcap,
+				m->nunsorted + 1, sizeof *m->unsorted);
+			m->unsorted[m->nunsorted++] = line;
 		}
-		if (*p == ',') {
-			p++;
-			continue;
+		if (first || m->since_ck >= CKPT_EVERY) {
+			push_ckpt(m, &d, &s);
+			m->since_ck = 0;
+			first = false;
 		}
-		int64_t v[5];
-		int k = 0;
-		while (p < end && *p != ',' && *p != ';') {
-			if (k == 5) {
-				fail(err, "a segment has more than 5 fields (byte %td of mappings)",
-					p - start);
-				goto out;
-			}
-			if (vlq(&p, end, start, &v[k++], err) < 0)
-				goto out;
-		}
-		if (k == 2 || k == 3) {
-			fail(err, "a segment has %d fields, not 1, 4 or 5", k);
-			goto out;
-		}
-		struct seg s = { .src = SOURCEMAP_NONE, .name = SOURCEMAP_NONE };
-		gcol += v[0];
-		if (gcol < 0 || gcol + (line ? 0 : col_off) > SOURCEMAP_MAX_POSITION) {
-			fail(err, "generated column %lld is out of range", (long long)gcol);
-			goto out;
-		}
-		if (line_off + line > SOURCEMAP_MAX_GEN_LINES) {
-			fail(err, "more than %u generated lines", SOURCEMAP_MAX_GEN_LINES);
-			goto out;
-		}
-		s.gen_col = (uint32_t)gcol + (line ? 0 : col_off);
-		if (k >= 4) {
-			src += v[1], oline += v[2], ocol += v[3];
-			if (src < 0 || src >= nsrc) {
-				fail(err, "source index %lld is out of range", (long long)src);
-				goto out;
-			}
-			if (oline < 0 || oline > SOURCEMAP_MAX_POSITION || ocol < 0 ||
-					ocol > SOURCEMAP_MAX_POSITION) {
-				fail(err, "original position (line %lld) is out of range", (long long)oline);
-				goto out;
-			}
-			s.src = src_base + (uint32_t)src;
-			s.line = (uint32_t)oline;
-			s.col = (uint32_t)ocol;
-		}
-		if (k == 5) {
-			name += v[4];
-			if (name < 0 || name >= nname) {
-				fail(err, "name index %lld is out of range", (long long)name);
-				goto out;
-			}
-			s.name = name_base + (uint32_t)name;
-		}
-		if (push_seg(m, line_off + (uint32_t)line, &s, err) < 0)
-			goto out;
+		m->since_ck++;
+		m->nsegs++;
+		m->last_line = line, m->last_col = s.gen_col;
+		m->nlines = line + 1;
 	}
-	rc = 0;
-out:
-	free(decoded);
 	return rc;
+}
+
+/* ---- walking the segments ------------------------------------------------------------ */
+
+/* A walk over the segments in the map's order, from a checkpoint on. */
+struct walk {
+	const struct sourcemap *m;
+	struct decoder d;
+	struct seg s;    /* the current segment */
+	uint32_t line;   /* and its generated line */
+	bool fresh;      /* s is the checkpoint's own, not yet returned */
+};
+
+static void walk_from(struct walk *w, const struct sourcemap *m, size_t i)
+{
+	const struct ckpt *c = &m->cks[i];
+	const struct section *sec = &m->secs[c->sec >> 3];
+	unsigned nf = c->sec & 7;
+	uint32_t col_off = c->line == sec->line_off ? sec->col_off : 0;
+
+	w->m = m;
+	w->d = (struct decoder){ .sec = sec, .p = sec->p + c->off, .end = sec->p + sec->n,
+		.line = c->line, .gcol = (int64_t)c->gen_col - col_off, .src = c->src,
+		.oline = c->oline, .ocol = c->ocol, .name = c->name, .nf = (int)nf };
+	w->s = (struct seg){ .gen_col = c->gen_col,
+		.src = nf >= 4 ? sec->src_base + c->src : SOURCEMAP_NONE, .line = c->oline,
+		.col = c->ocol, .name = nf == 5 ? sec->name_base + c->name : SOURCEMAP_NONE };
+	w->line = c->line;
+	w->fresh = true;
+}
+
+/* The next segment into w->s and w->line: 1, or 0 past the last. */
+static int walk_next(struct walk *w)
+{
+	const struct sourcemap *m = w->m;
+
+	if (w->fresh) {
+		w->fresh = false;
+		return 1;
+	}
+	if (next_seg(&w->d, &w->s, NULL) == 1) {
+		w->line = (uint32_t)w->d.line;
+		return 1;
+	}
+	/* the section's end: on to the next section's first checkpoint */
+	size_t next = (size_t)(w->d.sec - m->secs) + 1;
+	size_t ck = next < m->nsecs ? m->secs[next].first_ck : m->ncks;
+	if (ck >= m->ncks)
+		return 0;
+	walk_from(w, m, ck);
+	w->fresh = false;
+	return 1;
+}
+
+/* The last checkpoint before generated line line (strictly), or, with col_inclusive, at or
+ * before (line, col); 0 when there is none. */
+static size_t find_ckpt(const struct sourcemap *m, uint32_t line, uint32_t col, bool inclusive)
+{
+	size_t lo = 0, hi = m->ncks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ckpt *c = &m->cks[mid];
+		bool before = c->line < line || (inclusive && c->line == line && c->gen_col <= col);
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
 }
 
 static int seg_cmp(const void *a, const void *b)
@@ -453,6 +559,35 @@ static int seg_cmp(const void *a, const void *b)
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* Lines whose columns went backwards are decoded and sorted apart (the binary search and the
+ * walk need a line's columns in order). */
+static void sort_unsorted(struct sourcemap *m)
+{
+	size_t cap = 0, ucap = 0;
+
+	for (size_t u = 0; u < m->nunsorted; u++) {
+		uint32_t line = m->unsorted[u];
+		struct walk w;
+		size_t first = m->nusegs;
+
+		walk_from(&w, m, find_ckpt(m, line, 0, false));
+		while (walk_next(&w) && w.line <= line) {
+			if (w.line < line)
+				continue;
+			m->usegs = xreallocarray_grow(m->usegs, &cap, m->nusegs + 1, sizeof *m->usegs);
+			m->usegs[m->nusegs++] = w.s;
+		}
+		qsort(m->usegs + first, m->nusegs - first, sizeof *m->usegs, seg_cmp);
+		m->ulines = xreallocarray_grow(m->ulines, &ucap, (size_t)m->nulines + 1,
+			sizeof *m->ulines);
+		m->ulines[m->nulines++] = (struct uline){ line, (uint32_t)first,
+			(uint32_t)(m->nusegs - first) };
+	}
+	free(m->unsorted);
+	m->unsorted = NULL;
+	m->nunsorted = 0;
 }
 
 /* ---- one map, sections --------------------------------------------------------------- */
@@ -530,55 +665,48 @@ static int add_sections(struct sourcemap *m, const struct fields *top, char **er
 	return 0;
 }
 
-/* Sorts the segments of [a, b) by generated column (a line written out of order). */
-static void sort_line(struct sourcemap *m, size_t a, size_t b)
-{
-	struct seg *t = xmalloc((b - a) * sizeof *t);
-	size_t i;
+/* A kept piece of the map's text: where its pointer is, and its length. */
+struct keep {
+	const char **pp;
+	size_t n;
+};
 
-	for (i = a; i < b; i++) {
-		const struct oseg *o = &m->osegs[i];
-		t[i - a] = (struct seg){ m->cols[i], o->src, o->line, o->col, o->name };
-	}
-	qsort(t, b - a, sizeof *t, seg_cmp);
-	for (i = a; i < b; i++) {
-		m->cols[i] = t[i - a].gen_col;
-		m->osegs[i] = (struct oseg){ t[i - a].src, t[i - a].line, t[i - a].col, t[i - a].name };
-	}
-	free(t);
+static int keep_cmp(const void *a, const void *b)
+{
+	const char *x = *((const struct keep *)a)->pp, *y = *((const struct keep *)b)->pp;
+	return x < y ? -1 : x > y;
 }
 
-static int span_cmp(const void *a, const void *b)
+/* Moves the mappings and sourcesContent strings to the front of the map's text and gives the
+ * rest back: the text is kept for them alone. */
+static void keep_text(struct sourcemap *m, char *buf)
 {
-	const struct json_span *x = *(const struct json_span *const *)a;
-	const struct json_span *y = *(const struct json_span *const *)b;
-	return x->p < y->p ? -1 : x->p > y->p;
-}
+	size_t n = 0, at = 0, i;
+	struct keep *k = xmalloc(((size_t)m->sources.n + m->nsecs + 1) * sizeof *k);
 
-/* Moves the sourcesContent strings to the front of the map's text and gives the rest back:
- * the text is kept for them alone. */
-static char *keep_content(struct sourcemap *m, char *buf)
-{
-	uint32_t n = m->sources.n, k = 0, i;
-	struct json_span **order = xmalloc(n * sizeof *order);
-	size_t at = 0;
-
-	for (i = 0; i < n; i++)
+	for (i = 0; i < m->sources.n; i++)
 		if (m->content[i].n)
-			order[k++] = &m->content[i];
+			k[n++] = (struct keep){ &m->content[i].p, m->content[i].n };
+	for (i = 0; i < m->nsecs; i++)
+		if (!m->secs[i].own && m->secs[i].n)
+			k[n++] = (struct keep){ &m->secs[i].p, m->secs[i].n };
+	if (!n) {
+		free(k);
+		free(buf);
+		return;
+	}
 	/* in address order, each string moves down (or stays) */
-	qsort(order, k, sizeof *order, span_cmp);
-	for (i = 0; i < k; i++) {
-		memmove(buf + at, order[i]->p, order[i]->n);
-		order[i]->p = buf + at;
-		at += order[i]->n;
+	qsort(k, n, sizeof *k, keep_cmp);
+	for (i = 0; i < n; i++) {
+		memmove(buf + at, *k[i].pp, k[i].n);
+		*k[i].pp = (const char *)(uintptr_t)at; /* an offset until the realloc */
+		at += k[i].n;
 	}
-	free(order);
-	char *kept = xrealloc(buf, at);
+	m->text = xrealloc(buf, at);
+	m->text_len = at;
 	for (i = 0; i < n; i++)
-		if (m->content[i].n)
-			m->content[i].p = kept + (m->content[i].p - buf);
-	return kept;
+		*k[i].pp = m->text + (uintptr_t)*k[i].pp;
+	free(k);
 }
 
 static int next_raw_line(const char **pp, const char *end, const char **a, const char **b);
@@ -610,39 +738,25 @@ struct sourcemap *sourcemap_parse(char *buf, size_t len, char **err)
 {
 	struct sourcemap *m = xcalloc(1, sizeof *m);
 	struct fields top;
-	bool keep = false;
+	bool content = false;
 	uint32_t i;
 
 	if (read_fields(buf, len, &top, err) < 0)
 		goto bad;
 	if (top.sections.n ? add_sections(m, &top, err) < 0 : add_map(m, &top, 0, 0, err) < 0)
 		goto bad;
-	if (m->unsorted)
-		for (i = 0; i < m->nlines; i++) {
-			size_t a = m->line_start[i], b = i + 1 < m->nlines ? m->line_start[i + 1] : m->nsegs;
-			for (size_t k = a + 1; k < b; k++)
-				if (m->cols[k - 1] > m->cols[k]) {
-					sort_line(m, a, b);
-					break;
-				}
-		}
-	m->line_start = xreallocarray_grow(m->line_start, &m->linecap, (size_t)m->nlines + 1,
-		sizeof *m->line_start);
-	m->line_start[m->nlines] = (uint32_t)m->nsegs;
-	/* the reservation counted separators: give back what they over-counted */
-	m->cols = xrealloc(m->cols, (m->nsegs ? m->nsegs : 1) * sizeof *m->cols);
-	m->osegs = xrealloc(m->osegs, (m->nsegs ? m->nsegs : 1) * sizeof *m->osegs);
-	m->segcap = m->nsegs;
+	if (m->ncks) {
+		m->cks = xrealloc(m->cks, m->ncks * sizeof *m->cks);
+		m->ckcap = m->ncks;
+	}
+	sort_unsorted(m);
 	if (!m->content)
 		m->content = xcalloc(1, sizeof *m->content);
+	keep_text(m, buf);
 	for (i = 0; i < m->sources.n; i++)
-		keep |= m->content[i].n > 0;
-	if (keep) {
-		m->text = keep_content(m, buf);
+		content |= m->content[i].n > 0;
+	if (content)
 		index_lines(m);
-	} else {
-		free(buf);
-	}
 	return m;
 bad:
 	free(buf);
@@ -655,9 +769,13 @@ void sourcemap_free(struct sourcemap *m)
 	if (!m)
 		return;
 	free(m->text);
-	free(m->cols);
-	free(m->osegs);
-	free(m->line_start);
+	for (uint32_t i = 0; i < m->nsecs; i++)
+		free(m->secs[i].own);
+	free(m->secs);
+	free(m->cks);
+	free(m->ulines);
+	free(m->usegs);
+	free(m->unsorted);
 	free(m->line_first);
 	free(m->line_off);
 	strtab_free(&m->sources);
@@ -668,13 +786,15 @@ void sourcemap_free(struct sourcemap *m)
 
 size_t sourcemap_bytes(const struct sourcemap *m)
 {
-	size_t n = sizeof *m + m->nsegs * (sizeof *m->cols + sizeof *m->osegs) +
-		m->linecap * sizeof *m->line_start + m->sources.cap + m->sources.ncap * sizeof(size_t) +
+	size_t n = sizeof *m + m->text_len + m->seccap * sizeof *m->secs +
+		m->ckcap * sizeof *m->cks + m->nulines * sizeof *m->ulines +
+		m->nusegs * sizeof *m->usegs + m->sources.cap + m->sources.ncap * sizeof(size_t) +
 		m->names.cap + m->names.ncap * sizeof(size_t) +
 		((size_t)m->sources.n + 1) * (sizeof *m->content + sizeof(uint32_t)) +
 		m->nline_off * sizeof *m->line_off;
-	for (uint32_t i = 0; m->text && i < m->sources.n; i++)
-		n += m->content[i].n;
+	for (uint32_t i = 0; i < m->nsecs; i++)
+		if (m->secs[i].own)
+			n += m->secs[i].n;
 	return n;
 }
 
@@ -695,36 +815,64 @@ size_t sourcemap_segment_count(const struct sourcemap *m)
 
 /* ---- lookup -------------------------------------------------------------------------- */
 
+static int uline_cmp(const void *key, const void *elem)
+{
+	uint32_t line = *(const uint32_t *)key, l = ((const struct uline *)elem)->line;
+	return line < l ? -1 : line > l;
+}
+
+/* A lookup on a line that was written out of order: its sorted segments. */
+static const struct seg *lookup_sorted(const struct sourcemap *m, const struct uline *u,
+	uint32_t gen_col0)
+{
+	const struct seg *a = m->usegs + u->first;
+	size_t lo = 0, hi = u->n;
+
+	if (!u->n)
+		return NULL;
+	if (gen_col0 == 0)
+		return a;
+	/* greatest lower bound: the last segment whose column is <= gen_col0 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a[mid].gen_col <= gen_col0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &a[lo - 1] : NULL;
+}
+
 int sourcemap_lookup(const struct sourcemap *m, uint32_t gen_line0, uint32_t gen_col0,
 	struct sourcemap_pos *out)
 {
-	size_t lo, hi, a, b, i;
-	const struct oseg *s;
+	const struct uline *u = NULL;
+	struct seg found;
+	const struct seg *s = NULL;
 
-	if (gen_line0 >= m->nlines)
+	if (gen_line0 >= m->nlines || !m->ncks)
 		return 0;
-	a = m->line_start[gen_line0];
-	b = m->line_start[gen_line0 + 1];
-	if (a == b)
-		return 0;
-	if (gen_col0 == 0) {
-		i = a;
+	if (m->nulines)
+		u = bsearch(&gen_line0, m->ulines, m->nulines, sizeof *m->ulines, uline_cmp);
+	if (u) {
+		s = lookup_sorted(m, u, gen_col0);
 	} else {
-		/* greatest lower bound: the last segment whose column is <= gen_col0 */
-		lo = a, hi = b;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (m->cols[mid] <= gen_col0)
-				lo = mid + 1;
-			else
-				hi = mid;
+		/* from the nearest checkpoint before the position, forward to it: column 0 takes
+		 * the line's first segment (where V8 puts a script's top level), any other the
+		 * last at or before it */
+		struct walk w;
+		walk_from(&w, m, find_ckpt(m, gen_line0, gen_col0, gen_col0 != 0));
+		while (walk_next(&w) && w.line <= gen_line0) {
+			if (w.line < gen_line0)
+				continue;
+			if (gen_col0 && w.s.gen_col > gen_col0)
+				break;
+			found = w.s, s = &found;
+			if (!gen_col0)
+				break;
 		}
-		if (lo == a)
-			return 0;
-		i = lo - 1;
 	}
-	s = &m->osegs[i];
-	if (s->src == SOURCEMAP_NONE)
+	if (!s || s->src == SOURCEMAP_NONE)
 		return 0;
 	out->source = s->src;
 	out->source_path = strtab_get(&m->sources, s->src);
@@ -871,10 +1019,14 @@ long sourcemap_source_line(const struct sourcemap *m, uint32_t source, uint32_t 
 		return -1;
 	p = m->content[source].p + m->line_off[m->line_first[source] + line1 - 1];
 	end = m->content[source].p + m->content[source].n - 1;
-	if (!next_raw_line(&p, end, &a, &b))
-		return -1;
 	if (cap > SOURCEMAP_MAX_LINE_BYTES)
 		cap = SOURCEMAP_MAX_LINE_BYTES;
+	/* a minified source's line can be megabytes: look no further than cap bytes can come
+	 * from (an escape is at most 6 bytes of JSON a byte) */
+	if ((size_t)(end - p) > cap * 6 + 6)
+		end = p + cap * 6 + 6;
+	if (!next_raw_line(&p, end, &a, &b))
+		return -1;
 	return (long)decode_raw(a, b, buf, cap);
 }
 

@@ -1,12 +1,13 @@
-/* sourcemap.h: source maps (revision 3) parsed into compact arrays, and the lookup of a
+/* sourcemap.h: source maps (revision 3), parsed and kept compact, and the lookup of a
  * generated position (V8's 0-based frame line and column) in them: the original source, line,
  * column and function name. Pure data: no files, no sockets; maps are untrusted input.
  *
- * A map is read in one pass with jsonpull's reader (no tree: a bundle's map is tens of MB) and
- * its mappings decoded into arrays sorted by generated line and column (the generated columns
- * apart from the rest of each segment, for the binary search). sourcesContent is kept as
- * spans into what is kept of the map's own text, with each original line's offset, and
- * decoded a line at a time. doc/bench/sourcemap.md has the costs. */
+ * A map is read in one pass with jsonpull's reader (no tree: a bundle's map is tens of MB). Its
+ * mappings are checked whole but kept as the map wrote them (base64 VLQ), with a checkpoint of
+ * the decoder's state every few dozen segments to search by; a lookup decodes forward from the
+ * nearest. Of the map's text only the mappings and sourcesContent are kept (the rest is given
+ * back), with each original line's offset; a line's text is decoded when asked for.
+ * doc/bench/sourcemap.md has the costs. */
 #ifndef NTOP_SOURCEMAP_H
 #define NTOP_SOURCEMAP_H
 
@@ -16,7 +17,7 @@
 /* Bounds on what a map may hold; past them it is refused, not truncated. */
 #define SOURCEMAP_MAX_SOURCES 100000
 #define SOURCEMAP_MAX_NAMES (1u << 22)
-#define SOURCEMAP_MAX_SEGMENTS (1u << 23)
+#define SOURCEMAP_MAX_SEGMENTS (1u << 25) /* a 64 MB map holds fewer */
 #define SOURCEMAP_MAX_GEN_LINES (1u << 22)
 #define SOURCEMAP_MAX_SECTIONS 4096
 /* Original lines and columns, and generated columns, above this are lies. */

@@ -604,12 +604,300 @@ static void test_load(void)
 	rmdir(dir);
 }
 
+/* ---- random maps against a reference ----------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return n ? (uint32_t)(rng_state % n) : 0;
+}
+
+/* A segment as the reference keeps it: absolute, in the order the map wrote it. */
+struct rseg {
+	uint32_t line, gen_col;
+	int nf;
+	uint32_t src, oline, ocol, name; /* absolute indices */
+};
+
+struct rmap {
+	struct rseg *segs;
+	size_t n, cap;
+	uint32_t nlines;
+	char **src_names, **names; /* absolute index -> its string */
+	uint32_t nsrc, nname;
+};
+
+static bool rseg_before(const struct rseg *a, const struct rseg *b)
+{
+	if (a->gen_col != b->gen_col)
+		return a->gen_col < b->gen_col;
+	if (a->oline != b->oline)
+		return a->oline < b->oline;
+	return a->ocol < b->ocol;
+}
+
+/* The reference lookup: every segment of the line in the map's order; a line written in order
+ * answers with the last segment at or before the column (the first for column 0), one written
+ * out of order the same after sorting. */
+static const struct rseg *ref_lookup(const struct rmap *r, uint32_t line, uint32_t col)
+{
+	const struct rseg *best = NULL, *first = NULL;
+	bool sorted = true;
+	uint32_t prev = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct rseg *s = &r->segs[i];
+		if (s->line != line)
+			continue;
+		if (first && s->gen_col < prev)
+			sorted = false;
+		if (!first)
+			first = s;
+		prev = s->gen_col;
+	}
+	if (!first)
+		return NULL;
+	if (sorted) {
+		if (col == 0)
+			return first;
+		for (i = 0; i < r->n; i++) {
+			const struct rseg *s = &r->segs[i];
+			if (s->line == line && s->gen_col <= col)
+				best = s;
+			else if (s->line == line)
+				break;
+		}
+		return best;
+	}
+	/* sorted as the parser sorts such a line: by column, then original line and column */
+	for (i = 0; i < r->n; i++) {
+		const struct rseg *s = &r->segs[i];
+		if (s->line != line)
+			continue;
+		if (!best || rseg_before(s, best) == (col == 0))
+			if (col == 0 || s->gen_col <= col)
+				best = s;
+	}
+	return best;
+}
+
+static void rseg_add(struct rmap *r, struct rseg s)
+{
+	r->segs = xreallocarray_grow(r->segs, &r->cap, r->n + 1, sizeof *r->segs);
+	r->segs[r->n++] = s;
+}
+
+/* Writes one section's map (sources, names, mappings) into *out and its segments into r. */
+static void random_section(struct rmap *r, uint32_t sec, uint32_t line_off, uint32_t col_off,
+	char **out, size_t *len, size_t *cap, uint32_t *last_line, uint32_t *last_col)
+{
+	uint32_t nsrc = 1 + rnd(4), nname = rnd(5), nl = 1 + rnd(20), l, k;
+	uint32_t src_base = r->nsrc, name_base = r->nname;
+	long long psrc = 0, poline = 0, pocol = 0, pname = 0;
+	char vl[64];
+	size_t need;
+
+#define APPEND(...) do { \
+		need = (size_t)snprintf(NULL, 0, __VA_ARGS__) + 1; \
+		*out = xreallocarray_grow(*out, cap, *len + need, 1); \
+		*len += (size_t)snprintf(*out + *len, need, __VA_ARGS__); \
+	} while (0)
+	APPEND("{\"version\":3,\"sources\":[");
+	for (k = 0; k < nsrc; k++) {
+		APPEND("%s\"s%u_%u.ts\"", k ? "," : "", sec, k);
+		r->src_names = xrealloc(r->src_names, (r->nsrc + 1) * sizeof *r->src_names);
+		r->src_names[r->nsrc++] = xasprintf("s%u_%u.ts", sec, k);
+	}
+	APPEND("],\"names\":[");
+	for (k = 0; k < nname; k++) {
+		APPEND("%s\"n%u_%u\"", k ? "," : "", sec, k);
+		r->names = xrealloc(r->names, (r->nname + 1) * sizeof *r->names);
+		r->names[r->nname++] = xasprintf("n%u_%u", sec, k);
+	}
+	APPEND("],\"mappings\":\"");
+	for (l = 0; l < nl; l++) {
+		uint32_t nseg = rnd(3) == 0 ? rnd(200) : rnd(8), cols[200], c = 0;
+		bool shuffle = rnd(12) == 0;
+		long long pcol = 0;
+		for (k = 0; k < nseg; k++) {
+			c += shuffle ? 1 + rnd(9) : rnd(10);
+			cols[k] = c;
+		}
+		for (k = 0; shuffle && k + 1 < nseg; k++) {
+			uint32_t j = k + rnd(nseg - k), t = cols[k];
+			cols[k] = cols[j], cols[j] = t;
+		}
+		if (l)
+			APPEND(";");
+		for (k = 0; k < nseg; k++) {
+			struct rseg s = { .line = line_off + l,
+				.gen_col = cols[k] + (l ? 0 : col_off) };
+			int pick = (int)rnd(10);
+			s.nf = pick == 0 ? 1 : (pick < 6 || !nname) ? 4 : 5;
+			vl[0] = '\0';
+			vlq_put(vl, (long long)cols[k] - pcol);
+			pcol = cols[k];
+			if (s.nf >= 4) {
+				uint32_t src = rnd(nsrc), ol = rnd(500), oc = rnd(120);
+				vlq_put(vl, src - psrc);
+				vlq_put(vl, ol - poline);
+				vlq_put(vl, oc - pocol);
+				psrc = src, poline = ol, pocol = oc;
+				s.src = src_base + src, s.oline = ol, s.ocol = oc;
+			}
+			if (s.nf == 5) {
+				uint32_t nm = rnd(nname);
+				vlq_put(vl, nm - pname);
+				pname = nm;
+				s.name = name_base + nm;
+			}
+			APPEND("%s%s", k ? "," : "", vl);
+			rseg_add(r, s);
+			if (s.line > *last_line || (s.line == *last_line && s.gen_col > *last_col))
+				*last_line = s.line, *last_col = s.gen_col;
+			if (s.line + 1 > r->nlines)
+				r->nlines = s.line + 1;
+		}
+	}
+	APPEND("\"}");
+#undef APPEND
+}
+
+static void rmap_free(struct rmap *r)
+{
+	for (uint32_t i = 0; i < r->nsrc; i++)
+		free(r->src_names[i]);
+	for (uint32_t i = 0; i < r->nname; i++)
+		free(r->names[i]);
+	free(r->src_names);
+	free(r->names);
+	free(r->segs);
+}
+
+static bool same(const struct rmap *r, const struct rseg *want, int got,
+	const struct sourcemap_pos *pos)
+{
+	if (!want || want->nf == 1)
+		return got == 0;
+	return got == 1 && !strcmp(pos->source_path, r->src_names[want->src]) &&
+		pos->line == want->oline && pos->column == want->ocol &&
+		(want->nf == 5 ? pos->name && !strcmp(pos->name, r->names[want->name]) : !pos->name);
+}
+
+/* Maps with lines of 0 to 200 segments (checkpoints inside lines and across them), lines
+ * written out of order, one-field segments and index maps of up to 3 sections, each looked up
+ * at column 0, at, before and after every segment and at random columns, against the reference
+ * above. */
+static void test_random_maps(void)
+{
+	size_t lookups = 0, wrong = 0, unsorted_lines = 0;
+	int maps = 150, bad = 0;
+
+	for (int i = 0; i < maps; i++) {
+		struct rmap r = { 0 };
+		uint32_t nsec = 1 + rnd(3), line = 0, lline = 0, lcol = 0;
+		char *text = NULL;
+		size_t len = 0, cap = 0, need;
+
+		if (nsec > 1) {
+			text = xstrdup("{\"version\":3,\"sections\":[");
+			len = strlen(text), cap = len + 1;
+		}
+		for (uint32_t s = 0; s < nsec; s++) {
+			uint32_t line_off = line + (s ? rnd(3) : 0), col_off = rnd(50);
+			if (s && r.n && line_off == lline)
+				col_off = lcol + 1 + rnd(50);
+			if (nsec > 1) {
+				need = 80;
+				text = xreallocarray_grow(text, &cap, len + need, 1);
+				len += (size_t)snprintf(text + len, need,
+					"%s{\"offset\":{\"line\":%u,\"column\":%u},\"map\":", s ? "," : "",
+					line_off, col_off);
+			}
+			random_section(&r, s, nsec > 1 ? line_off : 0, nsec > 1 ? col_off : 0, &text,
+				&len, &cap, &lline, &lcol);
+			if (nsec > 1) {
+				text = xreallocarray_grow(text, &cap, len + 2, 1);
+				text[len++] = '}', text[len] = '\0';
+			}
+			line = r.nlines ? r.nlines - 1 : line_off;
+			if (line < line_off)
+				line = line_off;
+		}
+		if (nsec > 1) {
+			text = xreallocarray_grow(text, &cap, len + 3, 1);
+			len += (size_t)snprintf(text + len, 3, "]}");
+		}
+		char *err = NULL;
+		struct sourcemap *m = sourcemap_parse(text, len, &err);
+		if (!m) {
+			if (!bad++)
+				printf("# random map %d refused: %s\n", i, err ? err : "?");
+			free(err);
+			rmap_free(&r);
+			continue;
+		}
+		for (uint32_t l = 0; l < r.nlines + 2; l++) {
+			uint32_t cols[64];
+			size_t nc = 0;
+			bool sorted = true;
+			uint32_t prev = 0, seen = 0;
+			for (size_t k = 0; k < r.n; k++)
+				if (r.segs[k].line == l) {
+					if (seen++ && r.segs[k].gen_col < prev)
+						sorted = false;
+					prev = r.segs[k].gen_col;
+				}
+			unsorted_lines += !sorted;
+			for (size_t k = 0; k < r.n; k++) {
+				const struct rseg *s = &r.segs[k];
+				struct sourcemap_pos pos;
+				if (s->line != l)
+					continue;
+				for (uint32_t d = 0; d < 3; d++) {
+					uint32_t col = s->gen_col + d - (s->gen_col ? 1 : 0);
+					int got = sourcemap_lookup(m, l, col, &pos);
+					lookups++;
+					if (!same(&r, ref_lookup(&r, l, col), got, &pos) && !wrong++)
+						printf("# map %d: line %u col %u differs from the reference\n", i, l,
+							col);
+				}
+			}
+			cols[nc++] = 0;
+			while (nc < 24)
+				cols[nc++] = rnd(2500);
+			for (size_t k = 0; k < nc; k++) {
+				struct sourcemap_pos pos;
+				int got = sourcemap_lookup(m, l, cols[k], &pos);
+				lookups++;
+				if (!same(&r, ref_lookup(&r, l, cols[k]), got, &pos) && !wrong++)
+					printf("# map %d: line %u col %u differs from the reference\n", i, l,
+						cols[k]);
+			}
+		}
+		is_int(sourcemap_segment_count(m), (long long)r.n, "random map %d: its %zu segments",
+			i, r.n);
+		sourcemap_free(m);
+		rmap_free(&r);
+	}
+	ok(bad == 0, "all %d random maps parse", maps);
+	ok(unsorted_lines > 0, "some lines were written out of order (%zu)", unsorted_lines);
+	ok(lookups > 100000 && wrong == 0, "%zu lookups agree with the reference (%zu differ)",
+		lookups, wrong);
+}
+
 int main(void)
 {
 	test_tsc_cjs();
 	test_esbuild();
 	test_root_and_index();
 	test_lookup_rules();
+	test_random_maps();
 	test_broken();
 	test_find_url();
 	test_load();
