@@ -5,11 +5,13 @@
 #   bench/sourcemap.sh [BUILD_DIR]
 #
 # BUILD_DIR holds bench/sourcemap (build it with `make bench-sourcemap`, in a build configured
-# without sanitizers: they distort both time and memory). The map is real: esbuild (pinned in
-# bench/npm) bundles and minifies typescript's own lib/typescript.js and lib/_tsc.js (15 MB of
-# JavaScript) with --sourcemap, into $NTOP_BENCH_DIR (default ${TMPDIR:-/tmp}/ntop-js-bench).
-# Each run is a fresh process; RUNS (default 3) of them; then one of the same map without its
-# sourcesContent.
+# without sanitizers: they distort both time and memory). The maps are real: esbuild (pinned in
+# bench/npm) bundles typescript's own lib/typescript.js and lib/_tsc.js with prettier's
+# standalone.js and its 13 plugins (26 MB of JavaScript), minified, with --sourcemap: a 32 MB
+# map, into $NTOP_BENCH_DIR (default ${TMPDIR:-/tmp}/ntop-js-bench). Each run is a fresh
+# process; RUNS (default 3) of them; then one each of three other shapes of map for the same
+# code: without sourcesContent (as tsc writes by default), not minified, and not minified
+# without sourcesContent.
 set -eu
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,24 +27,41 @@ fi
 . "$srcdir/bench/lib.sh"
 deps=$(bench_npm_deps)
 mkdir -p "$work"
-ts=$deps/node_modules/typescript/lib
-printf 'require(%s);\nrequire(%s);\n' "'$ts/typescript.js'" "'$ts/_tsc.js'" >"$work/entry.js"
-"$deps/node_modules/.bin/esbuild" "$work/entry.js" --bundle --minify --platform=node \
-	--sourcemap --outfile="$work/bundle.min.js" --log-level=warning
-echo "# map: $(stat -c %s "$work/bundle.min.js.map") bytes, esbuild $("$deps/node_modules/.bin/esbuild" --version), typescript $(node -p "require('$ts/../package.json').version")"
+nm=$deps/node_modules
+{
+	printf 'require(%s);\n' "'$nm/typescript/lib/typescript.js'" "'$nm/typescript/lib/_tsc.js'" \
+		"'$nm/prettier/standalone.js'"
+	for f in "$nm"/prettier/plugins/*.js; do printf 'require(%s);\n' "'$f'"; done
+} >"$work/entry.js"
+esbuild() {
+	"$nm/.bin/esbuild" "$work/entry.js" --bundle --platform=node --sourcemap \
+		--log-level=warning "$@"
+}
+# The same map without sourcesContent: all mappings, so the costliest per byte of map.
+strip_content() {
+	node -e '
+const fs = require("fs"), [, dir, from, to] = process.argv;
+const m = JSON.parse(fs.readFileSync(`${dir}/${from}.map`, "utf8"));
+delete m.sourcesContent;
+fs.writeFileSync(`${dir}/${to}.map`, JSON.stringify(m));
+fs.writeFileSync(`${dir}/${to}`, fs.readFileSync(`${dir}/${from}`, "utf8")
+	.replace(`sourceMappingURL=${from}.map`, `sourceMappingURL=${to}.map`));
+' "$work" "$1" "$2"
+}
+esbuild --minify --outfile="$work/bundle.min.js"
+echo "# map: $(stat -c %s "$work/bundle.min.js.map") bytes, esbuild $("$nm/.bin/esbuild" --version)," \
+	"typescript $(node -p "require('$nm/typescript/package.json').version")," \
+	"prettier $(node -p "require('$nm/prettier/package.json').version")"
 for i in $(seq 1 "$runs"); do
 	echo "# run $i"
 	"$prog" "$work/bundle.min.js"
 done
-# The same map without sourcesContent (as tsc writes by default): all mappings, so the
-# costliest per byte of map.
-node -e '
-const fs = require("fs"), [, dir] = process.argv;
-const m = JSON.parse(fs.readFileSync(dir + "/bundle.min.js.map", "utf8"));
-delete m.sourcesContent;
-fs.writeFileSync(dir + "/nocontent.min.js.map", JSON.stringify(m));
-fs.writeFileSync(dir + "/nocontent.min.js", fs.readFileSync(dir + "/bundle.min.js", "utf8")
-	.replace(/sourceMappingURL=bundle\.min\.js\.map/, "sourceMappingURL=nocontent.min.js.map"));
-' "$work"
-echo "# without sourcesContent: $(stat -c %s "$work/nocontent.min.js.map") bytes"
+strip_content bundle.min.js nocontent.min.js
+echo "# minified, without sourcesContent: $(stat -c %s "$work/nocontent.min.js.map") bytes"
 "$prog" "$work/nocontent.min.js"
+esbuild --outfile="$work/bundle.js"
+echo "# not minified: $(stat -c %s "$work/bundle.js.map") bytes"
+"$prog" "$work/bundle.js"
+strip_content bundle.js nocontent.js
+echo "# not minified, without sourcesContent: $(stat -c %s "$work/nocontent.js.map") bytes"
+"$prog" "$work/nocontent.js"
