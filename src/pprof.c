@@ -25,7 +25,7 @@ struct u64map {
 };
 
 struct pp_function {
-	uint32_t name, filename; /* string indices */
+	uint32_t name, system_name, filename; /* string indices */
 	int64_t start_line;
 };
 
@@ -221,18 +221,36 @@ size_t pprof_sample_count(const struct pprof *p)
 	return p->n_samples;
 }
 
-/* The Function of (script, name): one for all of a script's functions of that name. */
-static uint32_t function_id(struct pprof *p, const struct func_info *fi)
+/* Where a function is, as pprof shows it: in its original source when a source map says so
+ * (V8's own name kept as the system name), else as V8 gives it. */
+struct place {
+	const char *name, *system_name, *file;
+	int32_t line; /* 0-based; -1 if unknown */
+};
+
+static struct place place_of(const struct func_info *fi)
 {
-	uint32_t name = string_id(p, functab_display_name(fi));
-	uint32_t file = string_id(p, fi->url);
+	const char *v8 = functab_display_name(fi);
+
+	if (fi->mapped)
+		return (struct place){ fi->orig_name && fi->orig_name[0] ? fi->orig_name : v8, v8,
+			fi->orig_url ? fi->orig_url : "", fi->orig_line };
+	return (struct place){ v8, v8, fi->url, fi->line };
+}
+
+/* The Function of (file, name): one for all of a file's functions of that name. */
+static uint32_t function_id(struct pprof *p, const struct place *pl)
+{
+	uint32_t name = string_id(p, pl->name);
+	uint32_t file = string_id(p, pl->file);
 	uint32_t *slot = map_slot(&p->func_map, ((uint64_t)file << 32) | name);
 
 	if (*slot == NONE) {
 		p->funcs = xreallocarray_grow(p->funcs, &p->funcs_cap, p->n_funcs + 1,
 			sizeof(*p->funcs));
-		p->funcs[p->n_funcs] = (struct pp_function){ .name = name, .filename = file,
-			.start_line = fi->line >= 0 ? (int64_t)fi->line + 1 : 0 };
+		p->funcs[p->n_funcs] = (struct pp_function){ .name = name,
+			.system_name = string_id(p, pl->system_name), .filename = file,
+			.start_line = pl->line >= 0 ? (int64_t)pl->line + 1 : 0 };
 		*slot = (uint32_t)p->n_funcs++;
 		p->func_map.n++;
 	}
@@ -252,9 +270,10 @@ static uint64_t location_id(struct pprof *p, const struct functab *ft, uint32_t 
 		memset(p->loc_of + old, 0xff, (p->loc_of_cap - old) * sizeof(*p->loc_of));
 	}
 	if (p->loc_of[func] == NONE) {
+		struct place pl = place_of(fi);
 		p->locs = xreallocarray_grow(p->locs, &p->locs_cap, p->n_locs + 1, sizeof(*p->locs));
-		p->locs[p->n_locs] = (struct pp_location){ .function_id = function_id(p, fi),
-			.line = fi->line >= 0 ? (int64_t)fi->line + 1 : 0 };
+		p->locs[p->n_locs] = (struct pp_location){ .function_id = function_id(p, &pl),
+			.line = pl.line >= 0 ? (int64_t)pl.line + 1 : 0 };
 		p->loc_of[func] = (uint32_t)p->n_locs++;
 	}
 	return (uint64_t)p->loc_of[func] + 1;
@@ -386,7 +405,7 @@ void pprof_encode(const struct pprof *p, unsigned char **out, size_t *len)
 	for (size_t i = 0; i < p->n_funcs; i++) {
 		put_field(&m, 1, i + 1);
 		put_field(&m, 2, p->funcs[i].name);
-		put_field(&m, 3, p->funcs[i].name);
+		put_field(&m, 3, p->funcs[i].system_name);
 		put_field(&m, 4, p->funcs[i].filename);
 		put_field(&m, 5, (uint64_t)p->funcs[i].start_line);
 		put_message(&b, 5, &m);

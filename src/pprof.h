@@ -4,8 +4,10 @@
  * Built the way pprof-nodejs builds them, so that the same code looks the same in either:
  * a Location per (script, line, column, name), a Function per (script, name), a Line's
  * number the function's 1-based line (V8's lineNumber + 1), and (idle) left out (the target
- * was not on the CPU). One Mapping (id 1) marks every location as symbolized already, so
- * that pprof does not look for a binary to read symbols from. */
+ * was not on the CPU). A function a source map places (origins.c) is named and placed in its
+ * original source (file, 1-based line), with V8's name as the Function's system_name. One
+ * Mapping (id 1) marks every location as symbolized already, so that pprof does not look for a
+ * binary to read symbols from. */
 #ifndef NTOP_PPROF_H
 #define NTOP_PPROF_H
 

@@ -94,6 +94,20 @@ check "with VS Code's \$vscode block: the renamed function's node located at src
 		n.callFrame.functionName === locs[n.locationId].callFrame.functionName);
 	process.exit(hot.length > 0 && hot.some(n => n.hitCount > 0) ? 0 : 1);' "$WORK/cjs.cpuprofile"
 
+# pprof, for go tool pprof and the fleet's backends: the original names and .ts lines.
+"$NTOP_JS" --pid "$cjs_PID" --no-config -b -n 2 -o "$WORK/cjs.pb.gz" >/dev/null 2>&1
+if ! command -v "${GO:-go}" >/dev/null 2>&1; then
+	skip "go tool pprof lists unitPrice at src/pricing.ts:14" "go not found (Debian: golang-go)"
+else
+	HOME=${HOME:-$WORK} "${GO:-go}" tool pprof -top -lines "$WORK/cjs.pb.gz" >"$WORK/pprof.top" 2>&1
+	if grep -qE ' unitPrice .*src/pricing\.ts:14( |$)' "$WORK/pprof.top"; then
+		ok 0 "-o x.pb.gz: go tool pprof lists unitPrice at src/pricing.ts:14"
+	else
+		ok 1 "-o x.pb.gz: go tool pprof lists unitPrice at src/pricing.ts:14"
+		diag "$(head -20 "$WORK/pprof.top")"
+	fi
+fi
+
 # The live view: the original name on the table; g shows V8's, and back.
 term_start 160 30 "$NTOP_JS --pid $cjs_PID --no-config 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 check "the table shows unitPrice at src/pricing.ts:14" \

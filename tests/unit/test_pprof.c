@@ -364,7 +364,7 @@ static const char *d_check(const struct d_prof *d)
 		const struct d_func *fn = &d->funcs[i];
 		if (fn->id == 0 || d_func_by_id(d, fn->id) != fn)
 			return "a function id is 0 or repeated";
-		if (!d_str(d, fn->name) || !d_str(d, fn->filename) || fn->system_name != fn->name)
+		if (!d_str(d, fn->name) || !d_str(d, fn->filename) || !d_str(d, fn->system_name))
 			return "a function's strings are not in the table";
 		for (size_t j = i + 1; j < d->n_funcs; j++)
 			if (d->funcs[j].name == fn->name && d->funcs[j].filename == fn->filename)
@@ -768,6 +768,46 @@ out:
 	functab_free(ft);
 }
 
+/* A function a source map places is named and placed in its original source, V8's name kept
+ * as the system name; functions of one original file and name share a Function. */
+static void test_mapped(void)
+{
+	struct functab *ft = functab_create();
+	uint32_t e = functab_intern(ft, "e", 1, "file:///srv/dist/app.min.js", 27, 0, 4810);
+	uint32_t t = functab_intern(ft, "t", 1, "file:///srv/dist/app.min.js", 27, 0, 9120);
+	uint32_t plain = functab_intern(ft, "main", 4, "file:///srv/main.js", 19, 3, 9);
+	struct pprof *pp = pprof_create(PPROF_CPU, 1000000);
+	uint32_t s1[] = { e, plain }, s2[] = { t, plain };
+	struct d_prof d;
+
+	functab_set_origin(ft, e, "unitPrice", 9, "/srv/src/pricing.ts", 19, 13, 16);
+	functab_set_origin(ft, t, "unitPrice", 9, "/srv/src/pricing.ts", 19, 40, 2);
+	pprof_add_sample(pp, ft, s1, 2, 1, 10, NULL, 0);
+	pprof_add_sample(pp, ft, s2, 2, 1, 10, NULL, 0);
+	if (roundtrip(pp, &d) != 0) {
+		ok(0, "mapped: decodes");
+		goto out;
+	}
+	ok(d_check(&d) == NULL, "mapped: consistent");
+	const struct d_loc *le = d_loc_by_id(&d, d.samples[0].locs[0]);
+	const struct d_func *fe = d_func_by_id(&d, le->function_id);
+	is_str(d_str(&d, fe->name), "unitPrice", "a mapped function has its original name");
+	is_str(d_str(&d, fe->system_name), "e", "... and V8's as the system name");
+	is_str(d_str(&d, fe->filename), "/srv/src/pricing.ts", "... its original file");
+	is_int(le->line, 14, "... and original line, 1-based");
+	is_int(fe->start_line, 14, "... as the function's start line");
+	const struct d_loc *lt = d_loc_by_id(&d, d.samples[1].locs[0]);
+	ok(lt != le && lt->function_id == le->function_id && lt->line == 41,
+		"two minified functions of one original name and file: two locations, one function");
+	const struct d_func *fm = d_func_by_id(&d, d_loc_by_id(&d, d.samples[0].locs[1])->function_id);
+	ok(!strcmp(d_str(&d, fm->name), "main") && !strcmp(d_str(&d, fm->filename),
+		"file:///srv/main.js"), "an unmapped function keeps V8's name and url");
+	d_free(&d);
+out:
+	pprof_free(pp);
+	functab_free(ft);
+}
+
 static void test_save(void)
 {
 	char dir[] = "/tmp/ntop-pprof-XXXXXX", *path, *cause = NULL, *gz;
@@ -873,6 +913,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--write") == 0)
 		return write_files(argv[2]);
 	test_by_hand();
+	test_mapped();
 	test_cpu_fixture("profile-fib.json", 1000);
 	test_cpu_fixture("profile-graph.json", 100);
 	test_two_windows();
