@@ -253,20 +253,24 @@ enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uin
 	struct entry *e;
 
 	memset(out, 0, sizeof *out);
-	e = find(c, url);
+	/* one entry per file, whichever way a frame names it (file:///x or /x) */
+	char *path = NULL, *why = NULL;
+	int known = smapfind_url_path(url, &path, &why) == 0;
+	const char *key = known ? path : url;
+	e = find(c, key);
 	if (!e) {
-		char *path = NULL, *why = NULL;
-		uint32_t b = hash(url) & (SMAPCACHE_BUCKETS - 1);
+		uint32_t b = hash(key) & (SMAPCACHE_BUCKETS - 1);
 
 		e = xcalloc(1, sizeof *e);
-		e->url = xstrdup(url);
+		e->url = xstrdup(key);
 		e->hnext = c->buckets[b];
 		c->buckets[b] = e;
 		c->entries++;
 		/* node:internal/..., eval code: no file to read, known at once */
-		if (smapfind_url_path(url, &path, &why) < 0) {
+		if (!known) {
 			e->state = E_FAILED;
 			e->reason = why;
+			why = NULL;
 			c->st.failures++;
 		} else {
 			e->state = E_QUEUED;
@@ -276,13 +280,14 @@ enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uin
 				c->qhead = e;
 			c->qtail = e;
 		}
-		free(path);
 		lru_touch(c, e);
 		evict(c, e);
 		start_next(c);
 	} else {
 		lru_touch(c, e);
 	}
+	free(path);
+	free(why);
 	switch (e->state) {
 	case E_QUEUED:
 	case E_LOADING:

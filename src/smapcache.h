@@ -1,5 +1,5 @@
-/* smapcache.h: the source maps of the target's scripts, loaded once per script url off the
- * event loop and kept within a memory budget.
+/* smapcache.h: the source maps of the target's scripts, loaded once per script file off the
+ * event loop (file:///x and /x are one file) and kept within a memory budget.
  *
  * A lookup of a script not seen before queues its load and answers "pending"; one worker
  * thread at a time reads the script's tail, its map and parses it (smapfind_load), then calls
