@@ -9,6 +9,7 @@
 #include "functab.h"
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ struct str_entry {
 };
 
 struct functab {
+	unsigned long long serial; /* functab_serial */
 	/* string set */
 	struct arena_chunk *chunks;
 	struct str_entry *strs; /* open addressing; s == NULL is empty */
@@ -160,8 +162,10 @@ static void slots_rebuild(struct functab *ft, size_t ncap)
 
 struct functab *functab_create(void)
 {
+	static atomic_ullong next_serial;
 	struct functab *ft = xcalloc(1, sizeof(*ft));
 
+	ft->serial = atomic_fetch_add(&next_serial, 1) + 1;
 	strs_grow(ft);
 	slots_rebuild(ft, 1024);
 	ft->empty = str_intern(ft, "", 0);
@@ -426,4 +430,9 @@ int functab_read_call_frame(struct functab *ft, struct json_reader *r, uint32_t 
 		url_from_path(url_s, url_n, &ft->file_url_buf, &url_s, &url_n);
 	*func = functab_intern(ft, name_s, name_n, url_s, url_n, (int32_t)line, (int32_t)column);
 	return 0;
+}
+
+unsigned long long functab_serial(const struct functab *ft)
+{
+	return ft->serial;
 }

@@ -37,6 +37,9 @@ struct functab;
 
 struct functab *functab_create(void);
 void functab_free(struct functab *ft);
+/* A number no other table of this process has had: for keying by table where a freed one's
+ * address may come back. */
+unsigned long long functab_serial(const struct functab *ft);
 /* Returns the index of the function, adding it if new. Special names are recognised only with
  * an empty url. */
 uint32_t functab_intern(struct functab *ft, const char *name, size_t name_len,

@@ -53,8 +53,14 @@ struct pprof {
 	struct u64map func_map;    /* (filename, name) -> function index */
 	struct pp_location *locs;
 	size_t n_locs, locs_cap;
-	uint32_t *loc_of;          /* functab index -> location index, NONE if none yet */
-	size_t loc_of_cap;
+	/* per function table (several threads' or processes' in one profile): functab index ->
+	 * location index, NONE if none yet */
+	struct loc_cache {
+		unsigned long long serial;
+		uint32_t *loc_of;
+		size_t cap;
+	} *caches;
+	size_t n_caches, caches_cap;
 	uint64_t *loc_ids;
 	size_t n_loc_ids, loc_ids_cap;
 	uint32_t *labels;
@@ -203,7 +209,9 @@ void pprof_free(struct pprof *p)
 	free(p->funcs);
 	map_free(&p->func_map);
 	free(p->locs);
-	free(p->loc_of);
+	for (size_t i = 0; i < p->n_caches; i++)
+		free(p->caches[i].loc_of);
+	free(p->caches);
 	free(p->loc_ids);
 	free(p->labels);
 	free(p->samples);
@@ -257,26 +265,48 @@ static uint32_t function_id(struct pprof *p, const struct place *pl)
 	return *slot + 1;
 }
 
+/* The location cache of table ft (the last one used is looked at first: windows come one
+ * table at a time). */
+static struct loc_cache *cache_of(struct pprof *p, const struct functab *ft)
+{
+	unsigned long long serial = functab_serial(ft);
+
+	for (size_t i = p->n_caches; i-- > 0;)
+		if (p->caches[i].serial == serial) {
+			if (i + 1 != p->n_caches) {
+				struct loc_cache t = p->caches[i];
+				p->caches[i] = p->caches[p->n_caches - 1];
+				p->caches[p->n_caches - 1] = t;
+			}
+			return &p->caches[p->n_caches - 1];
+		}
+	p->caches = xreallocarray_grow(p->caches, &p->caches_cap, p->n_caches + 1,
+		sizeof(*p->caches));
+	p->caches[p->n_caches] = (struct loc_cache){ .serial = serial };
+	return &p->caches[p->n_caches++];
+}
+
 /* The Location of a function-table entry: the table is keyed by (name, url, line, column),
  * which is pprof-nodejs's key for locations. */
 static uint64_t location_id(struct pprof *p, const struct functab *ft, uint32_t func)
 {
 	const struct func_info *fi = functab_get(ft, func);
+	struct loc_cache *c = cache_of(p, ft);
 
-	if (func >= p->loc_of_cap) {
-		size_t old = p->loc_of_cap;
-		p->loc_of = xreallocarray_grow(p->loc_of, &p->loc_of_cap, (size_t)func + 1,
-			sizeof(*p->loc_of));
-		memset(p->loc_of + old, 0xff, (p->loc_of_cap - old) * sizeof(*p->loc_of));
+	if (func >= c->cap) {
+		size_t old = c->cap;
+		c->loc_of = xreallocarray_grow(c->loc_of, &c->cap, (size_t)func + 1,
+			sizeof(*c->loc_of));
+		memset(c->loc_of + old, 0xff, (c->cap - old) * sizeof(*c->loc_of));
 	}
-	if (p->loc_of[func] == NONE) {
+	if (c->loc_of[func] == NONE) {
 		struct place pl = place_of(fi);
 		p->locs = xreallocarray_grow(p->locs, &p->locs_cap, p->n_locs + 1, sizeof(*p->locs));
 		p->locs[p->n_locs] = (struct pp_location){ .function_id = function_id(p, &pl),
 			.line = pl.line >= 0 ? (int64_t)pl.line + 1 : 0 };
-		p->loc_of[func] = (uint32_t)p->n_locs++;
+		c->loc_of[func] = (uint32_t)p->n_locs++;
 	}
-	return (uint64_t)p->loc_of[func] + 1;
+	return (uint64_t)c->loc_of[func] + 1;
 }
 
 void pprof_add_sample(struct pprof *p, const struct functab *ft, const uint32_t *stack,

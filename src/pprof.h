@@ -37,7 +37,8 @@ struct pprof *pprof_create(enum pprof_kind kind, int64_t period);
 void pprof_free(struct pprof *p);
 /* When the profile begins (unix ns) and how long it covers (ns). */
 void pprof_set_time(struct pprof *p, int64_t time_nanos, int64_t duration_nanos);
-/* Adds a sample: stack holds function-table indices of ft, leaf first (pprof's order);
+/* Adds a sample: stack holds function-table indices of ft (one profile may take samples of
+ * several tables), leaf first (pprof's order);
  * values[0] and values[1] follow the kind's sample types. Frames of (root) are skipped; a
  * stack whose leaf is (idle) is left out. Labels' strings are copied. */
 void pprof_add_sample(struct pprof *p, const struct functab *ft, const uint32_t *stack,
@@ -55,6 +56,10 @@ int pprof_save(const struct pprof *p, const char *path, char **cause);
 
 /* Adds one sample per call-tree node with samples: its hits and its self time. */
 void pprof_add_calltree(struct pprof *p, const struct calltree *t, const struct functab *ft);
+/* The same, each sample with the labels (a thread's or process's, when one profile holds
+ * several: their tables may differ, and each keeps its own locations). */
+void pprof_add_calltree_labeled(struct pprof *p, const struct calltree *t,
+	const struct functab *ft, const struct pprof_label *labels, size_t n_labels);
 /* Adds a window's parsed profile, from the samples after trim_until_us (profile.h). */
 void pprof_add_profile(struct pprof *p, const struct profile *prof, const struct functab *ft,
 	double trim_until_us);

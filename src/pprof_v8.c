@@ -17,6 +17,12 @@
  * one), so this is cheap next to encoding. */
 void pprof_add_calltree(struct pprof *p, const struct calltree *t, const struct functab *ft)
 {
+	pprof_add_calltree_labeled(p, t, ft, NULL, 0);
+}
+
+void pprof_add_calltree_labeled(struct pprof *p, const struct calltree *t,
+	const struct functab *ft, const struct pprof_label *labels, size_t n_labels)
+{
 	size_t n = calltree_node_count(t), cap = 0;
 	uint32_t *stack = NULL;
 
@@ -39,7 +45,7 @@ void pprof_add_calltree(struct pprof *p, const struct calltree *t, const struct 
 				break;
 		}
 		pprof_add_sample(p, ft, stack, depth, (int64_t)(hits > INT64_MAX ? INT64_MAX : hits),
-			(int64_t)fmin(self_us * 1000.0, 9.2e18), NULL, 0);
+			(int64_t)fmin(self_us * 1000.0, 9.2e18), labels, n_labels);
 	}
 	free(stack);
 }

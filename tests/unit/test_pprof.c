@@ -808,6 +808,40 @@ out:
 	functab_free(ft);
 }
 
+/* Two threads' tables in one profile: the same index names different functions in each, and
+ * each sample keeps its thread's label. */
+static void test_two_tables(void)
+{
+	struct functab *a = functab_create(), *b = functab_create();
+	uint32_t fa = functab_intern(a, "mainWork", 8, "file:///app.js", 14, 3, 0);
+	uint32_t fb = functab_intern(b, "taskWork", 8, "file:///task.js", 15, 7, 0);
+	struct pprof *pp = pprof_create(PPROF_CPU, 1000000);
+	struct pprof_label la[] = { { "thread", "main" } }, lb[] = { { "thread", "1 pool" } };
+	struct d_prof d;
+
+	ok(fa == fb, "the same index in both tables");
+	pprof_add_sample(pp, a, &fa, 1, 5, 50, la, 1);
+	pprof_add_sample(pp, b, &fb, 1, 7, 70, lb, 1);
+	pprof_add_sample(pp, a, &fa, 1, 1, 10, la, 1);
+	if (roundtrip(pp, &d) != 0) {
+		ok(0, "two tables: decodes");
+		goto out;
+	}
+	ok(d_check(&d) == NULL, "two tables: consistent");
+	is_int(d.n_locs, 2, "a location for each table's function");
+	const struct d_func *f0 = d_func_by_id(&d, d_loc_by_id(&d, d.samples[0].locs[0])->function_id);
+	const struct d_func *f1 = d_func_by_id(&d, d_loc_by_id(&d, d.samples[1].locs[0])->function_id);
+	ok(!strcmp(d_str(&d, f0->name), "mainWork") && !strcmp(d_str(&d, f1->name), "taskWork"),
+		"each sample names its own table's function");
+	is_int(d.samples[2].locs[0], d.samples[0].locs[0], "the first table's location is reused");
+	is_str(d_str(&d, d.samples[1].label_str), "1 pool", "and the thread label is kept");
+	d_free(&d);
+out:
+	pprof_free(pp);
+	functab_free(a);
+	functab_free(b);
+}
+
 static void test_save(void)
 {
 	char dir[] = "/tmp/ntop-pprof-XXXXXX", *path, *cause = NULL, *gz;
@@ -914,6 +948,7 @@ int main(int argc, char **argv)
 		return write_files(argv[2]);
 	test_by_hand();
 	test_mapped();
+	test_two_tables();
 	test_cpu_fixture("profile-fib.json", 1000);
 	test_cpu_fixture("profile-graph.json", 100);
 	test_two_windows();
