@@ -207,10 +207,11 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 static void app_on_window(void *ud, const struct window_stats *w, double wall_time_s)
 {
 	struct app *a = ud;
+	struct app_source src = { a->engine, (int)a->target.pid, 0, "main" };
 
 	app_print_window(a, w, wall_time_s);
-	app_serve_on_window(a, wall_time_s, (w->end_us - w->start_us) / 1e6);
-	app_push_on_window(a, wall_time_s, (w->end_us - w->start_us) / 1e6);
+	app_serve_on_window(a, &src, wall_time_s, (w->end_us - w->start_us) / 1e6);
+	app_push_on_window(a, &src, wall_time_s, (w->end_us - w->start_us) / 1e6);
 	if (a->tui) {
 		struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
 			w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
@@ -733,6 +734,7 @@ static int app_run(struct app *a)
 	}
 	if (engine_start(a->engine, &cause) < 0)
 		return app_fail_start(a, cause, EXIT_UNREACHABLE);
+	app_rescan_start(a, &ao);
 	app_start_service(a);
 	if (a->opt.no_eval && !a->opt.no_cpu)
 		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
@@ -806,6 +808,7 @@ int app_main(int argc, char **argv)
 	strbuf_init(&a.line);
 	rc = a.opt.replay_path ? app_replay(&a) : app_run(&a);
 	loop_timer_free(a.follow_timer);
+	app_rescan_free(&a);
 	/* the workers' engines talk through the main one's session */
 	app_threads_free(&a);
 	engine_free(a.engine);

@@ -68,6 +68,7 @@ struct app {
 	struct strbuf threads_text;   /* ...and text */
 	struct app_serve *serve;      /* --serve (app_serve.c) */
 	struct app_push *push;        /* --push (app_push.c) */
+	struct app_rescan *rescan;    /* a service's new processes (app_rescan.c) */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -86,6 +87,14 @@ void app_log_attach(struct app *a);
 void app_log_exit(struct app *a, const char *why);
 void app_on_signal(void *ud, int sig);
 
+struct attach_opts;
+/* app_rescan.c: with --children, --match or --user, the service is listed again every few
+ * seconds and the Node processes that started since are attached and watched (ao: how the
+ * first were attached). Call before app_start_service (it takes the first listing as seen).
+ * Free after the loop: an attach still under way is waited for and undone. */
+void app_rescan_start(struct app *a, const struct attach_opts *ao);
+void app_rescan_free(struct app *a);
+
 /* app_workers.c */
 struct model_thread;
 /* engine.h's on_worker: starts an engine on the worker. */
@@ -93,13 +102,14 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 /* Several processes (--pid again, --children, --match, --user): attaches them all; the first
  * that attached becomes a->target, the others wait in a->members. Returns EXIT_OK, or the
  * first one's failure (with *cause) when none attached. */
-struct attach_opts;
 int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause);
 /* Once the main engine has started: the others' engines (app_add_process), and what failed
  * said once. */
 void app_start_service(struct app *a);
 /* Watches another process of the service through its inspector (r from attach_target). */
 void app_add_process(struct app *a, const struct attach_result *r);
+/* The other processes watched now (not gone). */
+size_t app_processes_live(const struct app *a);
 /* Leaves the target: the workers' engines first, then the main one (a second call does not
  * wait for the workers). */
 void app_stop(struct app *a);
@@ -145,20 +155,34 @@ void app_follow_remember(struct app *a);
 void app_follow_start(struct app *a, const char *why);
 void app_on_follow_timer(void *ud);
 
+/* Whose window it is, for --serve's profiles and --push: a thread's or process's engine, its
+ * PID, and its thread id (0: a process's main thread) and name. */
+struct app_source {
+	struct engine *e;
+	int pid;
+	long thread_id;
+	const char *thread_name;
+};
+
 /* app_serve.c: --serve. open binds before the target is attached (a busy port fails
- * first); start serves once the loop exists; on_window (the main thread's window: its end,
- * unix seconds, and length) feeds the pending pprof profiles; free before the loop is freed.
- * open and start return EXIT_OK or a status, said on stderr. */
+ * first); start serves once the loop exists; on_window (any thread's or process's window:
+ * its end, unix seconds, and length) feeds the pending pprof profiles, each sample labelled
+ * with its pid and thread; free before the loop is freed. open and start return EXIT_OK or a
+ * status, said on stderr. */
 int app_serve_open(struct app *a);
 int app_serve_start(struct app *a);
-void app_serve_on_window(struct app *a, double wall_end_s, double window_s);
+void app_serve_on_window(struct app *a, const struct app_source *src, double wall_end_s,
+	double window_s);
 void app_serve_free(struct app *a);
 
 /* app_push.c: --push. start once the loop exists (EXIT_OK or a status, said on stderr);
- * on_window as app_serve's; finish after the loop (the last partial interval, a short
- * bound); free before the loop is freed. */
+ * on_window as app_serve's, a series for each source; source_gone sends what a source that
+ * ended still holds; finish after the loop (the last partial intervals, a short bound); free
+ * before the loop is freed. */
 int app_push_start(struct app *a);
-void app_push_on_window(struct app *a, double wall_end_s, double window_s);
+void app_push_on_window(struct app *a, const struct app_source *src, double wall_end_s,
+	double window_s);
+void app_push_source_gone(struct app *a, const struct app_source *src);
 void app_push_finish(struct app *a);
 void app_push_free(struct app *a);
 

@@ -1,6 +1,7 @@
-/* app_push.c: --push: the main thread's windows (the profiles ntop-js collects anyway, no
- * profiler start of its own) summed into one pprof profile per --push-every interval, each
- * handed to the client (push.c) for Grafana Pyroscope's /ingest. */
+/* app_push.c: --push: every thread's and process's windows (the profiles ntop-js collects
+ * anyway, no profiler start of its own) summed into one pprof profile per source and
+ * --push-every interval, each handed to the client (push.c) for Grafana Pyroscope's /ingest
+ * as its own series: APP{pid=PID,thread=main}, a worker thread's thread=ID. */
 #include "config.h"
 
 #include "app_priv.h"
@@ -22,11 +23,20 @@
 /* The exit waits this long at most for the last profiles to leave. */
 #define APP_PUSH_FINISH_S 2.0
 
-struct app_push {
-	struct push *client;
+/* One source's series. */
+struct series {
+	int pid;
+	long thread_id;             /* 0: the process's main thread */
 	struct pprof *cur;          /* the interval being collected */
 	double from, until;         /* its span, unix seconds (from NAN before the first window) */
-	char name[256];             /* APP{pid=..,thread=main} */
+	char name[300];             /* APP{pid=..,thread=..} */
+};
+
+struct app_push {
+	struct push *client;
+	char app[256];              /* the application name, without labels */
+	struct series **series;
+	size_t n_series, cap_series;
 };
 
 static void on_notice(void *ud, const char *msg)
@@ -36,13 +46,13 @@ static void on_notice(void *ud, const char *msg)
 
 static const struct push_handlers handlers = { on_notice };
 
-static void new_interval(struct app *a)
+static struct pprof *new_interval(const struct app *a)
 {
-	a->push->cur = pprof_create(PPROF_CPU, (int64_t)a->settings.interval_us * 1000);
+	return pprof_create(PPROF_CPU, (int64_t)a->settings.interval_us * 1000);
 }
 
-/* Hands the interval over to the client and starts the next where it ended. */
-static void flush(struct app *a)
+/* Hands the series' interval over to the client and starts the next where it ended. */
+static void flush(struct app *a, struct series *se)
 {
 	struct app_push *s = a->push;
 	unsigned char *gz = NULL;
@@ -50,47 +60,93 @@ static void flush(struct app *a)
 	char *cause = NULL;
 	long long from, until;
 
-	if (isnan(s->from) || s->until <= s->from)
+	if (isnan(se->from) || se->until <= se->from)
 		return;
 	/* whole seconds, and the next interval's from is this one's until: no gap, no overlap */
-	from = (long long)floor(s->from);
-	until = (long long)floor(s->until);
+	from = (long long)floor(se->from);
+	until = (long long)floor(se->until);
 	if (until <= from)
 		return;
-	pprof_set_time(s->cur, (int64_t)from * 1000000000, (int64_t)(until - from) * 1000000000);
-	if (pprof_encode_gzip(s->cur, &gz, &len, &cause) < 0) {
+	pprof_set_time(se->cur, (int64_t)from * 1000000000, (int64_t)(until - from) * 1000000000);
+	if (pprof_encode_gzip(se->cur, &gz, &len, &cause) < 0) {
 		char *msg = xasprintf("--push: %s", cause);
 		app_say(a, true, msg);
 		free(msg);
 		free(cause);
 	} else {
-		push_enqueue(s->client, s->name, from, until,
+		push_enqueue(s->client, se->name, from, until,
 			a->settings.interval_us > 0 ? 1000000 / a->settings.interval_us : 1000, gz, len);
 	}
 	free(gz);
-	pprof_free(s->cur);
-	new_interval(a);
-	s->from = (double)until;
-	s->until = (double)until;
+	pprof_free(se->cur);
+	se->cur = new_interval(a);
+	se->from = (double)until;
+	se->until = (double)until;
 }
 
-void app_push_on_window(struct app *a, double wall_end_s, double window_s)
+static struct series *series_of(struct app *a, const struct app_source *src)
 {
 	struct app_push *s = a->push;
-	const struct calltree *t;
+	struct series *se;
 
-	if (!s || !engine_cpu_on(a->engine))
+	for (size_t i = 0; i < s->n_series; i++)
+		if (s->series[i]->pid == src->pid && s->series[i]->thread_id == src->thread_id)
+			return s->series[i];
+	se = xcalloc(1, sizeof *se);
+	se->pid = src->pid;
+	se->thread_id = src->thread_id;
+	se->from = se->until = NAN;
+	se->cur = new_interval(a);
+	if (src->thread_id > 0)
+		snprintf(se->name, sizeof se->name, "%s{pid=%d,thread=%ld}", s->app, src->pid,
+			src->thread_id);
+	else
+		snprintf(se->name, sizeof se->name, "%s{pid=%d,thread=%s}", s->app, src->pid,
+			src->thread_id == 0 ? "main" : "worker");
+	s->series = xreallocarray_grow(s->series, &s->cap_series, s->n_series + 1,
+		sizeof *s->series);
+	s->series[s->n_series++] = se;
+	return se;
+}
+
+void app_push_on_window(struct app *a, const struct app_source *src, double wall_end_s,
+	double window_s)
+{
+	const struct calltree *t;
+	struct series *se;
+
+	if (!a->push || !src->e || !engine_cpu_on(src->e))
 		return;
-	t = engine_window_calltree(a->engine);
+	t = engine_window_calltree(src->e);
 	if (!t)
 		return;
-	if (pprof_sample_count(s->cur) < APP_PUSH_MAX_SAMPLES)
-		pprof_add_calltree(s->cur, t, engine_functab(a->engine));
-	if (isnan(s->from))
-		s->from = wall_end_s - window_s;
-	s->until = wall_end_s;
-	if (s->until - s->from >= (double)a->opt.push_every_s)
-		flush(a);
+	se = series_of(a, src);
+	if (pprof_sample_count(se->cur) < APP_PUSH_MAX_SAMPLES)
+		pprof_add_calltree(se->cur, t, engine_functab(src->e));
+	if (isnan(se->from))
+		se->from = wall_end_s - window_s;
+	se->until = wall_end_s;
+	if (se->until - se->from >= (double)a->opt.push_every_s)
+		flush(a, se);
+}
+
+void app_push_source_gone(struct app *a, const struct app_source *src)
+{
+	struct app_push *s = a->push;
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_series; i++) {
+		struct series *se = s->series[i];
+
+		if (se->pid != src->pid || se->thread_id != src->thread_id)
+			continue;
+		flush(a, se);
+		pprof_free(se->cur);
+		free(se);
+		s->series[i] = s->series[--s->n_series];
+		return;
+	}
 }
 
 int app_push_start(struct app *a)
@@ -101,19 +157,15 @@ int app_push_start(struct app *a)
 	if (!a->opt.push)
 		return EXIT_OK;
 	s = a->push = xcalloc(1, sizeof *s);
-	s->from = s->until = NAN;
 	if (a->opt.push_name) {
-		snprintf(s->name, sizeof s->name, "%s{pid=%d,thread=main}", a->opt.push_name,
-			(int)a->target.pid);
+		snprintf(s->app, sizeof s->app, "%s", a->opt.push_name);
 	} else {
 		/* a script's path as title: its file name, the part that tells apps apart */
 		const char *t = a->target.title, *slash = strrchr(t, '/');
 
 		push_name_clean(slash && slash[1] ? slash + 1 : t, title, sizeof title);
-		snprintf(s->name, sizeof s->name, "ntop-js.%s{pid=%d,thread=main}", title,
-			(int)a->target.pid);
+		snprintf(s->app, sizeof s->app, "ntop-js.%s", title);
 	}
-	new_interval(a);
 	s->client = push_create(&a->opt.push_url, a->opt.push_tenant, &handlers, a);
 	if (push_start(s->client, a->loop, &cause) < 0) {
 		fprintf(stderr, "ntop-js: %s\n", cause);
@@ -127,7 +179,8 @@ void app_push_finish(struct app *a)
 {
 	if (!a->push)
 		return;
-	flush(a);
+	for (size_t i = 0; i < a->push->n_series; i++)
+		flush(a, a->push->series[i]);
 	push_finish(a->push->client, APP_PUSH_FINISH_S);
 }
 
@@ -136,7 +189,11 @@ void app_push_free(struct app *a)
 	if (!a->push)
 		return;
 	push_free(a->push->client);
-	pprof_free(a->push->cur);
+	for (size_t i = 0; i < a->push->n_series; i++) {
+		pprof_free(a->push->series[i]->cur);
+		free(a->push->series[i]);
+	}
+	free(a->push->series);
 	free(a->push);
 	a->push = NULL;
 }

@@ -1,8 +1,8 @@
 /* app_serve.c: --serve: what the HTTP server (serve.c) answers. GET /metrics renders every
  * watched thread's and process's latest data (promfill.c, promtext.c); GET
- * /debug/pprof/profile?seconds=N waits for the main thread's next N seconds of windows (the
- * profiles ntop-js collects anyway, no profiler start of its own) and answers them as one
- * gzipped pprof profile. */
+ * /debug/pprof/profile?seconds=N waits for the next N seconds of windows of every thread and
+ * process (the profiles ntop-js collects anyway, no profiler start of its own) and answers
+ * them as one gzipped pprof profile, each sample labelled with its pid and thread. */
 #include "config.h"
 
 #include "app_priv.h"
@@ -57,8 +57,8 @@ struct app_serve {
 static const char index_text[] =
 	"ntop-js\n"
 	"/metrics                     Prometheus text exposition of every watched thread\n"
-	"/debug/pprof/profile?seconds=N  the main thread's CPU profile of the next N seconds "
-	"(gzipped pprof; default 30, 1 to 300)\n"
+	"/debug/pprof/profile?seconds=N  every thread's and process's CPU profile of the next N "
+	"seconds (gzipped pprof, labelled pid and thread; default 30, 1 to 300)\n"
 	"/debug/pprof/heap            the latest allocation profile (with --alloc; gzipped pprof, "
 	"inuse_space and inuse_objects)\n";
 
@@ -182,12 +182,16 @@ static void on_late(void *ud)
 	arm_late(s);
 }
 
-void app_serve_on_window(struct app *a, double wall_end_s, double window_s)
+void app_serve_on_window(struct app *a, const struct app_source *src, double wall_end_s,
+	double window_s)
 {
 	struct app_serve *s = a->serve;
 	const struct calltree *t = NULL;
 	double now = util_now_mono_s();
 	bool any = false;
+	char pid[16], thread[24];
+	struct pprof_label labels[3] = { { "pid", pid }, { "thread", thread },
+		{ "thread_name", src->thread_name && src->thread_name[0] ? src->thread_name : NULL } };
 
 	if (!s)
 		return;
@@ -195,20 +199,26 @@ void app_serve_on_window(struct app *a, double wall_end_s, double window_s)
 		any = any || s->prof[i].c;
 	if (!any)
 		return;
+	snprintf(pid, sizeof pid, "%d", src->pid);
+	if (src->thread_id > 0)
+		snprintf(thread, sizeof thread, "%ld", src->thread_id);
+	else
+		snprintf(thread, sizeof thread, "%s", src->thread_id == 0 ? "main" : "worker");
 	/* the window's call tree is built only when asked for: only while a profile waits */
-	if (engine_cpu_on(a->engine))
-		t = engine_window_calltree(a->engine);
+	if (src->e && engine_cpu_on(src->e))
+		t = engine_window_calltree(src->e);
 	for (int i = 0; i < APP_SERVE_MAX_PROFILES; i++) {
 		struct pending_profile *pp = &s->prof[i];
 
 		if (!pp->c)
 			continue;
 		if (t && pprof_sample_count(pp->p) < APP_SERVE_PROFILE_MAX_SAMPLES) {
-			pprof_add_calltree(pp->p, t, engine_functab(a->engine));
+			pprof_add_calltree_labeled(pp->p, t, engine_functab(src->e), labels, 3);
 			/* the first window began before the request: the profile says so */
-			if (isnan(pp->end_wall))
+			if (isnan(pp->end_wall) || wall_end_s - window_s < pp->start_wall)
 				pp->start_wall = wall_end_s - window_s;
-			pp->end_wall = wall_end_s;
+			if (isnan(pp->end_wall) || wall_end_s > pp->end_wall)
+				pp->end_wall = wall_end_s;
 		}
 		if (now >= pp->due_mono)
 			profile_answer(a, pp);

@@ -60,6 +60,16 @@ static void thread_free(struct app_thread *th)
 
 /* ---- the workers' engines ---- */
 
+/* Who th is, for --serve's profiles and --push: a worker thread belongs to the main
+ * process. */
+static struct app_source app_thread_source(const struct app_thread *th)
+{
+	if (th->process)
+		return (struct app_source){ th->e, (int)th->target.pid, 0, "main" };
+	return (struct app_source){ th->e, (int)th->a->target.pid, th->info.thread_id,
+		th->info.name };
+}
+
 static void thread_on_window(void *ud, const struct window_stats *w, double wall_time_s)
 {
 	struct app_thread *th = ud;
@@ -94,6 +104,12 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 	report_text_window(&th->text, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
 	th->fresh = true;
 	th->last_w = rw.cpu_off ? NULL : w;
+	{
+		struct app_source src = app_thread_source(th);
+
+		app_serve_on_window(a, &src, wall_time_s, rw.window_ms / 1000.0);
+		app_push_on_window(a, &src, wall_time_s, rw.window_ms / 1000.0);
+	}
 	th->sum.have_window = !rw.cpu_off && w->sampled_us > 0;
 	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
 	th->sum.heap_used_bytes = rw.mem ? rw.mem->v[MEM_HEAP_USED] : NAN;
@@ -118,6 +134,11 @@ static void thread_on_finished(void *ud, int status, const char *why)
 
 	th->finished = true;
 	th->sum.exited = true;
+	{
+		struct app_source src = app_thread_source(th);
+
+		app_push_source_gone(a, &src);
+	}
 	if (a->shown == th && a->tui) {
 		char *msg = th->process ? xasprintf("PID %d is gone; showing PID %d",
 			(int)th->target.pid, (int)a->target.pid) : xasprintf("worker thread %ld exited; "
@@ -233,6 +254,15 @@ void app_add_process(struct app *a, const struct attach_result *r)
 	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &thread_handlers,
 		th);
 	thread_start(a, th);
+}
+
+size_t app_processes_live(const struct app *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_threads; i++)
+		n += a->threads[i]->process && !a->threads[i]->finished;
+	return n;
 }
 
 /* Several processes (--pid again, --children, --match): every one is attached now; the

@@ -827,30 +827,70 @@ int attach_target(const struct attach_opts *o, struct attach_result *r, char **c
 	return code;
 }
 
+/* Runs (function(i){BODY})(the inspector module) in the target over a one-shot websocket,
+ * for code that closes the inspector: the answer is then the close frame, and no reply
+ * (*reply NULL) means it ran. Returns 0, or -1 with *why when no websocket could be had. */
+static int inspector_eval_closing(const struct attach_result *r, const char *body,
+	double timeout_s, char **reply, char **why)
+{
+	struct strbuf expr, msg;
+	int code;
+
+	strbuf_init(&expr);
+	strbuf_init(&msg);
+	strbuf_puts(&expr, "(function(i){");
+	strbuf_puts(&expr, body);
+	strbuf_puts(&expr, "})(" INSPECTOR_MODULE ")");
+	strbuf_puts(&msg, "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":");
+	strbuf_json_string(&msg, expr.data, expr.len);
+	strbuf_puts(&msg, ",\"includeCommandLineAPI\":true}}");
+	code = http_ws_command(&r->netns, r->host, r->port, r->host_header, r->ws_path, msg.data,
+		timeout_s, reply, why);
+	strbuf_free(&expr);
+	strbuf_free(&msg);
+	return code < 0 ? -1 : 0;
+}
+
+int attach_close_inspector(const struct attach_opts *o, const struct attach_result *r,
+	char **cause)
+{
+	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
+	char *reply = NULL, *why = NULL;
+	int code;
+
+	*cause = NULL;
+	if (inspector_eval_closing(r, "i.close()", timeout_s, &reply, &why) < 0) {
+		code = attach_fail(cause, EXIT_UNREACHABLE, "cannot close the inspector of PID %d on "
+			"port %d: %s", (int)r->pid, r->port, why ? why : "no connection.");
+		free(why);
+		return code;
+	}
+	if (reply) {
+		free(reply);
+		return attach_fail(cause, EXIT_PROTOCOL, "PID %d would not close its inspector on "
+			"port %d.", (int)r->pid, r->port);
+	}
+	return EXIT_OK;
+}
+
 int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, char **cause)
 {
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
 	double deadline_s = util_now_mono_s() + timeout_s;
 	struct attach_opts find = *o;
-	struct strbuf expr, msg;
+	struct strbuf body;
 	char *reply = NULL, *why = NULL;
 	int old_port = r->port, code;
 
 	*cause = NULL;
 	/* Both in one evaluation: the reply is the close frame, and the target is never left
 	 * without the inspector it had. The host is the address it listened on. */
-	strbuf_init(&expr);
-	strbuf_init(&msg);
-	strbuf_puts(&expr, "(function(i){i.close();i.open(0,");
-	strbuf_json_string(&expr, r->host, strlen(r->host));
-	strbuf_puts(&expr, ")})(" INSPECTOR_MODULE ")");
-	strbuf_puts(&msg, "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":");
-	strbuf_json_string(&msg, expr.data, expr.len);
-	strbuf_puts(&msg, ",\"includeCommandLineAPI\":true}}");
-	code = http_ws_command(&r->netns, r->host, r->port, r->host_header, r->ws_path, msg.data, timeout_s,
-		&reply, &why);
-	strbuf_free(&expr);
-	strbuf_free(&msg);
+	strbuf_init(&body);
+	strbuf_puts(&body, "i.close();i.open(0,");
+	strbuf_json_string(&body, r->host, strlen(r->host));
+	strbuf_puts(&body, ")");
+	code = inspector_eval_closing(r, body.data, timeout_s, &reply, &why);
+	strbuf_free(&body);
 	if (code < 0) {
 		code = attach_fail(cause, EXIT_UNREACHABLE, "cannot move the inspector of PID %d off "
 			"port %d: %s", (int)r->pid, old_port, why ? why : "no connection.");

@@ -58,6 +58,11 @@ int attach_target(const struct attach_opts *o, struct attach_result *r, char **c
  * describes the new one. Returns EXIT_OK or one of enum ntop_exit with *cause. */
 int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, char **cause);
 
+/* Closes an inspector that ntop-js opened, for a target it attached to but will not watch
+ * (the session ended meanwhile). Returns EXIT_OK or one of enum ntop_exit with *cause. */
+int attach_close_inspector(const struct attach_opts *o, const struct attach_result *r,
+	char **cause);
+
 /* True if the host is a loopback address or "localhost". */
 bool attach_host_is_loopback(const char *host);
 

@@ -5,8 +5,9 @@
 # NODE_OPTIONS=--inspect-port gives them all, so that the test stays off 9229), and the
 # primary passes the signal on to its workers: ntop-js attaches the workers before the
 # primary and moves each inspector it opened to a free port before signalling the next.
-# Each worker's handler (priceOrder) is found in that worker's report; every inspector is
-# closed again at the end and every process is still running.
+# Each worker's handler (priceOrder) is found in that worker's report; a worker killed during
+# the session is said gone and the one the primary forks in its place joins; every inspector
+# is closed again at the end and every process is still running.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 require_tmux
@@ -23,10 +24,11 @@ start_node load -e "require('autocannon')({ url: 'http://127.0.0.1:$port/', conn
 	duration: 90 }, () => {})"
 sleep 3 # warm: priceOrder is optimized before the attach
 
-# Every process's listening sockets: "PID PORT" lines, from /proc/PID/net/tcp and its fds.
+# Every process's listening sockets: "PID PORT" lines, from /proc/PID/net/tcp and its fds
+# (the workers as the primary lists them: it forks a new one when one dies).
 listeners() {
 	local p inodes local_addr st inode hexport
-	for p in $primary $workers; do
+	for p in $primary $(sed -n 's/^worker //p' "$WORK/cl.out"); do
 		inodes=" $(ls -l "/proc/$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')"
 		while read -r _ local_addr _ st _ _ _ _ _ inode _; do
 			[ "$st" = 0A ] && case $inodes in *" $inode "*) ;; *) continue ;; esac || continue
@@ -36,6 +38,15 @@ listeners() {
 	done
 }
 only_app_ports() { ! listeners | awk -v port="$port" '$2 != port' | grep -q .; }
+# closed DESCRIPTION: every inspector closed again, or what still listens
+closed() {
+	if wait_for 5 only_app_ports; then
+		ok 0 "$1"
+	else
+		ok 1 "$1"
+		diag "still listening (pid port): $(listeners | awk -v port="$port" '$2 != port' | tr '\n' ' ')"
+	fi
+}
 check "before: no process of the cluster has an inspector" only_app_ports
 
 "$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 6 -t 5 -o "$WORK/svc.cpuprofile" \
@@ -70,7 +81,7 @@ check "and one beside it for each worker (svc-pPID.cpuprofile), priceOrder hot i
 folded_per_worker() { local p; for p in $workers; do grep -q "^pid $p;.*;priceOrder (" "$WORK/svc.folded" || return 1; done
 	grep -q "^pid $primary;" "$WORK/svc.folded" && ! grep -qv '^pid [0-9]*;' "$WORK/svc.folded"; }
 check "--folded: one file, every stack under its process's pid, priceOrder under each worker" folded_per_worker
-check "after: every inspector ntop-js opened is closed again" wait_for 5 only_app_ports
+closed "after: every inspector ntop-js opened is closed again"
 alive_all() { local p; for p in $primary $workers; do alive "$p" || return 1; done; }
 check "and the primary and its workers are all still running" alive_all
 
@@ -79,7 +90,7 @@ check "and the primary and its workers are all still running" alive_all
 ok $? "batch text: status 0"
 check "a report of its own for each worker, with priceOrder" bash -c "
 	for p in $workers; do grep -A14 \"^ntop-js - .*  pid \$p \" '$WORK/cl.txt' | grep -q ' priceOrder ' || exit 1; done"
-check "every inspector closed again" wait_for 5 only_app_ports
+closed "every inspector closed again"
 
 # --pid given again, and --match.
 set -- $workers
@@ -110,7 +121,7 @@ check "and it is said in one sentence" grep -qx "ntop-js: PID 999999999: no proc
 "$NTOP_JS" --match "no-such-program-here" --no-config -b -n 1 >/dev/null 2>"$WORK/none.err"
 ok $([ $? -eq 2 ]; echo $?) "--match that finds nothing: status 2"
 check "with a sentence that says so" grep -q "no Node process of this machine has \"no-such-program-here\"" "$WORK/none.err"
-check "every inspector closed again" wait_for 5 only_app_ports
+closed "every inspector closed again"
 
 # The live view: the PROCESSES line, t shows each process's own table.
 term_start 160 40 "$NTOP_JS --pid $primary --children --no-config -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
@@ -138,30 +149,37 @@ keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on ntop-js's stderr" test ! -s "$WORK/tui.err"
 term_stop
-check "every inspector closed again" wait_for 5 only_app_ports
+closed "every inspector closed again"
 check "and every process still running" alive_all
 
-# A worker that dies during the session is said gone, once; the others go on.
+# A worker that dies during the session is said gone, once; the others go on, and the worker
+# the primary forks in its place joins (--children lists the service again every 2 s).
 set -- $workers
 ( sleep 3.5; kill "$4" ) &
-"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 7 >"$WORK/gone.jsonl" 2>"$WORK/gone.err"
+"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 14 >"$WORK/gone.jsonl" 2>"$WORK/gone.err"
 ok $? "a worker killed during the session: status 0"
-check "it is reported gone once, and the other three go on to the end (in the last two windows)" jsonl_check "$WORK/gone.jsonl" "l => {
-	const gone = l.flatMap(w => w.processes.filter(p => p.exited)), last = new Set(l.slice(-2)
-		.flatMap(w => w.processes.filter(p => !p.exited && p.top[0] && p.top[0].function === 'priceOrder'))
-		.map(p => p.target.pid));
-	return gone.length === 1 && gone[0].target.pid === $4 && last.size === 3 && !last.has($4) ||
-		l.map(w => w.processes.map(p =>
-		p.target.pid + (p.exited ? ' exited' : ''))); }"
+new=$(sed -n 's/^worker //p' "$WORK/cl.out" | grep -vxF -e "$1" -e "$2" -e "$3" -e "$4" | head -n 1)
+diag "the primary forked worker ${new:-(none)} in its place"
+# (autocannon keeps its connections: the new worker gets none, and idles)
+check "it is reported gone once; the other three go on to the end, and the new worker is watched (the last two windows)" jsonl_check "$WORK/gone.jsonl" "l => {
+	const gone = l.flatMap(w => w.processes.filter(p => p.exited)), tail = l.slice(-2);
+	const busy = new Set(tail.flatMap(w => w.processes.filter(p => !p.exited && p.top[0] &&
+		p.top[0].function === 'priceOrder')).map(p => p.target.pid));
+	const joined = tail.every(w => w.processes.some(p => !p.exited && p.target.pid === ${new:-0}));
+	return gone.length === 1 && gone[0].target.pid === $4 && busy.size === 3 && !busy.has($4) &&
+		joined || l.map(w => w.processes.map(p => p.target.pid + (p.exited ? ' exited' : ''))); }"
 check "and said on stderr" grep -q "^ntop-js: PID $4: " "$WORK/gone.err"
-check "every inspector closed again" wait_for 5 only_app_ports
+check "the new worker's arrival too" grep -q "^ntop-js: PID ${new:-0} joined the service" "$WORK/gone.err"
+closed "every inspector closed again"
+set -- $1 $2 $3 ${new:-0}
+workers="$*"
 
 # The main process gone: the session ends as with one process, but the others' inspectors,
 # which ntop-js opened, are closed first.
 ( sleep 3.5; kill "$2" ) &
 "$NTOP_JS" --pid "$2" --pid "$3" --no-config -b --json >"$WORK/main-gone.jsonl" 2>"$WORK/main-gone.err"
 ok $([ $? -eq 10 ]; echo $?) "the main process killed during the session: status 10 (target exited)"
-check "the other's inspector is closed again" wait_for 5 only_app_ports
+closed "the other's inspector is closed again"
 check "and it still runs" alive "$3"
 
 done_testing

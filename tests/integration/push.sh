@@ -4,7 +4,9 @@
 # format=pprof, go tool pprof reads the part and lists hotMain first; the profiles of a 12 s
 # outage arrive once the endpoint is back (no gap in from/until); a 500 is retried, a 400 is
 # said once and not retried; SIGINT ends ntop-js promptly with status 0 while the endpoint is
-# down or never answers. Without go its check skips (./quickstart.sh test installs golang-go).
+# down or never answers; a piscina pool's threads are pushed as series of their own and
+# labelled in --serve's profile. Without go its checks skip (./quickstart.sh test installs
+# golang-go).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 GO=${GO:-go}
@@ -185,5 +187,50 @@ rc=$?
 ok "$([ $rc -eq 0 ]; echo $?)" "exit status 0 (got $rc)"
 n=$(grep -c "refused a profile with status 400" "$WORK/e400.err")
 ok "$([ "$n" -eq 1 ]; echo $?)" "the refusal is said once on stderr (got $n: $(head -c 300 "$WORK/e400.err"))"
+
+# ---- worker threads: a series each (thread=ID), and --serve's profile labels them ----
+kill "$target_PID" 2>/dev/null # the pool needs both cores
+if ! deps=$(bash -c ". '$top_srcdir/bench/lib.sh' && bench_npm_deps" 2>"$WORK/npm.log"); then
+	skip "worker threads pushed and served" "the pinned npm packages (piscina) are not installed"
+else
+	export NODE_PATH=$deps/node_modules
+	start_node pool --inspect-port=0 "$TARGETS/pool.js" pool
+	wait_for 15 grep -q '^ready' "$WORK/pool.out"
+	sleep 2 # warm
+	PORTW=$(free_port)
+	SERVEW=$(free_port)
+	start_endpoint thr "$PORTW" 200
+	"$NTOP_JS" -b --pid "$pool_PID" --no-config -n 10 --push "http://127.0.0.1:$PORTW" \
+		--push-every 5 --push-name pool --serve "$SERVEW" >/dev/null 2>"$WORK/thr.err" &
+	ntop=$!
+	pids_to_kill="$pids_to_kill $ntop"
+	wait_for 10 port_open "$SERVEW"
+	if command -v "$GO" >/dev/null 2>&1; then
+		PPROF_TMPDIR=$WORK "$GO" tool pprof -raw \
+			"http://127.0.0.1:$SERVEW/debug/pprof/profile?seconds=4" >"$WORK/served.raw" 2>&1
+	fi
+	wait "$ntop"
+	ok $? "ntop-js on a piscina pool with --push and --serve: status 0 ($(head -c 200 "$WORK/thr.err"))"
+	threads=$(queries thr | grep -o 'thread%3D[0-9]*%7D' | sort -u | wc -l)
+	ok "$([ "$threads" -ge 2 ] && queries thr | grep -q 'name=pool%7Bpid%3D'"$pool_PID"'%2Cthread%3Dmain%7D'; echo $?)" \
+		"a series for the main thread and one for each pool thread ($threads thread=ID series)"
+	if ! command -v "$GO" >/dev/null 2>&1; then
+		skip "go tool pprof reads a pool thread's pushed profile" "go not found (Debian: golang-go)"
+		skip "the served profile labels the threads" "go not found (Debian: golang-go)"
+	else
+		n=$(grep -l 'thread%3D[0-9]*%7D' "$WORK/thr"/*.query | head -1)
+		PPROF_TMPDIR=$WORK "$GO" tool pprof -top "${n%.query}.pb.gz" >"$WORK/thr.top" 2>&1
+		first=$(awk 'seen { print $6; exit } /flat%/ { seen = 1 }' "$WORK/thr.top")
+		ok "$(case $first in isPrime | primeCount) echo 0 ;; *) echo 1 ;; esac)" \
+			"go tool pprof -top lists the pool's task first in a thread's series (got '$first')"
+		case $first in isPrime | primeCount) ;; *) diag "$(head -15 "$WORK/thr.top")" ;; esac
+		# -raw prints each sample's labels: thread:[main] and thread:[ID]
+		ids=$(grep -o 'thread:\[[0-9]*\]' "$WORK/served.raw" | sort -u | wc -l)
+		ok "$([ "$ids" -ge 2 ] && grep -q 'thread:\[main\]' "$WORK/served.raw" &&
+			grep -q "pid:\[$pool_PID\]" "$WORK/served.raw"; echo $?)" \
+			"the served profile labels its samples by pid and thread ($ids worker threads)"
+		[ "$ids" -ge 2 ] || diag "$(head -c 600 "$WORK/served.raw")"
+	fi
+fi
 
 done_testing

@@ -4,7 +4,8 @@
 // on SIGUSR1, all on the default port.
 //   node cluster.js [WORKERS]   the workers share a free loopback port; prints "worker PID"
 //                               for each once it listens, then "ready PID PORT" (the
-//                               primary's PID)
+//                               primary's PID). A worker that exits is forked again, as
+//                               cluster managers (PM2, throng) do.
 'use strict';
 const cluster = require('cluster');
 const http = require('http');
@@ -28,6 +29,7 @@ if (cluster.isPrimary) {
 		if (++up === workers)
 			console.log('ready', process.pid, address.port);
 	});
+	cluster.on('exit', () => cluster.fork());
 	for (let i = 0; i < workers; i++)
 		cluster.fork();
 } else {
