@@ -265,6 +265,9 @@ static uint32_t function_id(struct pprof *p, const struct place *pl)
 	return *slot + 1;
 }
 
+/* In a location cache: the location was made for the function once mapped. */
+#define LOC_MAPPED 0x80000000u
+
 /* The location cache of table ft (the last one used is looked at first: windows come one
  * table at a time). */
 static struct loc_cache *cache_of(struct pprof *p, const struct functab *ft)
@@ -299,14 +302,15 @@ static uint64_t location_id(struct pprof *p, const struct functab *ft, uint32_t 
 			sizeof(*c->loc_of));
 		memset(c->loc_of + old, 0xff, (c->cap - old) * sizeof(*c->loc_of));
 	}
-	if (c->loc_of[func] == NONE) {
+	/* a function whose source map came in since has a location of its own from then on */
+	if (c->loc_of[func] == NONE || !(c->loc_of[func] & LOC_MAPPED) != !fi->mapped) {
 		struct place pl = place_of(fi);
 		p->locs = xreallocarray_grow(p->locs, &p->locs_cap, p->n_locs + 1, sizeof(*p->locs));
 		p->locs[p->n_locs] = (struct pp_location){ .function_id = function_id(p, &pl),
 			.line = pl.line >= 0 ? (int64_t)pl.line + 1 : 0 };
-		c->loc_of[func] = (uint32_t)p->n_locs++;
+		c->loc_of[func] = (uint32_t)p->n_locs++ | (fi->mapped ? LOC_MAPPED : 0);
 	}
-	return (uint64_t)c->loc_of[func] + 1;
+	return (uint64_t)(c->loc_of[func] & ~LOC_MAPPED) + 1;
 }
 
 void pprof_add_sample(struct pprof *p, const struct functab *ft, const uint32_t *stack,

@@ -780,6 +780,8 @@ static void test_mapped(void)
 	uint32_t s1[] = { e, plain }, s2[] = { t, plain };
 	struct d_prof d;
 
+	/* e is seen once before its map has loaded */
+	pprof_add_sample(pp, ft, s1, 2, 1, 10, NULL, 0);
 	functab_set_origin(ft, e, "unitPrice", 9, "/srv/src/pricing.ts", 19, 13, 16);
 	functab_set_origin(ft, t, "unitPrice", 9, "/srv/src/pricing.ts", 19, 40, 2);
 	pprof_add_sample(pp, ft, s1, 2, 1, 10, NULL, 0);
@@ -789,6 +791,9 @@ static void test_mapped(void)
 		goto out;
 	}
 	ok(d_check(&d) == NULL, "mapped: consistent");
+	const struct d_func *f0 = d_func_by_id(&d, d_loc_by_id(&d, d.samples[0].locs[0])->function_id);
+	is_str(d_str(&d, f0->name), "e", "before its map loaded: V8's name");
+	d.samples++; /* the rest: after */
 	const struct d_loc *le = d_loc_by_id(&d, d.samples[0].locs[0]);
 	const struct d_func *fe = d_func_by_id(&d, le->function_id);
 	is_str(d_str(&d, fe->name), "unitPrice", "a mapped function has its original name");
@@ -802,6 +807,7 @@ static void test_mapped(void)
 	const struct d_func *fm = d_func_by_id(&d, d_loc_by_id(&d, d.samples[0].locs[1])->function_id);
 	ok(!strcmp(d_str(&d, fm->name), "main") && !strcmp(d_str(&d, fm->filename),
 		"file:///srv/main.js"), "an unmapped function keeps V8's name and url");
+	d.samples--;
 	d_free(&d);
 out:
 	pprof_free(pp);
