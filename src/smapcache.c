@@ -253,11 +253,17 @@ enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uin
 	struct entry *e;
 
 	memset(out, 0, sizeof *out);
-	/* one entry per file, whichever way a frame names it (file:///x or /x) */
+	/* one entry per file, whichever way a frame names it (file:///x or /x): keyed by the
+	 * path (a normalised one is found as it is, without the work) */
 	char *path = NULL, *why = NULL;
-	int known = smapfind_url_path(url, &path, &why) == 0;
-	const char *key = known ? path : url;
-	e = find(c, key);
+	int known = 1;
+	const char *key = url;
+	e = find(c, url);
+	if (!e) {
+		known = smapfind_url_path(url, &path, &why) == 0;
+		key = known ? path : url;
+		e = find(c, key);
+	}
 	if (!e) {
 		uint32_t b = hash(key) & (SMAPCACHE_BUCKETS - 1);
 
