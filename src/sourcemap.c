@@ -73,7 +73,7 @@ struct sourcemap {
 	struct uline *ulines;      /* sorted by line */
 	uint32_t nulines;
 	struct seg *usegs;
-	size_t nusegs;
+	size_t nusegs, usegcap, ulinecap;
 	struct strtab sources, names;
 	struct json_span *content; /* per source; n == 0 when the map has none */
 	uint32_t *line_first;      /* per source: its first entry in line_off */
@@ -562,8 +562,8 @@ static int seg_cmp(const void *a, const void *b)
 }
 
 /* Lines whose columns went backwards are decoded and sorted apart (the binary search and the
- * walk need a line's columns in order). */
-static void sort_unsorted(struct sourcemap *m)
+ * walk need a line's columns in order): 20 bytes a segment, so their number is bounded. */
+static int sort_unsorted(struct sourcemap *m, char **err)
 {
 	size_t cap = 0, ucap = 0;
 
@@ -576,6 +576,9 @@ static void sort_unsorted(struct sourcemap *m)
 		while (walk_next(&w) && w.line <= line) {
 			if (w.line < line)
 				continue;
+			if (m->nusegs >= SOURCEMAP_MAX_UNSORTED)
+				return fail(err, "more than %u segments on lines out of order",
+					SOURCEMAP_MAX_UNSORTED);
 			m->usegs = xreallocarray_grow(m->usegs, &cap, m->nusegs + 1, sizeof *m->usegs);
 			m->usegs[m->nusegs++] = w.s;
 		}
@@ -588,6 +591,9 @@ static void sort_unsorted(struct sourcemap *m)
 	free(m->unsorted);
 	m->unsorted = NULL;
 	m->nunsorted = 0;
+	m->usegcap = cap;
+	m->ulinecap = ucap;
+	return 0;
 }
 
 /* ---- one map, sections --------------------------------------------------------------- */
@@ -690,6 +696,9 @@ static void keep_text(struct sourcemap *m, char *buf)
 	for (i = 0; i < m->nsecs; i++)
 		if (!m->secs[i].own && m->secs[i].n)
 			k[n++] = (struct keep){ &m->secs[i].p, m->secs[i].n };
+	for (i = 0; i < m->nsecs; i++)
+		if (!m->secs[i].own && !m->secs[i].n)
+			m->secs[i].p = NULL; /* nothing kept: no pointer into the text given back */
 	if (!n) {
 		free(k);
 		free(buf);
@@ -749,7 +758,8 @@ struct sourcemap *sourcemap_parse(char *buf, size_t len, char **err)
 		m->cks = xrealloc(m->cks, m->ncks * sizeof *m->cks);
 		m->ckcap = m->ncks;
 	}
-	sort_unsorted(m);
+	if (sort_unsorted(m, err) < 0)
+		goto bad;
 	if (!m->content)
 		m->content = xcalloc(1, sizeof *m->content);
 	keep_text(m, buf);
@@ -787,8 +797,8 @@ void sourcemap_free(struct sourcemap *m)
 size_t sourcemap_bytes(const struct sourcemap *m)
 {
 	size_t n = sizeof *m + m->text_len + m->seccap * sizeof *m->secs +
-		m->ckcap * sizeof *m->cks + m->nulines * sizeof *m->ulines +
-		m->nusegs * sizeof *m->usegs + m->sources.cap + m->sources.ncap * sizeof(size_t) +
+		m->ckcap * sizeof *m->cks + m->ulinecap * sizeof *m->ulines +
+		m->usegcap * sizeof *m->usegs + m->sources.cap + m->sources.ncap * sizeof(size_t) +
 		m->names.cap + m->names.ncap * sizeof(size_t) +
 		((size_t)m->sources.n + 1) * (sizeof *m->content + sizeof(uint32_t)) +
 		m->nline_off * sizeof *m->line_off;

@@ -19,6 +19,8 @@
 #define SOURCEMAP_MAX_NAMES (1u << 22)
 #define SOURCEMAP_MAX_SEGMENTS (1u << 25) /* a 64 MB map holds fewer */
 #define SOURCEMAP_MAX_GEN_LINES (1u << 22)
+/* Segments on lines written out of order, kept decoded (20 bytes each). */
+#define SOURCEMAP_MAX_UNSORTED (1u << 21)
 #define SOURCEMAP_MAX_SECTIONS 4096
 /* Original lines and columns, and generated columns, above this are lies. */
 #define SOURCEMAP_MAX_POSITION ((1u << 30) - 1)

@@ -338,6 +338,26 @@ static void test_broken(void)
 
 	refused("", "not a JSON object", "empty");
 	refused("[1]", "not a JSON object", "an array");
+
+	/* one line written backwards, past what is kept decoded for such lines */
+	{
+		size_t n = SOURCEMAP_MAX_UNSORTED + 10, at;
+		char *text = xmalloc(n * 5 + 200);
+		at = (size_t)sprintf(text, "{\"version\":3,\"sources\":[\"a.js\"],\"mappings\":\"");
+		text[at] = '\0';
+		vlq_put(text + at, (long long)n);
+		at += strlen(text + at);
+		at += (size_t)sprintf(text + at, "AAA");
+		for (size_t i = 1; i < n; i++, at += 5)
+			memcpy(text + at, ",DAAA", 5);
+		at += (size_t)sprintf(text + at, "\"}");
+		char *err = NULL;
+		struct sourcemap *m = sourcemap_parse(text, at, &err); /* takes text over */
+		ok(!m && err && strstr(err, "out of order"), "refused: %zu segments on a line written "
+			"backwards (%s)", n, err ? err : "parsed");
+		sourcemap_free(m);
+		free(err);
+	}
 	refused("{\"version\":3,\"mappings\":\"AAAA\"", "truncated", "truncated JSON");
 	refused("{\"sources\":[],\"mappings\":\"\"}", "no version", "no version");
 	refused("{\"version\":2,\"sources\":[],\"mappings\":\"\"}", "version is not 3", "version 2");
