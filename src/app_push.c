@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Past this many samples (a call-tree node a sample, each window), later windows of the
- * interval are left out: its memory stays bounded whatever the code. */
+/* Past this many samples in all the series' intervals (a call-tree node a sample, each
+ * window), later windows are left out: memory stays bounded whatever the code and however
+ * many threads and processes there are. */
 #define APP_PUSH_MAX_SAMPLES 2000000
 /* The exit waits this long at most for the last profiles to leave. */
 #define APP_PUSH_FINISH_S 2.0
@@ -121,7 +122,10 @@ void app_push_on_window(struct app *a, const struct app_source *src, double wall
 	if (!t)
 		return;
 	se = series_of(a, src);
-	if (pprof_sample_count(se->cur) < APP_PUSH_MAX_SAMPLES)
+	size_t held = 0;
+	for (size_t i = 0; i < a->push->n_series; i++)
+		held += pprof_sample_count(a->push->series[i]->cur);
+	if (held < APP_PUSH_MAX_SAMPLES)
 		pprof_add_calltree(se->cur, t, engine_functab(src->e));
 	if (isnan(se->from))
 		se->from = wall_end_s - window_s;
