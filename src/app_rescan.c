@@ -39,6 +39,7 @@ struct app_rescan {
 	pthread_t thread;
 	bool running;
 	atomic_bool done;
+	atomic_bool cancel;     /* the session is ending: the thread skips the move */
 	struct service_member job; /* the thread's, until done */
 };
 
@@ -63,7 +64,7 @@ static void *attach_thread(void *ud)
 
 	one.pid = r->job.pid;
 	r->job.code = attach_target(&one, &r->job.r, &r->job.cause);
-	if (r->job.code == EXIT_OK && r->job.r.opened_by_us) {
+	if (r->job.code == EXIT_OK && r->job.r.opened_by_us && !atomic_load(&r->cancel)) {
 		char *why = NULL;
 
 		/* as service_attach: off the shared port, or the next one cannot open its own */
@@ -141,6 +142,12 @@ static void on_timer(void *ud)
 		return;
 	}
 	free(cause);
+	/* a PID no longer listed is forgotten: it may come back as another process */
+	size_t keep = 0;
+	for (size_t i = 0; i < r->n_seen; i++)
+		if (has(pids.v, pids.n, r->seen[i]) || (r->running && r->seen[i] == r->job.pid))
+			r->seen[keep++] = r->seen[i];
+	r->n_seen = keep;
 	for (size_t i = 0; i < pids.n; i++) {
 		pid_t pid = pids.v[i];
 
@@ -154,14 +161,14 @@ static void on_timer(void *ud)
 			add(&fresh, &n_fresh, &cap_fresh, pid); /* still waiting its turn */
 			continue;
 		}
-		add(&r->seen, &r->n_seen, &r->cap_seen, pid);
 		memset(&r->job, 0, sizeof r->job);
 		r->job.pid = pid;
 		atomic_store(&r->done, false);
 		if (pthread_create(&r->thread, NULL, attach_thread, r) != 0) {
-			app_say(a, true, "cannot start a thread to attach to a new process of the service");
+			add(&fresh, &n_fresh, &cap_fresh, pid); /* tried again at the next listing */
 			continue;
 		}
+		add(&r->seen, &r->n_seen, &r->cap_seen, pid);
 		r->running = true;
 	}
 	/* the fresh ones gone before their second listing are forgotten */
@@ -183,9 +190,16 @@ void app_rescan_start(struct app *a, const struct attach_opts *ao)
 	r->ao = *ao;
 	r->ao.pid = 0;
 	atomic_init(&r->done, false);
+	atomic_init(&r->cancel, false);
 	r->period_s = a->opt.match || a->opt.user ? RESCAN_ALL_S : RESCAN_S;
-	r->timer = loop_timer_create(a->loop, on_timer, r);
 	r->wake = loop_wake_create(a->loop, on_wake, r);
+	if (!r->wake) {
+		app_say(a, true, "new processes of the service will not be looked for (no way to "
+			"wake the event loop)");
+		free(r);
+		return;
+	}
+	r->timer = loop_timer_create(a->loop, on_timer, r);
 	/* every process of the first listing was attached or said why not: none again */
 	for (size_t i = 0; i < a->n_members; i++)
 		add(&r->seen, &r->n_seen, &r->cap_seen, a->members[i].pid);
@@ -199,8 +213,11 @@ void app_rescan_free(struct app *a)
 
 	if (!r)
 		return;
+	/* the session is over: an attach under way is waited for (its steps are bounded by
+	 * --timeout), not moved, and undone */
+	atomic_store(&r->cancel, true);
 	if (r->running)
-		take_result(r, true); /* the session is over: undone, not watched */
+		take_result(r, true);
 	loop_timer_free(r->timer);
 	loop_wake_free(r->wake);
 	free(r->seen);

@@ -286,7 +286,9 @@ int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause
 	}
 	a->members = xcalloc(pids.n, sizeof *a->members);
 	a->n_members = pids.n;
-	service_attach(&pids, ao, a->members);
+	/* with --children, --match or --user more processes may come (app_rescan.c): even a lone
+	 * first one leaves the shared port to them */
+	service_attach(&pids, ao, a->opt.children || a->opt.match || a->opt.user, a->members);
 	procfs_pids_free(&pids);
 	for (size_t i = 0; i < a->n_members && main == SIZE_MAX; i++)
 		if (a->members[i].code == EXIT_OK)

@@ -127,7 +127,7 @@ int service_expand(const pid_t *given, size_t n_given, bool children, const char
 	return 0;
 }
 
-size_t service_attach(const struct procfs_pids *pids, const struct attach_opts *o,
+size_t service_attach(const struct procfs_pids *pids, const struct attach_opts *o, bool move,
 	struct service_member *m)
 {
 	struct attach_opts one = *o;
@@ -143,7 +143,7 @@ size_t service_attach(const struct procfs_pids *pids, const struct attach_opts *
 		if (s->code != EXIT_OK)
 			continue;
 		ok++;
-		if (pids->n > 1 && s->r.opened_by_us) {
+		if ((pids->n > 1 || move) && s->r.opened_by_us) {
 			char *why = NULL;
 
 			/* On failure it stays where it is (and is closed at the end all the same); the

@@ -38,9 +38,10 @@ struct service_member {
  * m[0..pids->n-1]. Node's SIGUSR1 opens every process's inspector on the same port (9229
  * unless each was started with its own --inspect-port), and a cluster primary passes the
  * signal on to its workers: so the list is attached from its end (children before their
- * parent), and with several processes each inspector that ntop-js opened is moved to a free
- * port (attach_move_inspector) before the next is signalled. Returns how many attached. */
-size_t service_attach(const struct procfs_pids *pids, const struct attach_opts *o,
+ * parent), and with several processes (or with move: more may come) each inspector that
+ * ntop-js opened is moved to a free port (attach_move_inspector) before the next is
+ * signalled. Returns how many attached. */
+size_t service_attach(const struct procfs_pids *pids, const struct attach_opts *o, bool move,
 	struct service_member *m);
 /* Frees the causes. */
 void service_members_free(struct service_member *m, size_t n);

@@ -13,8 +13,27 @@ require_node
 require_tmux
 require_npm_deps
 
-shared=$("$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
-	console.log(s.address().port); s.close(); })')
+# node's cluster gives each worker the next port (--inspect-port=SHARED+1, +2, ...): a run of
+# free ports below the ephemeral range, where no client connection (autocannon's) takes one as
+# its local port and makes a worker's SIGUSR1 fail with "address already in use".
+low_ports() {
+	"$NODE" -e '
+const net = require("net");
+const lo = +require("fs").readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0];
+const free = p => new Promise(ok => { const s = net.createServer().once("error", () => ok(false))
+	.listen(p, "127.0.0.1", () => s.close(() => ok(true))); });
+(async () => {
+	for (let tries = 0; tries < 200; tries++) {
+		const base = 20000 + Math.floor(Math.random() * Math.max(1, lo - 20000 - 16));
+		let all = true;
+		for (let p = base; p <= base + 8 && all; p++) all = await free(p);
+		if (all) return console.log(base);
+	}
+	console.log(0);
+})();'
+}
+shared=$(low_ports)
+[ "$shared" -gt 0 ] 2>/dev/null || diag "no run of free ports found below the ephemeral range"
 NODE_OPTIONS=--inspect-port=$shared start_node cl "$TARGETS/cluster.js" 4
 wait_for 15 grep -q '^ready ' "$WORK/cl.out" || diag "the cluster did not start: $(cat "$WORK/cl.err")"
 read -r _ primary port < <(grep '^ready ' "$WORK/cl.out")
@@ -26,9 +45,9 @@ sleep 3 # warm: priceOrder is optimized before the attach
 
 # Every process's listening sockets: "PID PORT" lines, from /proc/PID/net/tcp and its fds
 # (the workers as the primary lists them: it forks a new one when one dies).
-listeners() {
+listening() { # listening PID...
 	local p inodes local_addr st inode hexport
-	for p in $primary $(sed -n 's/^worker //p' "$WORK/cl.out"); do
+	for p in "$@"; do
 		inodes=" $(ls -l "/proc/$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')"
 		while read -r _ local_addr _ st _ _ _ _ _ inode _; do
 			[ "$st" = 0A ] && case $inodes in *" $inode "*) ;; *) continue ;; esac || continue
@@ -37,6 +56,7 @@ listeners() {
 		done < <(cat "/proc/$p/net/tcp" "/proc/$p/net/tcp6" 2>/dev/null)
 	done
 }
+listeners() { listening $primary $(sed -n 's/^worker //p' "$WORK/cl.out"); }
 only_app_ports() { ! listeners | awk -v port="$port" '$2 != port' | grep -q .; }
 # closed DESCRIPTION: every inspector closed again, or what still listens
 closed() {
@@ -181,5 +201,26 @@ workers="$*"
 ok $([ $? -eq 10 ]; echo $?) "the main process killed during the session: status 10 (target exited)"
 closed "the other's inspector is closed again"
 check "and it still runs" alive "$3"
+
+# A service that starts with one process and grows (--children on a parent whose child starts
+# later, both on one inspector port through NODE_OPTIONS): the lone first process still leaves
+# the shared port, so that the child can open its inspector there and join.
+grow_port=$(low_ports)
+NODE_OPTIONS=--inspect-port=$grow_port start_node grow -e "
+let c;
+setTimeout(() => { c = require('child_process').fork('$TARGETS/hot.js', [], { env: { ...process.env,
+	HOT_DEFAULT_FLAGS: '1' } }); console.log('child', c.pid); }, 3000);
+process.on('SIGTERM', () => { if (c) c.kill(); process.exit(0); });
+setInterval(() => {}, 1000);"
+sleep 1
+"$NTOP_JS" --pid "$grow_PID" --children --no-config -b --json -n 12 >"$WORK/grow.jsonl" 2>"$WORK/grow-ntop.err"
+ok $? "--children on a parent alone at the start: status 0 ($(head -c 300 "$WORK/grow-ntop.err"))"
+child=$(sed -n 's/^child //p' "$WORK/grow.out")
+check "its child, started 3 s later, joins the service" grep -q "^ntop-js: PID ${child:-0} joined the service" "$WORK/grow-ntop.err"
+check "and its hotMain is in its report in the last window" jsonl_check "$WORK/grow.jsonl" "l => {
+	const p = l[l.length - 1].processes.find(p => p.target.pid === ${child:-0});
+	return p && p.top.some(f => f.function === 'hotMain') || l.map(w => w.processes.map(p => p.target.pid)); }"
+no_inspector() { ! listening "$grow_PID" "${child:-0}" | grep -q .; }
+check "both inspectors closed again" wait_for 5 no_inspector
 
 done_testing
