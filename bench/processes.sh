@@ -12,11 +12,13 @@
 # little work every 50 ms and a report of its worst event-loop stall of every second. Like a
 # cluster's workers, they share one inspector port (a free one, through NODE_OPTIONS, so that
 # the run stays off 9229): ntop-js opens each inspector by SIGUSR1 and moves it to a free port
-# before the next. Three phases, each on a fresh service:
+# before the next. Four phases, each on a fresh service:
 #   none   no profiler attached
 #   one    ntop-js -b --pid FIRST (default settings): one process, what ntop-js did before it
 #          watched several; the baseline of both measures
 #   all    ntop-js -b --pid P1 --pid P2 ... (default settings): every process
+#   match  ntop-js -b --match TEXT: the same processes found by their command line, and the
+#          machine's processes listed again every 10 s for new ones
 # Reported: ntop-js's CPU time (percent of one core, from /proc/PID/stat) and peak RSS
 # (VmHWM) over the phase, and the median and p95 of the per-second worst stall of the
 # processes watched (all of them in phase none), with what each phase adds to phase none's.
@@ -70,6 +72,7 @@ run_phase() {
 	case $mode in
 	one) args=(--pid "${tpids[0]}") ;;
 	all) for p in "${tpids[@]}"; do args+=(--pid "$p"); done ;;
+	match) args=(--match "procs-$name-") ;; # the --out paths: this phase's processes alone
 	esac
 	if [ "$mode" != none ]; then
 		"$ntop" "${args[@]}" --no-config -b >"$nlog" 2>"$nerr" &
@@ -117,6 +120,7 @@ run_phase() {
 run_phase none none
 run_phase one one
 run_phase all all
+run_phase match match
 
 read -r _ _ _ base_med _ _ <<<"${results[0]}"
 echo
@@ -131,6 +135,7 @@ for r in "${results[@]}"; do
 done
 read -r _ ocpu ohwm omed _ _ <<<"${results[1]}"
 read -r _ acpu ahwm amed _ _ <<<"${results[2]}"
+read -r _ mcpu mhwm _ _ _ <<<"${results[3]}"
 one_added=$(bench_calc "($omed - $base_med).toFixed(2)")
 all_added=$(bench_calc "($amed - $base_med).toFixed(2)")
 echo
@@ -140,6 +145,8 @@ echo "watching $procs processes: ntop-js $acpu % of a core (one process: $ocpu %
 echo "stall added to each process: $all_added ms at the median (one process's today:" \
 	"$one_added ms); goal: no more than 1 ms over it:" \
 	"$(bench_calc "$all_added <= Math.max($one_added, 0) + 1 ? 'PASS' : 'FAIL'")"
+echo "found by --match, listed again every 10 s: ntop-js $mcpu % of a core, $mhwm MB" \
+	"(by --pid: $acpu %, $ahwm MB)"
 [ $invalid = no ] || echo "INVALID: ntop-js did not stay attached (see above)"
 bench_load_after
 [ $invalid = no ] || exit 1
