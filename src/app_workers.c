@@ -37,6 +37,9 @@ struct app_thread {
 	struct app *a;
 	struct engine *e;
 	bool process;           /* another process (its own inspector), not a worker */
+	pid_t parent_pid;       /* a worker of another process: that process (0: of the main one,
+	                           or a process itself) */
+	bool stop_sent;         /* engine_stop was called (a process waits for its workers) */
 	struct engine_worker_info info;
 	struct attach_result target;
 	bool finished;          /* its engine finished: freed at the next reap */
@@ -60,14 +63,13 @@ static void thread_free(struct app_thread *th)
 
 /* ---- the workers' engines ---- */
 
-/* Who th is, for --serve's profiles and --push: a worker thread belongs to the main
- * process. */
+/* Who th is, for --serve's profiles and --push: a worker thread belongs to its process. */
 static struct app_source app_thread_source(const struct app_thread *th)
 {
 	if (th->process)
 		return (struct app_source){ th->e, (int)th->target.pid, 0, "main" };
-	return (struct app_source){ th->e, (int)th->a->target.pid, th->info.thread_id,
-		th->info.name };
+	return (struct app_source){ th->e, (int)(th->parent_pid ? th->parent_pid :
+		th->a->target.pid), th->info.thread_id, th->info.name };
 }
 
 static void thread_on_window(void *ud, const struct window_stats *w, double wall_time_s)
@@ -121,6 +123,8 @@ static void thread_on_notice(void *ud, const char *msg)
 {
 	struct app_thread *th = ud;
 	char *line = th->process ? xasprintf("PID %d: %s", (int)th->target.pid, msg) :
+		th->parent_pid ? xasprintf("PID %d worker %ld %s: %s", (int)th->parent_pid,
+		th->info.thread_id, th->info.name, msg) :
 		xasprintf("worker %ld %s: %s", th->info.thread_id, th->info.name, msg);
 
 	app_say(th->a, false, line);
@@ -159,23 +163,34 @@ static void thread_on_finished(void *ud, int status, const char *why)
 static struct app_thread *thread_new(struct app *a);
 static void thread_start(struct app *a, struct app_thread *th);
 
+static void thread_on_worker(void *ud, const struct engine_worker_info *w,
+	const struct engine_transport *tp);
+
 static const struct engine_handlers thread_handlers = {
 	.on_window = thread_on_window,
 	.on_notice = thread_on_notice,
 	.on_finished = thread_on_finished,
+	.on_worker = thread_on_worker,
 };
 
-void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp)
+/* A worker thread of the main process (parent NULL) or of another one: an engine on it,
+ * through that process's session. */
+static void worker_new(struct app *a, struct app_thread *parent,
+	const struct engine_worker_info *w, const struct engine_transport *tp)
 {
-	struct app *a = ud;
 	struct app_thread *th;
 	struct engine_config cfg = a->engine_cfg;
 
-	if (a->stopping || a->finished)
+	if (a->stopping || a->finished || (parent && (parent->finished || parent->stop_sent)))
 		return;
 	th = thread_new(a);
 	th->info = *w;
-	th->target = a->target;
+	th->target = parent ? parent->target : a->target;
+	if (parent) {
+		/* its process's scripts and maps */
+		th->parent_pid = parent->target.pid;
+		cfg.smap = app_smap_cache(parent->smap);
+	}
 	snprintf(th->target.title, sizeof th->target.title, "%s", w->name);
 	th->target.opened_by_us = false; /* nothing to close in a worker */
 	th->sum.thread_id = w->thread_id;
@@ -195,6 +210,20 @@ void app_on_worker(void *ud, const struct engine_worker_info *w, const struct en
 	cfg.ask_pause = false;
 	th->e = engine_create(a->loop, tp, &a->engine_clock, &th->target, &cfg, &thread_handlers, th);
 	thread_start(a, th);
+}
+
+void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp)
+{
+	worker_new(ud, NULL, w, tp);
+}
+
+/* Another process's engine found one of its worker threads. */
+static void thread_on_worker(void *ud, const struct engine_worker_info *w,
+	const struct engine_transport *tp)
+{
+	struct app_thread *parent = ud;
+
+	worker_new(parent->a, parent, w, tp);
 }
 
 static struct app_thread *thread_new(struct app *a)
@@ -240,10 +269,10 @@ void app_add_process(struct app *a, const struct attach_result *r)
 	th->info.thread_id = 0;
 	th->sum.pid = (int)r->pid;
 	a->n_processes++;
-	/* Its own inspector, profiler and memory; -n and allocation sampling stay with the main
-	 * process, and its worker threads are not followed. A pause over --max-pause is refused
+	/* Its own inspector, profiler and memory, and its worker threads (thread_on_worker); -n
+	 * and allocation sampling stay with the main process. A pause over --max-pause is refused
 	 * (no one to ask for each process) and said. */
-	cfg.workers = false;
+	cfg.workers = a->engine_cfg.workers;
 	cfg.iterations = 0;
 	cfg.alloc = false;
 	cfg.ask_pause = false;
@@ -332,25 +361,64 @@ void app_show_thread(struct app *a, struct app_thread *th)
 		return;
 	if (th && th->process)
 		tui_show_thread(a->tui, th->e, 0, (int)th->target.pid, th->target.title);
+	else if (th && th->parent_pid)
+		/* a worker of another process: its PID and thread */
+		tui_show_thread(a->tui, th->e, th->info.thread_id > 0 ? th->info.thread_id : -1,
+			(int)th->parent_pid, th->info.name);
 	else
 		tui_show_thread(a->tui, th ? th->e : a->engine, th ? (th->info.thread_id > 0 ?
 			th->info.thread_id : -1) : 0, 0, th ? th->info.name : NULL);
 }
 
+/* The threads in the order the PROCESSES/THREADS line shows them: the main process's
+ * workers, then each other process followed by its own workers. Returns how many (all of
+ * a->threads, into out, which has room for them). */
+static size_t threads_in_order(const struct app *a, struct app_thread **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (!a->threads[i]->process && !a->threads[i]->parent_pid)
+			out[n++] = a->threads[i];
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *p = a->threads[i];
+
+		if (!p->process)
+			continue;
+		out[n++] = p;
+		for (size_t k = 0; k < a->n_threads; k++)
+			if (a->threads[k]->parent_pid == p->target.pid && !a->threads[k]->process)
+				out[n++] = a->threads[k];
+	}
+	/* workers whose process is no longer listed (it cannot be: a process is freed after
+	 * its workers), kept all the same */
+	for (size_t i = 0; i < a->n_threads && n < a->n_threads; i++) {
+		bool listed = false;
+		for (size_t k = 0; k < n && !listed; k++)
+			listed = out[k] == a->threads[i];
+		if (!listed)
+			out[n++] = a->threads[i];
+	}
+	return n;
+}
+
 void app_thread_next(void *ud)
 {
 	struct app *a = ud;
-	size_t i = 0;
+	struct app_thread **order = xcalloc(a->n_threads + 1, sizeof *order);
+	size_t n = threads_in_order(a, order), i = 0;
 
-	/* main, then each live worker in the order they came, then main again */
+	/* main, then each live thread in the order of the line, then main again */
 	if (a->shown)
-		for (; i < a->n_threads && a->threads[i] != a->shown; i++)
+		for (; i < n && order[i] != a->shown; i++)
 			;
-	for (i = a->shown ? i + 1 : 0; i < a->n_threads; i++)
-		if (!a->threads[i]->finished) {
-			app_show_thread(a, a->threads[i]);
+	for (i = a->shown ? i + 1 : 0; i < n; i++)
+		if (!order[i]->finished) {
+			app_show_thread(a, order[i]);
+			free(order);
 			return;
 		}
+	free(order);
 	app_show_thread(a, NULL);
 }
 
@@ -361,15 +429,25 @@ struct engine *app_shown_engine(const struct app *a)
 
 struct app_smap *app_smap_of(const struct app *a, const struct engine *e)
 {
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (a->threads[i]->e == e && a->threads[i]->process)
+	pid_t pid = 0;
+
+	for (size_t i = 0; i < a->n_threads && !pid; i++)
+		if (a->threads[i]->e == e) {
+			if (a->threads[i]->process)
+				return a->threads[i]->smap;
+			pid = a->threads[i]->parent_pid;
+		}
+	/* a worker of another process: its process's */
+	for (size_t i = 0; pid && i < a->n_threads; i++)
+		if (a->threads[i]->process && a->threads[i]->target.pid == pid)
 			return a->threads[i]->smap;
 	return a->smap;
 }
 
 int app_shown_pid(const struct app *a)
 {
-	return (int)(a->shown && a->shown->process ? a->shown->target.pid : a->target.pid);
+	return (int)(a->shown && (a->shown->process || a->shown->parent_pid) ?
+		a->shown->target.pid : a->target.pid);
 }
 
 long app_shown_thread_id(const struct app *a)
@@ -377,6 +455,31 @@ long app_shown_thread_id(const struct app *a)
 	if (a->shown && a->shown->process)
 		return 0;
 	return a->shown ? (a->shown->info.thread_id > 0 ? a->shown->info.thread_id : -1) : 0;
+}
+
+/* Whether a worker thread of process pid is still listed (live: not finished yet). */
+static bool has_workers(const struct app *a, pid_t pid, bool live)
+{
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (a->threads[i]->parent_pid == pid && (!live || !a->threads[i]->finished))
+			return true;
+	return false;
+}
+
+/* Stops every live engine but those of processes whose workers have not finished yet: a
+ * worker's engine leaves through its process's session, so the process leaves after them
+ * (called again as workers finish). */
+static void stop_threads(struct app *a)
+{
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *th = a->threads[i];
+
+		if (th->finished || th->stop_sent ||
+		    (th->process && has_workers(a, th->target.pid, true)))
+			continue;
+		th->stop_sent = true;
+		engine_stop(th->e);
+	}
 }
 
 static size_t threads_live(const struct app *a)
@@ -395,16 +498,24 @@ static void app_on_threads_reap(void *ud)
 	struct app *a = ud;
 	size_t j = 0;
 
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *th = a->threads[i];
+	/* workers first: a process's engine and maps outlive its workers' */
+	for (int pass = 0; pass < 2; pass++) {
+		j = 0;
+		for (size_t i = 0; i < a->n_threads; i++) {
+			struct app_thread *th = a->threads[i];
 
-		/* once stopping, what they collected stays for -o and --folded (app_threads_free) */
-		if (th->finished && !a->stopping && (th->reported_exit || !a->opt.batch))
-			thread_free(th);
-		else
-			a->threads[j++] = th;
+			/* once stopping, what they collected stays for -o and --folded
+			 * (app_threads_free) */
+			if (th->finished && !a->stopping && (th->reported_exit || !a->opt.batch) &&
+			    (pass == 0 ? !th->process : !has_workers(a, th->target.pid, false)))
+				thread_free(th);
+			else
+				a->threads[j++] = th;
+		}
+		a->n_threads = j;
 	}
-	a->n_threads = j;
+	if (a->stopping)
+		stop_threads(a);
 	if (a->stopping && threads_live(a) == 0) {
 		loop_timer_cancel(a->threads_grace);
 		if (a->finished)
@@ -418,6 +529,12 @@ static void app_on_stop_grace(void *ud)
 {
 	struct app *a = ud;
 
+	/* the processes still waiting for their workers leave now */
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (!a->threads[i]->finished && !a->threads[i]->stop_sent) {
+			a->threads[i]->stop_sent = true;
+			engine_stop(a->threads[i]->e);
+		}
 	if (a->finished)
 		loop_stop(a->loop);
 	else
@@ -444,9 +561,7 @@ void app_stop(struct app *a)
 		engine_stop(a->engine);
 		return;
 	}
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (!a->threads[i]->finished)
-			engine_stop(a->threads[i]->e);
+	stop_threads(a);
 	loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 }
 
@@ -465,7 +580,8 @@ static void thread_report_exit(const struct app_thread *th, struct strbuf *json,
 			strbuf_puts(json, "null");
 		strbuf_puts(json, ",\"thread_name\":");
 		strbuf_json_string(json, th->info.name, strlen(th->info.name));
-		strbuf_puts(json, ",\"exited\":true}");
+		strbuf_printf(json, ",\"target\":{\"pid\":%d},\"exited\":true}",
+			(int)th->target.pid);
 	}
 	if (text && th->process) {
 		strbuf_printf(text, "PROCESS: pid %d is gone\n\n", (int)th->target.pid);
@@ -473,6 +589,8 @@ static void thread_report_exit(const struct app_thread *th, struct strbuf *json,
 		strbuf_printf(text, "THREAD: worker %ld", th->info.thread_id);
 		if (th->info.name[0])
 			strbuf_printf(text, " (%s)", th->info.name);
+		if (th->parent_pid)
+			strbuf_printf(text, " of pid %d", (int)th->parent_pid);
 		strbuf_puts(text, " exited\n\n");
 	}
 }
@@ -486,9 +604,7 @@ void app_end(struct app *a)
 	/* The other processes' inspectors are still open: they leave first, politely. */
 	if (!a->stopping) {
 		a->stopping = true;
-		for (size_t i = 0; i < a->n_threads; i++)
-			if (!a->threads[i]->finished)
-				engine_stop(a->threads[i]->e);
+		stop_threads(a);
 		loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 	}
 }
@@ -553,6 +669,13 @@ struct export_source *app_export_sources(const struct app *a, size_t *n)
 		if (th->process) {
 			snprintf(e->tag, sizeof e->tag, "p%d", (int)th->target.pid);
 			snprintf(e->frame, sizeof e->frame, "pid %d", (int)th->target.pid);
+		} else if (th->parent_pid) {
+			/* another process's worker: its ids are that process's own */
+			snprintf(e->tag, sizeof e->tag, "p%d-t%ld", (int)th->parent_pid,
+				th->info.thread_id);
+			snprintf(e->frame, sizeof e->frame, "pid %d thread %ld%s%.40s",
+				(int)th->parent_pid, th->info.thread_id, th->info.name[0] ? " " : "",
+				th->info.name);
 		} else {
 			snprintf(e->tag, sizeof e->tag, "t%ld", th->info.thread_id);
 			snprintf(e->frame, sizeof e->frame, "thread %ld%s%.48s", th->info.thread_id,
@@ -575,16 +698,19 @@ void app_threads_all(struct app *a, const struct window_stats *main_w)
 	tui_all_add(a->tui, src, main_w, engine_functab(a->engine));
 	for (size_t i = 0; i < a->n_threads; i++) {
 		const struct app_thread *th = a->threads[i];
+		char pid[24] = "";
 
 		if (th->finished || !th->last_w)
 			continue;
+		if (th->parent_pid)
+			snprintf(pid, sizeof pid, "pid %d ", (int)th->parent_pid);
 		if (th->process)
 			snprintf(src, sizeof src, "pid %d", (int)th->target.pid);
 		else if (th->info.thread_id > 0)
-			snprintf(src, sizeof src, "%ld%s%.40s", th->info.thread_id,
+			snprintf(src, sizeof src, "%s%ld%s%.40s", pid, th->info.thread_id,
 				th->info.name[0] ? " " : "", th->info.name);
 		else
-			snprintf(src, sizeof src, "? %.40s", th->info.name);
+			snprintf(src, sizeof src, "%s? %.40s", pid, th->info.name);
 		tui_all_add(a->tui, src, th->last_w, engine_functab(th->e));
 	}
 	tui_all_end(a->tui);
@@ -599,17 +725,27 @@ size_t app_threads_summary(const struct app *a, const struct model_thread *main_
 		return 0;
 	out[n] = *main_thread;
 	out[n++].shown = !a->shown;
-	for (size_t i = 0; i < a->n_threads && n < max; i++) {
-		out[n] = a->threads[i]->sum;
-		out[n++].shown = a->shown == a->threads[i];
+	struct app_thread **order = xcalloc(a->n_threads + 1, sizeof *order);
+	size_t k = threads_in_order(a, order);
+	for (size_t i = 0; i < k && n < max; i++) {
+		out[n] = order[i]->sum;
+		out[n++].shown = a->shown == order[i];
 	}
+	free(order);
 	return n;
 }
 
 void app_threads_free(struct app *a)
 {
+	/* workers before processes: a worker's engine borrows its process's maps */
 	for (size_t i = 0; i < a->n_threads; i++)
-		thread_free(a->threads[i]);
+		if (!a->threads[i]->process) {
+			thread_free(a->threads[i]);
+			a->threads[i] = NULL;
+		}
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (a->threads[i])
+			thread_free(a->threads[i]);
 	free(a->threads);
 	a->threads = NULL;
 	a->n_threads = a->cap_threads = 0;

@@ -295,7 +295,7 @@ static void draw_target_line(const struct model *m, struct grid *g, int y, doubl
 		snprintf(buf, sizeof(buf), "container PID %d  ", m->container_pid);
 		x = view_put_at(g, x, y, GA_NORMAL, buf);
 	}
-	if (m->shown_pid) {
+	if (m->shown_pid && m->shown_thread_id == 0) {
 		/* another process of the service (t goes on to the next) */
 		x = view_put_at(g, x, y, GA_WARN, "PROCESS");
 		x = view_put_at(g, x, y, GA_NORMAL, "  ");
@@ -321,8 +321,8 @@ static void draw_target_line(const struct model *m, struct grid *g, int y, doubl
 	if (x + w > g->width)
 		w = 0;
 	if (g->width - x - w > 0)
-		grid_put(g, x, y, GA_DIM, m->shown_pid ? m->shown_thread_name : m->title,
-			g->width - x - w);
+		grid_put(g, x, y, GA_DIM, m->shown_pid && m->shown_thread_id == 0 ?
+			m->shown_thread_name : m->title, g->width - x - w);
 	if (w > 0)
 		grid_put(g, g->width - w, y, GA_NORMAL, buf, w);
 }

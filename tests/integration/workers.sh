@@ -159,4 +159,29 @@ keys_gone() { [ -n "$(max_syms nested "$((during + 1))" '$')" ] &&
 	! tail -n +"$((during + 1))" "$WORK/nested.out" | awk '$1 == "syms"' | tail -n 6 | grep -qv ' 0$'; }
 check "once it has left, no thread holds any (none waits for a watchdog)" keys_gone
 check "the target is still running" alive "$nested_PID"
+
+# Another process's worker threads: --pid twice, the second process's threads followed
+# through its own inspector, in the threads array with its pid, and exported under it.
+start_node other --inspect-port=0 "$TARGETS/pool.js" nested
+wait_ready other || diag "the second nested target did not start"
+sleep 2
+before=$(wc -l <"$WORK/other.out")
+"$NTOP_JS" --pid "$nested_PID" --pid "$other_PID" --no-config -b --json -n 6 -t 5 \
+	-o "$WORK/two.cpuprofile" >"$WORK/two.jsonl" 2>"$WORK/ntop-two.err"
+ok $? "two processes, each with workers: status 0 ($(head -c 300 "$WORK/ntop-two.err"))"
+during=$(wc -l <"$WORK/other.out")
+check "the second process's inner worker is in the threads array with its pid and nestedWork" \
+	jsonl_check "$WORK/two.jsonl" "l => l.slice(3).every(w => w.threads.some(t => t.target.pid === $other_PID &&
+		t.thread_name === 'inner' && t.top.some(f => f.function === 'nestedWork'))) &&
+		l.slice(3).every(w => w.threads.some(t => t.target.pid === $nested_PID && t.thread_name === 'inner')) ||
+		l.map(w => w.threads.map(t => t.target.pid + ':' + t.thread_name))"
+check "-o: its threads' profiles are named by its pid" sh -c "ls '$WORK'/two-p$other_PID-t*.cpuprofile"
+check "while attached, ntop-js keeps its keys in the second process's workers too" sh -c \
+	"[ \$(sed -n '${before},${during}p' '$WORK/other.out' | awk '\$1 == \"syms\" && \$2 > 0 && \$3 > 0' | wc -l) -gt 0 ]"
+sleep 2.5
+other_gone() { ! tail -n +"$((during + 1))" "$WORK/other.out" | awk '$1 == "syms"' | tail -n 6 |
+	grep -qv ' 0$'; }
+check "once it has left, none of them holds any" other_gone
+check "both targets are still running" sh -c "kill -0 $nested_PID && kill -0 $other_PID"
+
 done_testing
