@@ -32,30 +32,14 @@ struct app_rescan {
 	struct loop_timer *timer;
 	double period_s;
 	struct loop_wake *wake;
-	pid_t *seen;            /* attached, tried, or given up on: never attached again */
-	size_t n_seen, cap_seen;
-	pid_t *fresh;           /* listed once, not yet seen twice */
-	size_t n_fresh, cap_fresh;
+	struct procfs_pids seen;  /* attached, or tried: not again while listed */
+	struct procfs_pids fresh; /* listed once, not yet twice */
 	pthread_t thread;
 	bool running;
 	atomic_bool done;
 	atomic_bool cancel;     /* the session is ending: the thread skips the move */
 	struct service_member job; /* the thread's, until done */
 };
-
-static bool has(const pid_t *v, size_t n, pid_t pid)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == pid)
-			return true;
-	return false;
-}
-
-static void add(pid_t **v, size_t *n, size_t *cap, pid_t pid)
-{
-	*v = xreallocarray_grow(*v, cap, *n + 1, sizeof **v);
-	(*v)[(*n)++] = pid;
-}
 
 static void *attach_thread(void *ud)
 {
@@ -122,9 +106,9 @@ static void on_timer(void *ud)
 {
 	struct app_rescan *r = ud;
 	struct app *a = r->a;
-	struct procfs_pids pids = { 0 };
-	pid_t given[OPT_PIDS_MAX], *fresh = NULL;
-	size_t n_given = 0, n_fresh = 0, cap_fresh = 0;
+	struct procfs_pids pids = { 0 }, fresh = { 0 };
+	pid_t given[OPT_PIDS_MAX];
+	size_t n_given = 0;
 	char *cause = NULL;
 
 	if (a->stopping || a->finished)
@@ -144,38 +128,37 @@ static void on_timer(void *ud)
 	free(cause);
 	/* a PID no longer listed is forgotten: it may come back as another process */
 	size_t keep = 0;
-	for (size_t i = 0; i < r->n_seen; i++)
-		if (has(pids.v, pids.n, r->seen[i]) || (r->running && r->seen[i] == r->job.pid))
-			r->seen[keep++] = r->seen[i];
-	r->n_seen = keep;
+	for (size_t i = 0; i < r->seen.n; i++)
+		if (procfs_pids_has(&pids, r->seen.v[i]) ||
+		    (r->running && r->seen.v[i] == r->job.pid))
+			r->seen.v[keep++] = r->seen.v[i];
+	r->seen.n = keep;
 	for (size_t i = 0; i < pids.n; i++) {
 		pid_t pid = pids.v[i];
 
-		if (pid == a->target.pid || has(r->seen, r->n_seen, pid))
+		if (pid == a->target.pid || procfs_pids_has(&r->seen, pid))
 			continue;
-		if (!has(r->fresh, r->n_fresh, pid)) {
-			add(&fresh, &n_fresh, &cap_fresh, pid); /* first listed: wait for the next */
+		if (!procfs_pids_has(&r->fresh, pid)) {
+			procfs_pids_add(&fresh, pid); /* first listed: wait for the next */
 			continue;
 		}
 		if (r->running || 1 + app_processes_live(a) >= SERVICE_MAX) {
-			add(&fresh, &n_fresh, &cap_fresh, pid); /* still waiting its turn */
+			procfs_pids_add(&fresh, pid); /* still waiting its turn */
 			continue;
 		}
 		memset(&r->job, 0, sizeof r->job);
 		r->job.pid = pid;
 		atomic_store(&r->done, false);
 		if (pthread_create(&r->thread, NULL, attach_thread, r) != 0) {
-			add(&fresh, &n_fresh, &cap_fresh, pid); /* tried again at the next listing */
+			procfs_pids_add(&fresh, pid); /* tried again at the next listing */
 			continue;
 		}
-		add(&r->seen, &r->n_seen, &r->cap_seen, pid);
+		procfs_pids_add(&r->seen, pid);
 		r->running = true;
 	}
 	/* the fresh ones gone before their second listing are forgotten */
-	free(r->fresh);
+	procfs_pids_free(&r->fresh);
 	r->fresh = fresh;
-	r->n_fresh = n_fresh;
-	r->cap_fresh = cap_fresh;
 	procfs_pids_free(&pids);
 }
 
@@ -202,7 +185,7 @@ void app_rescan_start(struct app *a, const struct attach_opts *ao)
 	r->timer = loop_timer_create(a->loop, on_timer, r);
 	/* every process of the first listing was attached or said why not: none again */
 	for (size_t i = 0; i < a->n_members; i++)
-		add(&r->seen, &r->n_seen, &r->cap_seen, a->members[i].pid);
+		procfs_pids_add(&r->seen, a->members[i].pid);
 	a->rescan = r;
 	loop_timer_arm(r->timer, r->period_s);
 }
@@ -220,8 +203,8 @@ void app_rescan_free(struct app *a)
 		take_result(r, true);
 	loop_timer_free(r->timer);
 	loop_wake_free(r->wake);
-	free(r->seen);
-	free(r->fresh);
+	procfs_pids_free(&r->seen);
+	procfs_pids_free(&r->fresh);
 	free(r);
 	a->rescan = NULL;
 }

@@ -458,6 +458,20 @@ void procfs_pids_free(struct procfs_pids *p)
 	p->n = p->cap = 0;
 }
 
+void procfs_pids_add(struct procfs_pids *p, pid_t pid)
+{
+	p->v = xreallocarray_grow(p->v, &p->cap, p->n + 1, sizeof(*p->v));
+	p->v[p->n++] = pid;
+}
+
+bool procfs_pids_has(const struct procfs_pids *p, pid_t pid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i] == pid)
+			return true;
+	return false;
+}
+
 int procfs_children_parse(const char *text, size_t len, struct procfs_pids *out)
 {
 	size_t i = 0;
@@ -476,8 +490,7 @@ int procfs_children_parse(const char *text, size_t len, struct procfs_pids *out)
 			i++;
 		if (!procfs_parse_dec(text + start, i - start, INT_MAX, &v) || v == 0)
 			return -1;
-		out->v = xreallocarray_grow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
-		out->v[out->n++] = (pid_t)v;
+		procfs_pids_add(out, (pid_t)v);
 		added++;
 	}
 	return added;

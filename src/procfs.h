@@ -84,6 +84,9 @@ struct procfs_pids {
 };
 
 void procfs_pids_free(struct procfs_pids *p);
+/* Appends pid; whether pid is in the list. */
+void procfs_pids_add(struct procfs_pids *p, pid_t pid);
+bool procfs_pids_has(const struct procfs_pids *p, pid_t pid);
 /* Appends the space-separated PIDs of a /proc/PID/task/TID/children text. Returns the number
  * appended, or -1 on a malformed token. */
 int procfs_children_parse(const char *text, size_t len, struct procfs_pids *out);

@@ -12,28 +12,16 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool service_has(const struct procfs_pids *p, pid_t pid)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i] == pid)
-			return true;
-	return false;
-}
-
 static int service_add(struct procfs_pids *out, pid_t pid, char **cause)
 {
-	if (pid == getpid() || service_has(out, pid))
+	if (pid == getpid() || procfs_pids_has(out, pid))
 		return 0;
 	if (out->n == SERVICE_MAX) {
 		*cause = xasprintf("more than %d processes to watch; name fewer (--pid) or a narrower "
 			"--match.", SERVICE_MAX);
 		return -1;
 	}
-	if (out->n == out->cap) {
-		out->cap = out->cap ? 2 * out->cap : 8;
-		out->v = xrealloc(out->v, out->cap * sizeof *out->v);
-	}
-	out->v[out->n++] = pid;
+	procfs_pids_add(out, pid);
 	return 0;
 }
 
