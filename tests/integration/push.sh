@@ -60,6 +60,26 @@ spans() { queries "$1" | sed -E 's/.*[?&]from=([0-9]+)&until=([0-9]+).*/\1 \2/' 
 contiguous() { spans "$1" | awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }'; }
 covers_until() { [ "$(spans "$1" | tail -1 | cut -d' ' -f2)" -ge "$2" ] 2>/dev/null; }
 
+# push_to PORT OUT ERR: ntop-js pushing the target's profiles to PORT every 5 s, in the
+# background (its PID in $ntop)
+push_to() {
+	"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$1" --push-every 5 \
+		>"$2" 2>"$3" &
+	ntop=$!
+	pids_to_kill="$pids_to_kill $ntop"
+}
+# sigint_within_5s DESCRIPTION [DETAIL]: SIGINT to $ntop; passes on status 0 within 5 s
+sigint_within_5s() {
+	local start rc took
+	start=$(date +%s%N)
+	kill -INT "$ntop"
+	wait "$ntop"
+	rc=$?
+	took=$((($(date +%s%N) - start) / 1000000))
+	ok "$([ $rc -eq 0 ] && [ "$took" -lt 5000 ]; echo $?)" \
+		"$1: status 0 within 5 s (got $rc after $took ms${2:+; $2})"
+}
+
 start_node target --inspect-port=0 "$TARGETS/hot.js"
 wait_ready target
 PORT=$(free_port)
@@ -79,10 +99,7 @@ ok "$([ $? -eq 2 ]; echo $?)" "--push-every 2: exit status 2"
 # ---- pushes, an outage, and the profiles it held back ----
 start_endpoint ok "$PORT" 200
 ok $? "the endpoint listens on $PORT"
-"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORT" --push-every 5 \
-	>"$WORK/ntop.out" 2>"$WORK/ntop.err" &
-ntop=$!
-pids_to_kill="$pids_to_kill $ntop"
+push_to "$PORT" "$WORK/ntop.out" "$WORK/ntop.err"
 wait_for 20 sh -c "ls '$WORK/ok'/*.pb.gz >/dev/null 2>&1"
 ok $? "a profile arrives within 20 s"
 q=$(queries ok | head -1)
@@ -120,22 +137,13 @@ ok "$([ "$(spans ok | awk -v d="$down_at" '$1 <= d && $2 > d' | wc -l)" -ge 1 ];
 	"a profile covers the moment the endpoint went down"
 grep -q "takes profiles again" "$WORK/ntop.err"
 ok $? "the outage and the return are said on stderr"
-start=$(date +%s%N)
-kill -INT "$ntop"
-wait "$ntop"
-rc=$?
-took=$((($(date +%s%N) - start) / 1000000))
-ok "$([ $rc -eq 0 ] && [ "$took" -lt 5000 ]; echo $?)" \
-	"SIGINT: exit status 0 within 5 s (got $rc after $took ms; $(head -c 300 "$WORK/ntop.err"))"
+sigint_within_5s "SIGINT" "$(head -c 300 "$WORK/ntop.err")"
 check "the final partial interval is pushed at exit" contiguous ok
 
 # ---- 500: retried; then down, SIGINT ends it promptly ----
 PORT5=$(free_port)
 start_endpoint e500 "$PORT5" 500
-"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORT5" --push-every 5 \
-	>/dev/null 2>"$WORK/e500.err" &
-ntop=$!
-pids_to_kill="$pids_to_kill $ntop"
+push_to "$PORT5" /dev/null "$WORK/e500.err"
 wait_for 20 sh -c "[ \$(ls '$WORK/e500'/*.query 2>/dev/null | wc -l) -ge 3 ]"
 ok $? "a 500 is retried ($(count e500) requests)"
 check "the retries send the same profile" sh -c "[ \$(cat '$WORK/e500'/*.query | sort | uniq -d | wc -l) -ge 1 ]"
@@ -143,40 +151,22 @@ check "the outage is said once" sh -c "[ \$(grep -c 'answered 500' '$WORK/e500.e
 kill "$endpoint_PID"
 wait "$endpoint_PID" 2>/dev/null
 sleep 1
-start=$(date +%s%N)
-kill -INT "$ntop"
-wait "$ntop"
-rc=$?
-took=$((($(date +%s%N) - start) / 1000000))
-ok "$([ $rc -eq 0 ] && [ "$took" -lt 5000 ]; echo $?)" \
-	"SIGINT with the endpoint down: status 0 within 5 s (got $rc after $took ms)"
+sigint_within_5s "SIGINT with the endpoint down"
 
 # ---- a server that takes the request and never answers: SIGINT still ends it at once ----
 PORTH=$(free_port)
 start_endpoint hang "$PORTH" 0
-"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORTH" --push-every 5 \
-	>/dev/null 2>"$WORK/hang.err" &
-ntop=$!
-pids_to_kill="$pids_to_kill $ntop"
+push_to "$PORTH" /dev/null "$WORK/hang.err"
 wait_for 20 sh -c "ls '$WORK/hang'/*.query >/dev/null 2>&1"
 ok $? "a request reaches the endpoint that never answers"
-start=$(date +%s%N)
-kill -INT "$ntop"
-wait "$ntop"
-rc=$?
-took=$((($(date +%s%N) - start) / 1000000))
-ok "$([ $rc -eq 0 ] && [ "$took" -lt 5000 ]; echo $?)" \
-	"SIGINT with a request unanswered: status 0 within 5 s (got $rc after $took ms)"
+sigint_within_5s "SIGINT with a request unanswered"
 kill "$endpoint_PID"
 wait "$endpoint_PID" 2>/dev/null
 
 # ---- 400: said once, never retried ----
 PORT4=$(free_port)
 start_endpoint e400 "$PORT4" 400
-"$NTOP_JS" -b --pid "$target_PID" -d 0.5 --push "http://127.0.0.1:$PORT4" --push-every 5 \
-	>/dev/null 2>"$WORK/e400.err" &
-ntop=$!
-pids_to_kill="$pids_to_kill $ntop"
+push_to "$PORT4" /dev/null "$WORK/e400.err"
 wait_for 20 sh -c "[ \$(ls '$WORK/e400'/*.query 2>/dev/null | wc -l) -ge 2 ]"
 ok $? "profiles reach the endpoint that answers 400 ($(count e400))"
 sleep 2
