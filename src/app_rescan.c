@@ -21,8 +21,8 @@
 #include "service.h"
 #include "util.h"
 
-/* --children reads the tree below the PIDs given (0.05-0.3 ms); --match and --user every
- * process of the machine (about 10 ms for 100 processes): listed less often. */
+/* --children reads the tree below the PIDs given; --match and --user read every process of
+ * the machine (doc/benchmarks.md 16), so they list less often. */
 #define RESCAN_S 2.0
 #define RESCAN_ALL_S 10.0
 
