@@ -22,4 +22,6 @@ function tick() {
 	setTimeout(tick, 2);
 }
 tick();
+// forked by a test's parent process: go when the parent does, whatever killed it
+if (process.send) process.on('disconnect', () => process.exit(0));
 console.log('ready', process.pid);
