@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "app_smap.h"
+#include "asuser.h"
 #include "functab.h"
 #include "loop.h"
 #include "origins.h"
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* What the maps of one process may hold in memory: a large bundle's map with its sources is
  * 2x its size once parsed (doc/bench/sourcemap.md), so a few 20-30 MB bundles fit. */
@@ -22,17 +22,12 @@
 /* How many places of a generated line are looked up to tell whether it holds several
  * original lines (a minified one). */
 #define APP_SMAP_LINE_PROBES 16
-/* The largest script or source whose lines the detail screen shows. */
-#define APP_SMAP_TEXT_MAX_BYTES ((size_t)32 << 20)
 
 struct app_smap {
 	struct smapcache *c;
 	struct loop_wake *w;
 	bool maps;
-	char *root;             /* /proc/PID/root, or NULL for this system's files */
-	/* the last file whose lines were shown, kept while they are */
-	char *file_path, *file_buf;
-	size_t file_len;
+	struct asuser *reader;  /* the process's files with its rights, or NULL */
 };
 
 static void app_smap_on_wake(void *ud)
@@ -50,28 +45,37 @@ static void app_smap_notify(void *ud)
 	loop_wake_signal(s->w);
 }
 
-/* Whether pid sees other files than we do (its own mount namespace). */
-static bool app_smap_foreign_root(pid_t pid)
+/* The reader of pid's files, taken now (at attach): its root and its user. */
+static void app_smap_take(struct app_smap *s, pid_t pid)
 {
-	char path[64];
-	struct stat mine, its;
+	char *err = NULL;
 
-	snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
-	if (stat("/proc/self/ns/mnt", &mine) < 0 || stat(path, &its) < 0)
-		return true; /* unknown: read through its root, which is right either way */
-	return mine.st_ino != its.st_ino || mine.st_dev != its.st_dev;
+	/* without one, every read fails and says so (smapcache) */
+	s->reader = pid > 0 ? asuser_open(pid, &err) : NULL;
+	free(err);
 }
 
 struct app_smap *app_smap_create(struct loop *l, pid_t pid, bool maps)
 {
 	struct app_smap *s = xcalloc(1, sizeof *s);
 
-	if (pid > 0 && app_smap_foreign_root(pid))
-		s->root = xasprintf("/proc/%d/root", (int)pid);
+	app_smap_take(s, pid);
 	s->maps = maps;
 	s->w = loop_wake_create(l, app_smap_on_wake, s);
-	s->c = smapcache_create(s->root, APP_SMAP_BUDGET_BYTES, app_smap_notify, s);
+	s->c = smapcache_create(s->reader, APP_SMAP_BUDGET_BYTES, app_smap_notify, s);
 	return s;
+}
+
+void app_smap_retarget(struct app_smap *s, pid_t pid)
+{
+	struct asuser *old;
+
+	if (!s)
+		return;
+	old = s->reader;
+	app_smap_take(s, pid);
+	smapcache_set_reader(s->c, s->reader);
+	asuser_free(old);
 }
 
 struct smapcache *app_smap_cache(const struct app_smap *s)
@@ -79,29 +83,27 @@ struct smapcache *app_smap_cache(const struct app_smap *s)
 	return s && s->maps ? s->c : NULL;
 }
 
-/* Line line1 (1-based) of the file at path (through the root) into text; *full_len (may be
- * NULL) gets the line's whole length. */
+/* Line line1 (1-based) of the file at path (read with the target's rights, off the loop)
+ * into text; *full_len (may be NULL) gets the line's whole length. A file that cannot be read
+ * (yet) has no line: note says why, if it is known. */
 static bool app_smap_file_line(struct app_smap *s, const char *path, uint32_t line1, char *text,
-	size_t cap, size_t *full_len)
+	size_t cap, size_t *full_len, char *note, size_t note_cap)
 {
-	const char *p, *end, *nl;
-	char *err = NULL;
-	size_t n;
+	const char *p, *end, *nl, *buf, *why;
+	size_t n, len;
 
-	if (!s->file_path || strcmp(s->file_path, path) != 0) {
-		free(s->file_path);
-		free(s->file_buf);
-		s->file_path = NULL;
-		s->file_buf = NULL;
-		if (smapfind_read(s->root, path, APP_SMAP_TEXT_MAX_BYTES, 0, &s->file_buf,
-			&s->file_len, &err) < 0) {
-			free(err);
-			return false;
-		}
-		s->file_path = xstrdup(path);
+	switch (smapcache_text(s->c, path, &buf, &len, &why)) {
+	case SMAPCACHE_PENDING:
+		return false;
+	case SMAPCACHE_NONE:
+		if (note && !note[0])
+			snprintf(note, note_cap, "Source not shown: %s", why ? why : "it cannot be read.");
+		return false;
+	case SMAPCACHE_MAPPED:
+		break;
 	}
-	p = s->file_buf;
-	end = s->file_buf + s->file_len;
+	p = buf;
+	end = buf + len;
 	for (uint32_t k = 1; k < line1 && p < end; k++) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -178,7 +180,7 @@ static bool app_smap_line_raw(struct app_smap *s, const struct func_info *fi, ui
 		free(err);
 		return false;
 	}
-	ok = app_smap_file_line(s, path, line1, text, text_cap, &gen_len);
+	ok = app_smap_file_line(s, path, line1, text, text_cap, &gen_len, note, note_cap);
 	snprintf(where, where_cap, "%s:%u", app_smap_base(path), line1);
 	free(path);
 	if (generated)
@@ -201,11 +203,11 @@ static bool app_smap_line_raw(struct app_smap *s, const struct func_info *fi, ui
 		if (n >= 0)
 			text[n] = '\0';
 		ok = n >= 0 || (src[0] == '/' && app_smap_file_line(s, src, r.pos.line + 1, text,
-			text_cap, NULL));
+			text_cap, NULL, note, note_cap));
 		free(src);
 		return ok;
 	}
-	if (s->maps && !fi->mapped && fi->line >= 0 && fi->column >= 0 &&
+	if (s->maps && !fi->mapped && !note[0] && fi->line >= 0 && fi->column >= 0 &&
 	    smapcache_lookup(s->c, fi->url, (uint32_t)fi->line, (uint32_t)fi->column, &r) ==
 	    SMAPCACHE_NONE && r.reason)
 		snprintf(note, note_cap, "No source map: %s", r.reason);
@@ -218,9 +220,7 @@ void app_smap_free(struct app_smap *s)
 		return;
 	smapcache_free(s->c);
 	loop_wake_free(s->w);
-	free(s->root);
-	free(s->file_path);
-	free(s->file_buf);
+	asuser_free(s->reader);
 	free(s);
 }
 

@@ -12,10 +12,12 @@ struct loop;
 struct smapcache;
 struct func_info;
 
-/* The maps of process pid's scripts, read through /proc/PID/root when it lives in another
- * mount namespace (a container), else from this system's files directly (so that --follow's
- * next process reads them too). */
+/* The maps of process pid's scripts and the text of its files, read with pid's rights through
+ * its root (asuser.h), both taken now: call it at attach. */
 struct app_smap *app_smap_create(struct loop *l, pid_t pid, bool maps);
+/* The same for process pid now (--follow's next process): what was read as the last one is
+ * forgotten. May wait for a read in progress (ASUSER_TIMEOUT_S at most). Accepts NULL. */
+void app_smap_retarget(struct app_smap *s, pid_t pid);
 /* The cache for the engines; NULL when maps are off (--no-source-maps). */
 struct smapcache *app_smap_cache(const struct app_smap *s);
 /* Line line1 (V8's, 1-based) of fi's script, for the detail screen's hot lines: where (its

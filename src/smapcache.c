@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "smapcache.h"
+#include "asuser.h"
 #include "smapfind.h"
 #include "util.h"
 
@@ -16,28 +17,36 @@
 #define SMAPCACHE_BUCKETS 1024 /* a power of two */
 
 enum entry_state { E_QUEUED, E_LOADING, E_MAPPED, E_FAILED };
+/* What an entry holds: a script's map, or a file's text (the hot lines'). */
+enum entry_kind { K_MAP, K_TEXT };
 
 struct entry {
 	struct entry *hnext;           /* hash chain */
 	struct entry *newer, *older;   /* the recency list */
 	struct entry *qnext;           /* the load queue */
 	char *url;
+	enum entry_kind kind;
 	enum entry_state state;
 	struct sourcemap *map;
+	char *text;                    /* K_TEXT, once loaded */
+	size_t text_len;
 	size_t bytes;
 	char *reason;
 };
 
 /* A load on the worker: it touches nothing else. */
 struct job {
-	char *root;
+	const struct asuser *reader;
+	enum entry_kind kind;
 	char *url;
 	struct sourcemap *map;
+	char *text;
+	size_t text_len;
 	char *err;
 };
 
 struct smapcache {
-	char *root;
+	const struct asuser *reader;
 	size_t max_bytes;
 	void (*notify)(void *ud);
 	void *ud;
@@ -98,13 +107,14 @@ static void entry_remove(struct smapcache *c, struct entry *e)
 	*pp = e->hnext;
 	lru_unlink(c, e);
 	if (e->state == E_MAPPED) {
-		c->st.maps--;
+		c->st.maps -= e->kind == K_MAP;
 		c->st.bytes -= e->bytes;
 	} else if (e->state == E_FAILED) {
 		c->st.failures--;
 	}
 	c->entries--;
 	sourcemap_free(e->map);
+	free(e->text);
 	free(e->reason);
 	free(e->url);
 	free(e);
@@ -133,7 +143,14 @@ static void *load_thread(void *arg)
 	struct smapcache *c = arg;
 	struct job *j = &c->job;
 
-	j->map = smapfind_load(j->root, j->url, &j->err);
+	if (!j->reader)
+		j->err = xstrdup("the target's files cannot be read: its root and user were not "
+			"taken at attach.");
+	else if (j->kind == K_TEXT)
+		asuser_read(j->reader, j->url, SMAPCACHE_TEXT_MAX_BYTES, false, ASUSER_TIMEOUT_S,
+			&j->text, &j->text_len, &j->err);
+	else
+		j->map = smapfind_load(j->reader, j->url, &j->err);
 	atomic_store(&c->job_done, true);
 	if (c->notify)
 		c->notify(c->ud);
@@ -150,7 +167,8 @@ static void start_next(struct smapcache *c)
 			c->qtail = NULL;
 		e->qnext = NULL;
 		memset(&c->job, 0, sizeof c->job);
-		c->job.root = c->root;
+		c->job.reader = c->reader;
+		c->job.kind = e->kind;
 		c->job.url = e->url;
 		atomic_store(&c->job_done, false);
 		e->state = E_LOADING;
@@ -159,7 +177,7 @@ static void start_next(struct smapcache *c)
 		if (pthread_create(&c->thread, NULL, load_thread, c) != 0) {
 			c->loading = NULL;
 			e->state = E_FAILED;
-			e->reason = xstrdup("cannot start a thread to read the source map.");
+			e->reason = xstrdup("cannot start a thread to read the target's files.");
 			c->st.failures++;
 		}
 	}
@@ -191,15 +209,17 @@ bool smapcache_poll(struct smapcache *c)
 		sourcemap_free(c->job.map);
 		c->job.map = NULL;
 		free(c->job.err);
-	} else if (!c->job.map) {
-		e->reason = c->job.err ? c->job.err : xstrdup("the source map cannot be read.");
+	} else if (!c->job.map && !c->job.text) {
+		e->reason = c->job.err ? c->job.err : xstrdup("the file cannot be read.");
 	}
 	c->job.err = NULL;
-	if (c->job.map) {
+	if (c->job.map || c->job.text) {
 		e->state = E_MAPPED;
 		e->map = c->job.map;
-		e->bytes = sourcemap_bytes(e->map);
-		c->st.maps++;
+		e->text = c->job.text;
+		e->text_len = c->job.text_len;
+		e->bytes = e->map ? sourcemap_bytes(e->map) : e->text_len + sizeof *e;
+		c->st.maps += e->kind == K_MAP;
 		c->st.bytes += e->bytes;
 		evict(c, e);
 	} else {
@@ -207,16 +227,17 @@ bool smapcache_poll(struct smapcache *c)
 		c->st.failures++;
 	}
 	c->job.map = NULL;
+	c->job.text = NULL;
 	start_next(c);
 	return true;
 }
 
-struct smapcache *smapcache_create(const char *root, size_t max_bytes, void (*notify)(void *ud),
-	void *ud)
+struct smapcache *smapcache_create(const struct asuser *reader, size_t max_bytes,
+	void (*notify)(void *ud), void *ud)
 {
 	struct smapcache *c = xcalloc(1, sizeof *c);
 
-	c->root = xstrdup(root && *root ? root : "/");
+	c->reader = reader;
 	c->max_bytes = max_bytes;
 	c->notify = notify;
 	c->ud = ud;
@@ -231,19 +252,49 @@ void smapcache_free(struct smapcache *c)
 	if (c->loading) {
 		pthread_join(c->thread, NULL);
 		sourcemap_free(c->job.map);
+		free(c->job.text);
 		free(c->job.err);
 	}
 	while (c->oldest)
 		entry_remove(c, c->oldest);
-	free(c->root);
 	free(c);
 }
 
-static struct entry *find(struct smapcache *c, const char *url)
+static struct entry *find(struct smapcache *c, const char *url, enum entry_kind kind)
 {
 	struct entry *e = c->buckets[hash(url) & (SMAPCACHE_BUCKETS - 1)];
-	while (e && strcmp(e->url, url))
+	while (e && (e->kind != kind || strcmp(e->url, url)))
 		e = e->hnext;
+	return e;
+}
+
+/* A new entry for key: failed at once with why, or queued for the worker. */
+static struct entry *entry_add(struct smapcache *c, const char *key, enum entry_kind kind,
+	char *why)
+{
+	uint32_t b = hash(key) & (SMAPCACHE_BUCKETS - 1);
+	struct entry *e = xcalloc(1, sizeof *e);
+
+	e->url = xstrdup(key);
+	e->kind = kind;
+	e->hnext = c->buckets[b];
+	c->buckets[b] = e;
+	c->entries++;
+	if (why) {
+		e->state = E_FAILED;
+		e->reason = why;
+		c->st.failures++;
+	} else {
+		e->state = E_QUEUED;
+		if (c->qtail)
+			c->qtail->qnext = e;
+		else
+			c->qhead = e;
+		c->qtail = e;
+	}
+	lru_touch(c, e);
+	evict(c, e);
+	start_next(c);
 	return e;
 }
 
@@ -258,37 +309,16 @@ enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uin
 	char *path = NULL, *why = NULL;
 	int known = 1;
 	const char *key = url;
-	e = find(c, url);
+	e = find(c, url, K_MAP);
 	if (!e) {
 		known = smapfind_url_path(url, &path, &why) == 0;
 		key = known ? path : url;
-		e = find(c, key);
+		e = find(c, key, K_MAP);
 	}
 	if (!e) {
-		uint32_t b = hash(key) & (SMAPCACHE_BUCKETS - 1);
-
-		e = xcalloc(1, sizeof *e);
-		e->url = xstrdup(key);
-		e->hnext = c->buckets[b];
-		c->buckets[b] = e;
-		c->entries++;
 		/* node:internal/..., eval code: no file to read, known at once */
-		if (!known) {
-			e->state = E_FAILED;
-			e->reason = why;
-			why = NULL;
-			c->st.failures++;
-		} else {
-			e->state = E_QUEUED;
-			if (c->qtail)
-				c->qtail->qnext = e;
-			else
-				c->qhead = e;
-			c->qtail = e;
-		}
-		lru_touch(c, e);
-		evict(c, e);
-		start_next(c);
+		e = entry_add(c, key, K_MAP, known ? NULL : why);
+		why = NULL;
 	} else {
 		lru_touch(c, e);
 	}
@@ -320,4 +350,59 @@ bool smapcache_busy(const struct smapcache *c)
 void smapcache_get_stats(const struct smapcache *c, struct smapcache_stats *st)
 {
 	*st = c->st;
+}
+
+enum smapcache_status smapcache_text(struct smapcache *c, const char *path, const char **text,
+	size_t *len, const char **reason)
+{
+	struct entry *e = find(c, path, K_TEXT);
+
+	*text = *reason = NULL;
+	*len = 0;
+	if (!e)
+		e = entry_add(c, path, K_TEXT, NULL);
+	else
+		lru_touch(c, e);
+	switch (e->state) {
+	case E_QUEUED:
+	case E_LOADING:
+		return SMAPCACHE_PENDING;
+	case E_FAILED:
+		*reason = e->reason;
+		return SMAPCACHE_NONE;
+	case E_MAPPED:
+		break;
+	}
+	*text = e->text;
+	*len = e->text_len;
+	return SMAPCACHE_MAPPED;
+}
+
+void smapcache_set_reader(struct smapcache *c, const struct asuser *reader)
+{
+	struct entry *e, *older, *loading = c->loading;
+
+	if (loading) {
+		/* read as the last process: its answer is not this one's */
+		pthread_join(c->thread, NULL);
+		sourcemap_free(c->job.map);
+		free(c->job.text);
+		free(c->job.err);
+		memset(&c->job, 0, sizeof c->job);
+		c->loading = NULL;
+	}
+	c->reader = reader;
+	for (e = c->newest; e; e = older) {
+		older = e->older;
+		if (e != loading && (e->state == E_MAPPED || e->state == E_FAILED))
+			entry_remove(c, e);
+	}
+	if (loading) {
+		loading->state = E_QUEUED;
+		loading->qnext = c->qhead;
+		c->qhead = loading;
+		if (!c->qtail)
+			c->qtail = loading;
+	}
+	start_next(c);
 }

@@ -1,5 +1,7 @@
 /* smapcache.h: the source maps of the target's scripts, loaded once per script file off the
- * event loop (file:///x and /x are one file) and kept within a memory budget.
+ * event loop (file:///x and /x are one file) and kept within a memory budget; and the text of
+ * the files whose lines the detail screen shows, the same way. Every file is read with the
+ * target's rights, through the reader given to smapcache_create (asuser.h).
  *
  * A lookup of a script not seen before queues its load and answers "pending"; one worker
  * thread at a time reads the script's tail, its map and parses it (smapfind_load), then calls
@@ -20,6 +22,10 @@
 
 /* Scripts remembered at most (maps, failures and loads to come). */
 #define SMAPCACHE_MAX_ENTRIES 8192
+/* The largest file whose text smapcache_text loads. */
+#define SMAPCACHE_TEXT_MAX_BYTES ((size_t)32 << 20)
+
+struct asuser;
 
 enum smapcache_status {
 	SMAPCACHE_MAPPED,  /* out->pos and out->map are filled */
@@ -41,10 +47,11 @@ struct smapcache_stats {
 	size_t bytes;            /* what the held maps take */
 };
 
-/* root: where the target's files are (its /proc/PID/root, or NULL for "/"). max_bytes: the
- * budget of the maps held. notify(ud) is called from the worker when a load ends. */
-struct smapcache *smapcache_create(const char *root, size_t max_bytes, void (*notify)(void *ud),
-	void *ud);
+/* reader: the target's files with its rights (borrowed: it outlives the cache; NULL: none can
+ * be read). max_bytes: the budget of the maps and texts held. notify(ud) is called from the
+ * worker when a load ends. */
+struct smapcache *smapcache_create(const struct asuser *reader, size_t max_bytes,
+	void (*notify)(void *ud), void *ud);
 /* Waits for a load in progress, then frees everything. Accepts NULL. */
 void smapcache_free(struct smapcache *c);
 
@@ -54,9 +61,20 @@ void smapcache_free(struct smapcache *c);
 enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uint32_t line0,
 	uint32_t col0, struct smapcache_result *out);
 
+/* The text of the file at path (absolute, normalised), for showing its lines: MAPPED with
+ * *text and *len (valid as smapcache_lookup's answers are), PENDING while it loads (ask again
+ * after a poll), or NONE with *reason (one sentence, such as a file the target's user cannot
+ * read). */
+enum smapcache_status smapcache_text(struct smapcache *c, const char *path, const char **text,
+	size_t *len, const char **reason);
+
 /* Takes a finished load, if any, and starts the next: the loop calls it when notified (a
  * lookup does not, so that answers change only at a poll). Returns true when a load ended. */
 bool smapcache_poll(struct smapcache *c);
+
+/* Reads from now on through reader (another process's: --follow); what was read through the
+ * last one is forgotten (a load in progress is waited for and done again). */
+void smapcache_set_reader(struct smapcache *c, const struct asuser *reader);
 
 /* True while a load runs or waits. */
 bool smapcache_busy(const struct smapcache *c);

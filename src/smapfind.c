@@ -2,26 +2,14 @@
 #include "config.h"
 
 #include "smapfind.h"
+#include "asuser.h"
 #include "sourcemap.h"
 #include "util.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-/* -DSMAPFIND_NO_OPENAT2 builds the fallback alone, to test it on a newer kernel. */
-#if defined(SYS_openat2) && defined(__has_include) && !defined(SMAPFIND_NO_OPENAT2)
-#if __has_include(<linux/openat2.h>)
-#include <linux/openat2.h>
-#define HAVE_OPENAT2 1
-#endif
-#endif
 
 void smap_ref_free(struct smap_ref *ref)
 {
@@ -275,110 +263,7 @@ int smapfind_resolve(const char *script, const char *url, struct smap_ref *ref, 
 	return rc;
 }
 
-/* ---- files under a root -------------------------------------------------------------- */
-
-/* Opens path (absolute, normalised) inside root: symbolic links resolve inside it too. */
-static int open_in_root(const char *root, const char *path, char **err)
-{
-	char sb[256];
-	int rfd, fd = -1;
-
-	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return *err = xasprintf("cannot open %s: %s.", shown(root, sb, sizeof sb),
-			strerror(errno)), -1;
-#ifdef HAVE_OPENAT2
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-	fd = (int)syscall(SYS_openat2, rfd, path + 1, &how, sizeof how);
-	if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) {
-		if (fd < 0)
-			*err = xasprintf("cannot open %s: %s.", shown(path, sb, sizeof sb),
-				strerror(errno));
-		close(rfd);
-		return fd;
-	}
-#endif
-	/* no openat2 (or a seccomp filter refuses it): the real path must stay under the root */
-	char *full = xasprintf("%s%s", strcmp(root, "/") ? root : "", path);
-	char *real = realpath(full, NULL);
-	int real_errno = errno;
-	char *rroot = realpath(root, NULL);
-	size_t rl = rroot ? strlen(rroot) : 0;
-	struct stat rs, ss;
-	if (!real || !rroot)
-		*err = xasprintf("cannot open %s: %s.", shown(path, sb, sizeof sb),
-			strerror(real ? errno : real_errno));
-	else if (!strcmp(rroot, "/") && (stat(root, &rs) < 0 || stat("/", &ss) < 0 ||
-			rs.st_dev != ss.st_dev || rs.st_ino != ss.st_ino))
-		/* /proc/PID/root of a container: realpath() would give this system's paths */
-		*err = xasprintf("reading %s under another root needs openat2 (Linux 5.6).",
-			shown(path, sb, sizeof sb));
-	else if (strcmp(rroot, "/") && (strncmp(real, rroot, rl) || real[rl] != '/'))
-		*err = xasprintf("%s leads out of the root.", shown(path, sb, sizeof sb));
-	else if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)) < 0)
-		*err = xasprintf("cannot open %s: %s.", shown(path, sb, sizeof sb), strerror(errno));
-	free(full);
-	free(real);
-	free(rroot);
-	close(rfd);
-	return fd;
-}
-
-int smapfind_read(const char *root, const char *path, size_t max, int tail_only, char **buf,
-	size_t *len, char **err)
-{
-	struct stat st;
-	char sb[256];
-	size_t want, got = 0;
-	off_t at = 0;
-	int fd;
-
-	if (!root || !*root)
-		root = "/";
-	if (path[0] != '/' || strstr(path, "/../") || strstr(path, "/./"))
-		return *err = xasprintf("%s is not a normalised absolute path.",
-			shown(path, sb, sizeof sb)), -1;
-	fd = open_in_root(root, path, err);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return *err = xasprintf("%s is not a regular file.", shown(path, sb, sizeof sb)), -1;
-	}
-	want = (size_t)st.st_size;
-	if (tail_only && want > SMAPFIND_TAIL_BYTES) {
-		at = st.st_size - SMAPFIND_TAIL_BYTES;
-		want = SMAPFIND_TAIL_BYTES;
-	} else if (!tail_only && want > max) {
-		close(fd);
-		return *err = xasprintf("%s is larger than %zu MB.", shown(path, sb, sizeof sb),
-			max >> 20), -1;
-	}
-	*buf = xmalloc(want + 1);
-	while (got < want) {
-		ssize_t r = pread(fd, *buf + got, want - got, at + (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			*err = xasprintf("cannot read %s: %s.", shown(path, sb, sizeof sb),
-				strerror(errno));
-			free(*buf);
-			*buf = NULL;
-			close(fd);
-			return -1;
-		}
-		if (r == 0)
-			break; /* shrunk meanwhile: what was there */
-		got += (size_t)r;
-	}
-	close(fd);
-	(*buf)[got] = '\0';
-	*len = got;
-	return 0;
-}
-
-struct sourcemap *smapfind_load(const char *root, const char *script, char **err)
+struct sourcemap *smapfind_load(const struct asuser *u, const char *script, char **err)
 {
 	struct smap_ref ref = { 0 };
 	struct sourcemap *m = NULL;
@@ -387,15 +272,15 @@ struct sourcemap *smapfind_load(const char *root, const char *script, char **err
 
 	if (smapfind_url_path(script, &path, err) < 0)
 		return NULL;
-	if (smapfind_read(root, path, 0, 1, &text, &len, err) < 0)
+	if (asuser_read(u, path, 0, true, ASUSER_TIMEOUT_S, &text, &len, err) < 0)
 		goto out;
 	if (!sourcemap_find_url(text, len, &url) && len == SMAPFIND_TAIL_BYTES &&
 			!memchr(text, '\n', len - 1)) {
 		/* one long last line: perhaps an inline map whose comment starts further back */
 		free(text);
 		text = NULL;
-		if (smapfind_read(root, path, SMAPFIND_MAX_MAP_BYTES / 3 * 4 + (1 << 20), 0, &text,
-				&len, err) < 0)
+		if (asuser_read(u, path, SMAPFIND_MAX_MAP_BYTES / 3 * 4 + (1 << 20), false,
+				ASUSER_TIMEOUT_S, &text, &len, err) < 0)
 			goto out;
 		sourcemap_find_url(text, len, &url);
 	}
@@ -408,8 +293,8 @@ struct sourcemap *smapfind_load(const char *root, const char *script, char **err
 	if (smapfind_resolve(path, url, &ref, err) < 0)
 		goto out;
 	if (ref.path) {
-		if (smapfind_read(root, ref.path, SMAPFIND_MAX_MAP_BYTES, 0, &ref.data, &ref.len,
-				err) < 0)
+		if (asuser_read(u, ref.path, SMAPFIND_MAX_MAP_BYTES, false, ASUSER_TIMEOUT_S,
+				&ref.data, &ref.len, err) < 0)
 			goto out;
 	}
 	m = sourcemap_parse(ref.data, ref.len, err);

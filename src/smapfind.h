@@ -2,19 +2,22 @@
  * inspector's Debugger domain: the script's last 4 KiB are read for its sourceMappingURL
  * comment, which names a file beside it or holds the map inline as a data: URL.
  *
- * Files are read through a root prefix (/proc/PID/root, so that a container's files are its
- * own): a path that leaves the root (".." past it, a symbolic link out of it) is refused, as
- * are files that are not regular or are larger than SMAPFIND_MAX_MAP_BYTES. Everything read
- * is untrusted; failures are one sentence in *err. */
+ * Files are read with the target's rights, inside its root (asuser.h: /proc/PID/root, so
+ * that a container's files are its own): a path that leaves the root (".." past it, a
+ * symbolic link out of it) is refused, as are files the target's user cannot read, files
+ * that are not regular or are larger than SMAPFIND_MAX_MAP_BYTES. Everything read is
+ * untrusted; failures are one sentence in *err. */
 #ifndef NTOP_SMAPFIND_H
 #define NTOP_SMAPFIND_H
+
+#include "asuser.h"
 
 #include <stddef.h>
 
 struct sourcemap;
 
 /* How much of a script's end is searched for its comment. */
-#define SMAPFIND_TAIL_BYTES 4096
+#define SMAPFIND_TAIL_BYTES ASUSER_TAIL_BYTES
 /* The largest map read (a file, or an inline map decoded). */
 #define SMAPFIND_MAX_MAP_BYTES ((size_t)64 << 20)
 /* The longest sourceMappingURL taken (an inline map's URL is the map; it must fit the tail or
@@ -44,14 +47,9 @@ int smapfind_resolve(const char *script, const char *url, struct smap_ref *ref, 
  * removed ("..": above "/" is refused), "%XX" decoded in URLs. Returns 0, or -1 with *err. */
 int smapfind_url_path(const char *url, char **path, char **err);
 
-/* Reads the file at absolute path under root (NULL or "/" for this system's): the whole of
- * it, up to max bytes, or with tail_only its last SMAPFIND_TAIL_BYTES. *buf is NUL-terminated.
- * Returns 0, or -1 with *err. */
-int smapfind_read(const char *root, const char *path, size_t max, int tail_only, char **buf,
-	size_t *len, char **err);
-
 /* The whole search for a script (a frame's url): its tail, its comment, then the map read
- * and parsed. Returns the map, or NULL with why in *err. */
-struct sourcemap *smapfind_load(const char *root, const char *script, char **err);
+ * and parsed, every file through reader u (asuser_read: blocks up to ASUSER_TIMEOUT_S per
+ * file, so off the event loop). Returns the map, or NULL with why in *err. */
+struct sourcemap *smapfind_load(const struct asuser *u, const char *script, char **err);
 
 #endif

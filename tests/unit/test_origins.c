@@ -3,6 +3,7 @@
  * whose map is loading asked again; and the original sources' paths as shown. */
 #include "config.h"
 
+#include "asuser.h"
 #include "functab.h"
 #include "origins.h"
 #include "smapcache.h"
@@ -30,7 +31,9 @@ static uint32_t fn(struct functab *ft, const char *name, const char *url, int li
 static void test_update(void)
 {
 	struct functab *ft = functab_create();
-	struct smapcache *c = smapcache_create(NULL, 16 << 20, on_notify, NULL);
+	char *err = NULL;
+	struct asuser *reader = asuser_open_dir("/", NULL, &err);
+	struct smapcache *c = smapcache_create(reader, 16 << 20, on_notify, NULL);
 	struct origins o;
 	char *url = xasprintf("%s/tests/fixtures/sourcemap/tsc-cjs/main.js", SRCDIR);
 	char *plain = xasprintf("%s/tests/unit/tap.h", SRCDIR);
@@ -70,6 +73,8 @@ static void test_update(void)
 	is_int((int)origins_update(&o, ft, c), 0, "a second update asks nothing again");
 	origins_free(&o);
 	smapcache_free(c);
+	asuser_free(reader);
+	free(err);
 	functab_free(ft);
 	free(url);
 	free(plain);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "smapcache.h"
+#include "asuser.h"
 #include "tap.h"
 #include "fixture.h"
 #include "util.h"
@@ -78,7 +79,11 @@ int main(void)
 	copy_fixture(dir, "sourcemap/esbuild/bundle.min.js.map", "dist/bundle.min.js.map");
 	copy_fixture(dir, "sourcemap/src/main.ts", "dist/plain.js"); /* no comment */
 
-	c = smapcache_create(dir, 64 << 20, notify, NULL);
+	char *err = NULL;
+	struct asuser *reader = asuser_open_dir(dir, NULL, &err);
+	ok(reader != NULL, "a reader of the directory%s%s", err ? ": " : "", err ? err : "");
+	free(err);
+	c = smapcache_create(reader, 64 << 20, notify, NULL);
 
 	/* main.js line 7 (0-based 6) col 16: hotLoop's '(' */
 	gated = true;
@@ -147,7 +152,7 @@ int main(void)
 	free(bundle);
 	/* each map's size, measured alone; the budget then holds either but not both */
 	size_t one, two, budget;
-	c = smapcache_create(dir, 1 << 20, notify, NULL);
+	c = smapcache_create(reader, 1 << 20, notify, NULL);
 	smapcache_lookup(c, "/dist/main.js", 6, 16, &r);
 	wait_load(c);
 	smapcache_get_stats(c, &st);
@@ -160,7 +165,7 @@ int main(void)
 		one, two);
 	smapcache_free(c);
 	budget = (one > two ? one : two) + (one < two ? one : two) / 2;
-	c = smapcache_create(dir, budget, notify, NULL);
+	c = smapcache_create(reader, budget, notify, NULL);
 	smapcache_lookup(c, "/dist/main.js", 6, 16, &r);
 	wait_load(c);
 	smapcache_lookup(c, "/dist/bundle.min.js", 0, 100, &r);
@@ -178,7 +183,7 @@ int main(void)
 	smapcache_free(c);
 
 	/* a map larger than the whole budget is a failure with its reason, not a loop */
-	c = smapcache_create(dir, 100, notify, NULL);
+	c = smapcache_create(reader, 100, notify, NULL);
 	smapcache_lookup(c, "/dist/bundle.min.js", 0, 100, &r);
 	wait_load(c);
 	is_int(smapcache_lookup(c, "/dist/bundle.min.js", 0, 100, &r), SMAPCACHE_NONE,
@@ -189,6 +194,8 @@ int main(void)
 	smapcache_free(c);
 	ok(1, "freed while a load runs");
 	smapcache_free(NULL);
+
+	asuser_free(reader);
 
 	/* clean up */
 	const char *names[] = { "dist/main.js", "dist/main.js.map", "dist/bundle.min.js",

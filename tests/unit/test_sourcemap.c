@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "smapfind.h"
+#include "asuser.h"
 #include "sourcemap.h"
 #include "tap.h"
 #include "fixture.h"
@@ -536,21 +537,24 @@ static void test_load(void)
 	char *err = NULL, dir[] = "/tmp/ntop-smap-XXXXXX", path[512], out[512];
 	struct sourcemap *m;
 	struct sourcemap_pos pos;
+	struct asuser *fix = asuser_open_dir(FIX, NULL, &err), *u;
 
-	m = smapfind_load(FIX, "/tsc-cjs/main.js", &err);
+	ok(fix != NULL, "a reader of the fixtures%s%s", err ? ": " : "", err ? err : "");
+	free(err), err = NULL;
+	m = smapfind_load(fix, "/tsc-cjs/main.js", &err);
 	ok(m && sourcemap_lookup(m, 6, 16, &pos) && pos.line == 5, "a map beside its script, "
 		"through a root%s%s", err ? ": " : "", err ? err : "");
 	sourcemap_free(m);
 	free(err), err = NULL;
-	m = smapfind_load(FIX, "file:///tsc-esm/main.js", &err);
+	m = smapfind_load(fix, "file:///tsc-esm/main.js", &err);
 	ok(m != NULL, "tsc's inline map in an ES module%s%s", err ? ": " : "", err ? err : "");
 	sourcemap_free(m);
 	free(err), err = NULL;
-	m = smapfind_load(FIX, "/esbuild/bundle-inline.min.js", &err);
+	m = smapfind_load(fix, "/esbuild/bundle-inline.min.js", &err);
 	ok(m != NULL, "esbuild's inline map");
 	sourcemap_free(m);
 	free(err), err = NULL;
-	m = smapfind_load(FIX, "/src/main.ts", &err);
+	m = smapfind_load(fix, "/src/main.ts", &err);
 	ok(!m && err && strstr(err, "no sourceMappingURL"), "a script without a comment: %s",
 		err ? err : "");
 	free(err), err = NULL;
@@ -583,6 +587,7 @@ static void test_load(void)
 	snprintf(path, sizeof path, "%s/root/fifo.map", dir);
 	mkfifo(path, 0600);
 	snprintf(path, sizeof path, "%s/root", dir);
+	u = asuser_open_dir(path, NULL, &err);
 
 	const char *cases[][2] = {
 		{ "/up.js", "leads out of the root" },
@@ -594,7 +599,7 @@ static void test_load(void)
 		{ "/missing.js", "cannot open" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		m = smapfind_load(path, cases[i][0], &err);
+		m = smapfind_load(u, cases[i][0], &err);
 		ok(!m && err && strstr(err, cases[i][1]) && err[strlen(err) - 1] == '.',
 			"%s refused: %s", cases[i][0], err ? err : "(loaded)");
 		sourcemap_free(m);
@@ -604,11 +609,13 @@ static void test_load(void)
 	char *buf = NULL;
 	size_t len;
 	snprintf(out, sizeof out, "/up.js");
-	ok(smapfind_read(path, out, 8, 0, &buf, &len, &err) == -1 && err && strstr(err, "larger"),
+	ok(asuser_read(u, out, 8, false, 5, &buf, &len, &err) == -1 && err && strstr(err, "larger"),
 		"a file over the cap is refused");
 	free(err), err = NULL;
-	ok(smapfind_read(path, out, 8, 1, &buf, &len, &err) == 0 && len == 40, "a tail is read whole");
+	ok(asuser_read(u, out, 8, true, 5, &buf, &len, &err) == 0 && len == 40, "a tail is read whole");
 	free(buf);
+	asuser_free(u);
+	asuser_free(fix);
 
 	/* clean up */
 	const char *names[] = { "root/up.js", "root/abs.js", "root/link.map", "root/rel.js",
