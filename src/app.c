@@ -584,6 +584,36 @@ static char *app_launch_gone(struct app *a)
 		WIFSIGNALED(status) ? WTERMSIG(status) : 0, launch_log_path(a->launch));
 }
 
+/* In launch mode, a failure to attach names the program's log too (a new string). */
+static char *app_launch_cause(struct app *a, const char *cause)
+{
+	size_t n = cause ? strlen(cause) : 0;
+
+	if (!cause)
+		return xstrdup("cannot attach.");
+	if (!a->launch)
+		return xstrdup(cause);
+	if (n && cause[n - 1] == '.')
+		n--;
+	return xasprintf("%.*s; the program's output is in %s.", (int)n, cause,
+		launch_log_path(a->launch));
+}
+
+/* Launch mode: the inspector that attach opened by signal leaves Node's shared port (9229
+ * unless the program's options name another) for a free one, as a service's processes do,
+ * so that another ntop-js can open its own there. Left where it is if it cannot move: it is
+ * closed at the end all the same. */
+static void app_launch_move(struct app *a, const struct attach_opts *ao)
+{
+	char *why = NULL;
+
+	if (!a->launch || !a->target.opened_by_us || a->opt.no_eval)
+		return;
+	if (attach_move_inspector(ao, &a->target, &why) != EXIT_OK)
+		fprintf(stderr, "ntop-js: %s\n", why);
+	free(why);
+}
+
 /* Starts the command after "--" and points the target at it. */
 static int app_launch(struct app *a)
 {
@@ -649,13 +679,14 @@ static int app_run(struct app *a)
 	else
 		rc = attach_target(&ao, &a->target, &cause);
 	if (rc != EXIT_OK) {
-		char *gone = app_launch_gone(a);
+		char *gone = app_launch_gone(a), *msg = gone ? gone : app_launch_cause(a, cause);
 		/* A started program that died under us explains the failure better. */
-		fprintf(stderr, "ntop-js: %s\n", gone ? gone : cause ? cause : "cannot attach.");
-		free(gone);
+		fprintf(stderr, "ntop-js: %s\n", msg);
+		free(msg);
 		free(cause);
 		return gone ? EXIT_TARGET_GONE : rc;
 	}
+	app_launch_move(a, &ao);
 
 	a->loop = loop_create(transport_protocol(), &cause);
 	if (!a->loop) {

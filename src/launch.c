@@ -2,7 +2,6 @@
 #include "launch.h"
 
 #include "procfs.h"
-#include "strbuf.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -13,40 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 #define LAUNCH_POLL_S 0.02
 /* How far below the started process a wrapper's node may be (npm -> sh -> node). */
 #define LAUNCH_TREE_DEPTH 4
 #define LAUNCH_TREE_MAX 64
-#define LAUNCH_MAX_PORTS 16
-/* Log bytes read per poll, and the longest unfinished line kept between polls. */
-#define LAUNCH_LOG_CHUNK (64u * 1024)
-#define LAUNCH_LOG_LINE_MAX 4096
-#define LAUNCH_INSPECT_OPTION "--inspect=127.0.0.1:0"
-#define LAUNCH_READY_TEXT "Debugger listening on ws://"
 
 struct launch {
 	pid_t child;   /* the started program, leader of its own process group */
-	pid_t target;  /* the node process whose inspector listens */
-	int port;
+	pid_t target;  /* the node process to attach to */
 	char *log_path;
 	bool exited;
 	int status;
 };
 
-/* What the parent learns while waiting for the inspector. */
-struct launch_wait {
-	int log_fd;
-	struct strbuf line;   /* an unfinished log line */
-	int ports[LAUNCH_MAX_PORTS];
-	size_t n_ports;
+/* What one look at the process tree found. */
+struct launch_look {
+	pid_t node;     /* the first node process that is not a wrapper, or 0 */
+	bool ready;     /* it has Node's SIGUSR1 handler */
+	pid_t wrapper;  /* a node wrapper (npm) seen on the way, or 0 */
 };
 
 static void launch_sleep_s(double s)
@@ -57,44 +45,9 @@ static void launch_sleep_s(double s)
 		;
 }
 
-/* NODE_OPTIONS for the child: the user's options, then ours. Later options win in Node, but
- * an --inspect on the program's own command line still wins over NODE_OPTIONS: the port is
- * found from the log and /proc either way, never assumed. */
-static char **launch_build_env(void)
-{
-	const char *old = getenv("NODE_OPTIONS");
-	size_t n = 0, k = 0;
-	char **envp;
-
-	while (environ && environ[n])
-		n++;
-	envp = xcalloc(n + 2, sizeof(*envp));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "NODE_OPTIONS=", 13) != 0)
-			envp[k++] = environ[i];
-	if (old && *old)
-		envp[k++] = xasprintf("NODE_OPTIONS=%s " LAUNCH_INSPECT_OPTION, old);
-	else
-		envp[k++] = xstrdup("NODE_OPTIONS=" LAUNCH_INSPECT_OPTION);
-	envp[k] = NULL;
-	return envp;
-}
-
-static void launch_free_env(char **envp)
-{
-	size_t i = 0;
-
-	/* Only the last entry was allocated here; the rest belong to environ. */
-	while (envp[i])
-		i++;
-	if (i)
-		free(envp[i - 1]);
-	free(envp);
-}
-
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static _Noreturn void launch_child(char *const *argv, char **envp, int log_fd, int null_fd,
-	int err_fd, pid_t parent)
+static _Noreturn void launch_child(char *const *argv, int log_fd, int null_fd, int err_fd,
+	pid_t parent)
 {
 	sigset_t none;
 	int e;
@@ -115,7 +68,6 @@ static _Noreturn void launch_child(char *const *argv, char **envp, int log_fd, i
 	/* CLOSE_RANGE_CLOEXEC (4): the program inherits none of ntop-js's files. */
 	syscall(SYS_close_range, 3u, ~0u, 4u);
 #endif
-	environ = envp;
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvp(argv[0], argv);
 fail:
@@ -159,72 +111,8 @@ static bool launch_reap(struct launch *l)
 	return l->exited;
 }
 
-/* Records the port of each "Debugger listening on ws://HOST:PORT/..." line. */
-static void launch_log_line(struct launch_wait *w, const char *s, size_t n)
-{
-	const char *p = memmem(s, n, LAUNCH_READY_TEXT, strlen(LAUNCH_READY_TEXT));
-	const char *end = s + n, *slash, *colon = NULL;
-	int port = 0;
-
-	if (!p)
-		return;
-	p += strlen(LAUNCH_READY_TEXT);
-	slash = memchr(p, '/', (size_t)(end - p));
-	if (!slash)
-		return;
-	for (const char *q = p; q < slash; q++)
-		if (*q == ':')
-			colon = q;
-	if (!colon || colon + 1 == slash || slash - colon > 6)
-		return;
-	for (const char *q = colon + 1; q < slash; q++) {
-		if (*q < '0' || *q > '9')
-			return;
-		port = port * 10 + (*q - '0');
-	}
-	if (port <= 0 || port > 65535)
-		return;
-	for (size_t i = 0; i < w->n_ports; i++)
-		if (w->ports[i] == port)
-			return;
-	if (w->n_ports < LAUNCH_MAX_PORTS)
-		w->ports[w->n_ports++] = port;
-}
-
-static void launch_log_poll(struct launch_wait *w)
-{
-	char buf[8192];
-	size_t total = 0;
-
-	while (w->log_fd >= 0 && total < LAUNCH_LOG_CHUNK) {
-		ssize_t got = read(w->log_fd, buf, sizeof(buf));
-		size_t start = 0;
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		total += (size_t)got;
-		for (size_t i = 0; i < (size_t)got; i++) {
-			if (buf[i] != '\n')
-				continue;
-			strbuf_append(&w->line, buf + start, i - start);
-			launch_log_line(w, w->line.data ? w->line.data : "", w->line.len);
-			strbuf_reset(&w->line);
-			start = i + 1;
-		}
-		strbuf_append(&w->line, buf + start, (size_t)got - start);
-		/* A program printing without newlines: keep only the tail. */
-		if (w->line.len > LAUNCH_LOG_LINE_MAX) {
-			size_t keep = 256;
-			memmove(w->line.data, w->line.data + w->line.len - keep, keep);
-			w->line.len = keep;
-		}
-	}
-}
-
-/* npm, yarn and friends are Node programs themselves: they get an inspector from
- * NODE_OPTIONS too, but the program the user means is their child. */
+/* npm, yarn and friends are Node programs themselves, with Node's SIGUSR1 handler, but the
+ * program the user means is their child: they are never signalled. */
 static bool launch_name_is_wrapper(const char *name, size_t n)
 {
 	static const char *const wrappers[] = {
@@ -280,7 +168,7 @@ static bool launch_is_wrapper(pid_t pid)
 }
 
 /* The started process and its descendants, breadth first (so by depth). */
-static void launch_tree(pid_t root, struct procfs_pids *tree, int *depth)
+static void launch_tree(pid_t root, struct procfs_pids *tree)
 {
 	size_t level_end;
 	int d = 0;
@@ -288,105 +176,51 @@ static void launch_tree(pid_t root, struct procfs_pids *tree, int *depth)
 	tree->n = 0;
 	tree->v = xreallocarray_grow(tree->v, &tree->cap, 1, sizeof(*tree->v));
 	tree->v[tree->n++] = root;
-	depth[0] = 0;
 	level_end = tree->n;
 	for (size_t i = 0; i < tree->n && tree->n < LAUNCH_TREE_MAX; i++) {
-		size_t before;
-
 		if (i == level_end) {
 			d++;
 			level_end = tree->n;
 		}
 		if (d >= LAUNCH_TREE_DEPTH)
 			break;
-		before = tree->n;
 		procfs_children_read(tree->v[i], tree, NULL);
 		if (tree->n > LAUNCH_TREE_MAX)
 			tree->n = LAUNCH_TREE_MAX;
-		for (size_t k = before; k < tree->n; k++)
-			depth[k] = d + 1;
 	}
 }
 
-static bool launch_port_logged(const struct launch_wait *w, int port)
+/* Node (by name, executable or argv[0]), alive. */
+static bool launch_is_node(pid_t pid, struct procfs_status *st)
 {
-	for (size_t i = 0; i < w->n_ports; i++)
-		if (w->ports[i] == port)
-			return true;
-	return false;
+	if (procfs_status_read(pid, st, NULL) < 0 || st->state == 'Z' || st->state == 'X')
+		return false;
+	return procfs_looks_like_node(pid, st);
 }
 
-/* The loopback listener of pid that is its inspector, or 0. With no log line to go by, a
- * node process with exactly one loopback listener on the port its options ask for counts. */
-static int launch_inspector_of(pid_t pid, const struct procfs_listeners *ls,
-	const struct launch_wait *w, bool use_log)
+/* One look at the process tree, breadth first: the started process if it is Node, else the
+ * nearest node below it; wrappers (npm, yarn) are passed over for the program they run. */
+static void launch_find(const struct launch *l, struct launch_look *look)
 {
-	struct procfs_inodes fds = { 0 };
-	struct procfs_inspect_addr want;
-	struct procfs_status st;
-	int port = 0, count = 0;
-
-	if (procfs_socket_inodes_read(pid, &fds, NULL) < 0 || fds.n == 0) {
-		procfs_inodes_free(&fds);
-		return 0;
-	}
-	for (size_t i = 0; i < ls->n; i++) {
-		const struct procfs_listener *l = &ls->v[i];
-
-		if (!procfs_inodes_has(&fds, l->inode))
-			continue;
-		if (!procfs_listener_is_loopback(l) && !procfs_listener_is_wildcard(l))
-			continue;
-		if (use_log) {
-			if (launch_port_logged(w, l->port)) {
-				port = l->port;
-				break;
-			}
-			continue;
-		}
-		port = l->port;
-		count++;
-	}
-	procfs_inodes_free(&fds);
-	if (use_log || port == 0)
-		return port;
-	if (count != 1 || procfs_status_read(pid, &st, NULL) < 0 || !procfs_looks_like_node(pid, &st))
-		return 0;
-	procfs_inspect_addr_read(pid, &want);
-	return want.port == 0 || want.port == port ? port : 0;
-}
-
-/* One look at the process tree. Returns the target's PID (port in *port), or 0. Sets
- * *wrapper_pid when only a wrapper's inspector listens so far. */
-static pid_t launch_find(const struct launch *l, const struct launch_wait *w, bool use_log,
-	int *port, pid_t *wrapper_pid)
-{
-	struct procfs_listeners ls = { 0 };
 	struct procfs_pids tree = { 0 };
-	int depth[LAUNCH_TREE_MAX + 1];
-	pid_t found = 0;
 
-	if (procfs_listeners_read(l->child, &ls, NULL) < 0) {
-		procfs_listeners_free(&ls);
-		return 0;
-	}
-	launch_tree(l->child, &tree, depth);
-	for (size_t i = 0; i < tree.n && !found; i++) {
-		int p = launch_inspector_of(tree.v[i], &ls, w, use_log);
+	memset(look, 0, sizeof(*look));
+	launch_tree(l->child, &tree);
+	for (size_t i = 0; i < tree.n; i++) {
+		struct procfs_status st;
 
-		if (p == 0)
+		if (!launch_is_node(tree.v[i], &st))
 			continue;
 		if (launch_is_wrapper(tree.v[i])) {
-			if (!*wrapper_pid)
-				*wrapper_pid = tree.v[i];
+			if (!look->wrapper)
+				look->wrapper = tree.v[i];
 			continue;
 		}
-		found = tree.v[i];
-		*port = p;
+		look->node = tree.v[i];
+		look->ready = (st.sig_cgt & PROCFS_SIGUSR1_MASK) != 0;
+		break;
 	}
 	procfs_pids_free(&tree);
-	procfs_listeners_free(&ls);
-	return found;
 }
 
 static char *launch_exit_cause(const char *prog, const char *log_path, int status)
@@ -398,35 +232,38 @@ static char *launch_exit_cause(const char *prog, const char *log_path, int statu
 		"in %s.", prog, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log_path);
 }
 
-/* Waits for the inspector; returns NULL on success or the cause. */
-static char *launch_wait_ready(struct launch *l, struct launch_wait *w, const char *prog,
-	double timeout_s)
+/* Waits until the node process to attach to has Node's SIGUSR1 handler. Nothing is signalled
+ * here: attach opens the inspector as it does for --pid. Returns NULL or the cause. */
+static char *launch_wait_ready(struct launch *l, const char *prog, double timeout_s)
 {
-	double start = util_now_mono_s(), deadline = start + timeout_s;
+	double deadline = util_now_mono_s() + timeout_s;
+	struct launch_look look = { 0 };
 	pid_t wrapper = 0;
 
 	for (;;) {
-		bool exited = launch_reap(l), use_log;
-		int port = 0;
-		pid_t pid;
+		bool exited = launch_reap(l);
+		pid_t seen = look.ready ? look.node : 0;
 
-		launch_log_poll(w);
-		/* The log names the port; /proc names its owner. Without a log line for a
-		 * second (the program hides its stderr), /proc alone has to do. */
-		use_log = w->n_ports > 0 || util_now_mono_s() - start < 1.0;
-		pid = launch_find(l, w, use_log, &port, &wrapper);
-		/* Seen on two looks in a row: a program that exits as soon as it starts (its
-		 * inspector opens before its first line runs) fails here, naming its log, rather
-		 * than in the attach that would follow. */
-		if (pid > 0 && pid == l->target && port == l->port && !exited)
+		launch_find(l, &look);
+		if (!wrapper)
+			wrapper = look.wrapper;
+		/* Ready on two looks in a row: a program that exits as soon as it starts fails
+		 * here, naming its log, rather than in the attach that would follow. */
+		if (look.ready && look.node == seen && !exited) {
+			l->target = look.node;
 			return NULL;
-		l->target = pid;
-		l->port = port;
+		}
 		if (exited)
 			return launch_exit_cause(prog, l->log_path, l->status);
 		if (util_now_mono_s() >= deadline)
 			break;
 		launch_sleep_s(LAUNCH_POLL_S);
+	}
+	/* Node without the handler: attach says why (or uses an inspector its own options
+	 * opened). */
+	if (look.node > 0) {
+		l->target = look.node;
+		return NULL;
 	}
 	if (wrapper > 0) {
 		struct procfs_status st;
@@ -434,24 +271,22 @@ static char *launch_wait_ready(struct launch *l, struct launch_wait *w, const ch
 
 		if (procfs_status_read(wrapper, &st, NULL) == 0)
 			snprintf(name, sizeof(name), "%s", st.name);
-		return xasprintf("only %s's own inspector appeared within %g s, not the one of the "
-			"program it runs; its output is in %s.", name, timeout_s, l->log_path);
+		return xasprintf("only %s ran within %g s, not the Node program it starts; its "
+			"output is in %s.", name, timeout_s, l->log_path);
 	}
-	return xasprintf("no Node inspector appeared in %s within %g s (is it a Node program?); "
+	return xasprintf("no Node process appeared in %s within %g s (is it a Node program?); "
 		"its output is in %s.", prog, timeout_s, l->log_path);
 }
 
 struct launch *launch_start(char *const *argv, const char *log_path, double timeout_s,
 	char **cause)
 {
-	struct launch_wait w = { .log_fd = -1 };
 	struct launch *l;
-	char prog[256], **envp, *why;
+	char prog[256], *why;
 	int log_fd, null_fd, pfd[2], child_errno = 0;
 	sigset_t all, old;
 	pid_t parent = getpid();
 	ssize_t got;
-	struct stat sb;
 
 	*cause = NULL;
 	if (!argv || !argv[0] || !argv[0][0]) {
@@ -472,27 +307,19 @@ struct launch *launch_start(char *const *argv, const char *log_path, double time
 			close(null_fd);
 		return NULL;
 	}
-	/* Only what the program writes from now on is read back. */
-	w.log_fd = open(log_path, O_RDONLY | O_CLOEXEC);
-	if (w.log_fd >= 0 && fstat(log_fd, &sb) == 0)
-		lseek(w.log_fd, sb.st_size, SEEK_SET);
-	strbuf_init(&w.line);
-
 	l = xcalloc(1, sizeof(*l));
 	l->log_path = xstrdup(log_path);
-	envp = launch_build_env();
 	/* No handler of ours may run in the child before exec. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	l->child = fork();
 	if (l->child == 0)
-		launch_child(argv, envp, log_fd, null_fd, pfd[1], parent);
+		launch_child(argv, log_fd, null_fd, pfd[1], parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (l->child > 0)
 		setpgid(l->child, l->child); /* no race with the child's own setpgid */
 	else
 		child_errno = errno;
-	launch_free_env(envp);
 	close(pfd[1]);
 	close(log_fd);
 	close(null_fd);
@@ -513,22 +340,16 @@ struct launch *launch_start(char *const *argv, const char *log_path, double time
 		*cause = xasprintf("cannot run %s: %s.", prog, strerror(child_errno));
 		goto fail;
 	}
-	why = launch_wait_ready(l, &w, prog, timeout_s);
+	why = launch_wait_ready(l, prog, timeout_s);
 	if (why) {
 		*cause = why;
 		goto fail;
 	}
-	if (w.log_fd >= 0)
-		close(w.log_fd);
-	strbuf_free(&w.line);
 	return l;
 
 fail:
 	if (pfd[0] >= 0)
 		close(pfd[0]);
-	if (w.log_fd >= 0)
-		close(w.log_fd);
-	strbuf_free(&w.line);
 	if (l->child > 0)
 		launch_stop(l, 1.0);
 	else {

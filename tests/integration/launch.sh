@@ -1,7 +1,11 @@
 #!/bin/bash
-# Launch mode: `ntop-js -- COMMAND` starts the program with an inspector on a free loopback
-# port, keeps the program's output in a log file, profiles it, and ends it on exit; a command
-# that cannot run or that exits at once fails with one sentence.
+# Launch mode: `ntop-js -- COMMAND` starts the program as it is (no inspector option, its
+# environment untouched), opens the inspector of the node process it runs by signal, as --pid
+# does, keeps the program's output in a log file, profiles it, and ends it on exit; a command
+# that cannot run or that exits at once fails with one sentence. No descendant of the program
+# inherits an inspector, during the session or after it, and one that outlives ntop-js has
+# its inspector closed. The programs run with --inspect-port=0 so that the signal opens their
+# inspector on a free port, never on 9229.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 
@@ -14,8 +18,47 @@ marker=ntop-js-launch-test-$$
 log_of() { grep -o '/[^ ]*\.log' "$1" | head -n 1; }
 # The PID the program printed in its log ("ready PID").
 ready_pid_of() { sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1; }
+# The TCP ports PID listens on with sockets of its own (from /proc, IPv4 and IPv6).
+listen_ports() {
+	local inodes hex
+	inodes=" $(find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null |
+		sed 's/^socket:\[\([0-9]*\)\]$/\1/' | tr '\n' ' ') "
+	for hex in $(cat "/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null |
+		awk -v ino="$inodes" '$4 == "0A" && index(ino, " " $10 " ") { sub(/.*:/, "", $2); print $2 }'); do
+		echo $((16#$hex))
+	done | sort -un
+}
+# Prints the ports of PID that answer GET /json/list as Node's inspector does; true if any.
+inspector_of() {
+	local ports
+	ports=$(listen_ports "$1")
+	[ -n "$ports" ] || return 1
+	"$NODE" -e '
+		const http = require("http");
+		let left = process.argv.length - 1, found = 0;
+		const done = () => { if (--left === 0) process.exit(found ? 0 : 1); };
+		for (const port of process.argv.slice(1)) {
+			let once = false;
+			const end = () => { if (!once) { once = true; done(); } };
+			const req = http.get({ host: "127.0.0.1", port: +port, path: "/json/list",
+				timeout: 1000 }, res => {
+				let body = "";
+				res.on("data", d => body += d);
+				res.on("end", () => {
+					if (/webSocketDebuggerUrl/.test(body)) { found++; console.log(port); }
+					end();
+				});
+			});
+			req.on("timeout", () => req.destroy());
+			req.on("error", end);
+		}' $ports
+}
+no_inspector() { ! inspector_of "$1" >/dev/null; }
+# NODE_OPTIONS in the environment PID started with.
+node_options_of() { tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^NODE_OPTIONS=//p'; }
+pid_in() { cat "$WORK/pids/$1.pid" 2>/dev/null; }
 
-"$NTOP_JS" -b --json -n 2 -d 0.3 -- "$NODE" "$TARGETS/hot.js" "$marker" \
+"$NTOP_JS" -b --json -n 2 -d 0.3 -- "$NODE" --inspect-port=0 "$TARGETS/hot.js" "$marker" \
 	>"$WORK/out.jsonl" 2>"$WORK/ntop.err"
 rc=$?
 ok $rc "ntop-js -- node hot.js exits 0 after -n 2 (status $rc)"
@@ -34,13 +77,13 @@ check "the profiled process is the started program" jsonl_check "$WORK/out.jsonl
 	"l => l.every(w => w.target.pid === ${pid:-0}) || l.map(w => w.target.pid)"
 port=$(sed -n 's|^Debugger listening on ws://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log" | head -n 1)
 ok $([ -n "$port" ] && [ "$port" != 9229 ]; echo $?) \
-	"its inspector listened on a free loopback port, not 9229 (${port:-none})"
+	"SIGUSR1 opened its inspector on a free loopback port, as its options ask (${port:-none})"
 check "the started program is gone afterwards" wait_for 3 dead "${pid:-0}"
 check "no process is left with the marker argument" wait_for 3 eval "! pgrep -f '$marker' >/dev/null"
 
 # Through a wrapper: sh stays the parent (the trailing ":" keeps it from exec'ing node), and
 # the process to attach to is its node child, the owner of the inspector's socket.
-"$NTOP_JS" -b --json -n 1 -d 0.3 -- sh -c "\"\$0\" \"\$1\" \"\$2\"; :" \
+"$NTOP_JS" -b --json -n 1 -d 0.3 -- sh -c "\"\$0\" --inspect-port=0 \"\$1\" \"\$2\"; :" \
 	"$NODE" "$TARGETS/hot.js" "$marker-sh" >"$WORK/sh.jsonl" 2>"$WORK/sh.err"
 rc=$?
 ok $rc "ntop-js -- sh -c 'node hot.js' exits 0 (status $rc)"
@@ -52,9 +95,9 @@ check "the wrapper's node child is profiled, not sh" jsonl_check "$WORK/sh.jsonl
 check "sh and node are both gone afterwards" \
 	wait_for 3 eval "! pgrep -f '$marker-sh' >/dev/null"
 
-# What the program inherits: the user's NODE_OPTIONS plus ours, a process group of its own
+# What the program inherits: the user's NODE_OPTIONS as they are, a process group of its own
 # (so a Ctrl-C at the terminal reaches only ntop-js), stdin from /dev/null.
-NODE_OPTIONS=--stack-trace-limit=7 "$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" -e '
+NODE_OPTIONS=--stack-trace-limit=7 "$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" --inspect-port=0 -e '
 	const fs = require("fs");
 	const stat = fs.readFileSync("/proc/self/stat", "utf8");
 	const pgrp = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2];
@@ -65,8 +108,8 @@ NODE_OPTIONS=--stack-trace-limit=7 "$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" -
 rc=$?
 ok $rc "a program reading its environment runs (status $rc)"
 envlog=$(log_of "$WORK/env.err")
-check "NODE_OPTIONS keeps the user's options and adds the inspector" \
-	grep -qx 'opts --stack-trace-limit=7 --inspect=127.0.0.1:0' "$envlog"
+check "NODE_OPTIONS is the user's, with no inspector option added" \
+	grep -qx 'opts --stack-trace-limit=7' "$envlog"
 check "the program leads a process group of its own" grep -qx 'group own' "$envlog"
 check "its stdin is /dev/null" grep -qx 'stdin /dev/null' "$envlog"
 
@@ -90,4 +133,88 @@ check "the sentence gives the exit status and names the log" \
 check "the log holds the program's output" grep -qx bye "$exlog"
 check "nothing on stdout" test ! -s "$WORK/ex.out"
 diag "$(cat "$WORK/ex.err")"
+# A program that starts other node processes (tests/targets/launcher.js): a detached child that
+# outlives it, a child forked at once and one forked once its own inspector is open. None of
+# them inherits an inspector: during the session only the watched process has one, and after
+# ntop-js has left, the detached child (still running) has none and never had one in its
+# environment. NODE_OPTIONS unset, so that anything found there came from ntop-js.
+mkdir -p "$WORK/pids"
+(unset NODE_OPTIONS; exec "$NTOP_JS" -b --json -n 3 -d 1 -- "$NODE" --inspect-port=0 \
+	"$TARGETS/launcher.js" "$WORK/pids" >"$WORK/tree.jsonl" 2>"$WORK/tree.err") &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 15 test -s "$WORK/tree.jsonl" || diag "no window came: $(cat "$WORK/tree.err")"
+wait_for 10 test -s "$WORK/pids/late.pid" || diag "the late child did not start"
+treelog=$(log_of "$WORK/tree.err")
+launcher=$(ready_pid_of "$treelog")
+detached=$(pid_in detached) forked=$(pid_in forked) late=$(pid_in late)
+pids_to_kill="$pids_to_kill ${detached:-} ${forked:-} ${late:-}"
+check "during the session the watched program has its inspector (the probe works)" \
+	inspector_of "${launcher:-0}"
+for child in detached forked late; do
+	cpid=$(pid_in $child)
+	ok $([ -n "$cpid" ] && alive "$cpid" && no_inspector "$cpid"; echo $?) \
+		"during the session the $child node child (${cpid:-none}) has no inspector listening"
+	diag "$child: listens on [$(listen_ports "${cpid:-0}" | tr '\n' ' ')], NODE_OPTIONS=[$(
+		node_options_of "${cpid:-0}" 2>/dev/null)]"
+done
+check "the session was still on when they were checked" alive "$ntop"
+wait "$ntop"
+rc=$?
+ok $rc "ntop-js -n 3 -- node launcher.js exits 0 (status $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$WORK/tree.err")"
+check "the watched process was the launcher" jsonl_check "$WORK/tree.jsonl" \
+	"l => l.length === 3 && l.every(w => w.target.pid === ${launcher:-0}) || l.map(w => w.target.pid)"
+check "the detached child outlives ntop-js" alive "${detached:-0}"
+check "and has no inspector listening" no_inspector "${detached:-0}"
+ok $([ -n "$detached" ] && ! node_options_of "$detached" | grep -q -- --inspect; echo $?) \
+	"and no --inspect in the NODE_OPTIONS it started with ($(node_options_of "${detached:-0}" 2>/dev/null))"
+check "the launcher and its forked children are gone" \
+	wait_for 5 eval "dead ${launcher:-0} && dead ${forked:-0} && dead ${late:-0}"
+[ -n "$detached" ] && kill "$detached" 2>/dev/null
+
+# A program that leaves the process group (setsid: a session of its own) outlives ntop-js,
+# which cannot end it: the inspector that ntop-js opened in it is closed when ntop-js leaves.
+"$NTOP_JS" -b --json -n 2 -d 0.3 -- setsid -w "$NODE" --inspect-port=0 "$TARGETS/hot.js" \
+	"$marker-setsid" >"$WORK/setsid.jsonl" 2>"$WORK/setsid.err"
+rc=$?
+ok $rc "ntop-js -- setsid -w node hot.js exits 0 (status $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$WORK/setsid.err")"
+ssid=$(ready_pid_of "$(log_of "$WORK/setsid.err")")
+pids_to_kill="$pids_to_kill ${ssid:-}"
+check "the node process under setsid was watched" jsonl_check "$WORK/setsid.jsonl" \
+	"l => l.length === 2 && l.every(w => w.target.pid === ${ssid:-0}) || l.map(w => w.target.pid)"
+check "it outlives ntop-js" alive "${ssid:-0}"
+check "with no inspector listening afterwards" wait_for 3 no_inspector "${ssid:-0}"
+diag "it listens on [$(listen_ports "${ssid:-0}" | tr '\n' ' ')]"
+[ -n "$ssid" ] && kill "$ssid" 2>/dev/null
+
+# The inspector that the signal opens on the port the program's options name (9229 unless
+# told; here a free port standing for it) moves to a free port for the session, as a
+# service's processes do: that port is free again for another program.
+shared=$("$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+	console.log(s.address().port); s.close(); });')
+"$NTOP_JS" -b --json -n 3 -d 0.5 -- "$NODE" --inspect-port="$shared" "$TARGETS/hot.js" \
+	"$marker-shared" >"$WORK/shared.jsonl" 2>"$WORK/shared.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 15 test -s "$WORK/shared.jsonl" || diag "no window came: $(cat "$WORK/shared.err")"
+sharedlog=$(log_of "$WORK/shared.err")
+check "SIGUSR1 opened the inspector on the port the program asked for ($shared)" \
+	grep -q "^Debugger listening on ws://127.0.0.1:$shared/" "$sharedlog"
+check "that port is free again during the session" port_closed "$shared"
+spid=$(ready_pid_of "$sharedlog")
+ok $(inspector_of "${spid:-0}" | grep -qvx "$shared"; echo $?) \
+	"the session's inspector is on another port ($(inspector_of "${spid:-0}" | tr '\n' ' '))"
+wait "$ntop"
+rc=$?
+ok $rc "and the session ends with status 0 ($rc)"
+
+# Not a Node program: no Node process appears, and the sentence names the log.
+"$NTOP_JS" -b --json -n 1 --timeout 1 -- sleep 30 >"$WORK/sl.out" 2>"$WORK/sl.err"
+rc=$?
+ok $([ $rc -ne 0 ]; echo $?) "a program that runs no node fails (status $rc)"
+check "saying no Node process appeared and naming the log" \
+	grep -q "no Node process appeared in sleep within 1 s.*$(log_of "$WORK/sl.err")" "$WORK/sl.err"
+diag "$(cat "$WORK/sl.err")"
 done_testing

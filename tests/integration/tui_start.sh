@@ -22,8 +22,9 @@ check "q quits with status 0" wait_screen 10 '^EXIT=0'
 check "the picked target is still running" alive "$target_PID"
 term_stop
 
-term_start 200 50 "$NTOP_JS --no-config -d 0.5 -- $NODE $TARGETS/hot.js launched-by-test 2>$WORK/err2.log; \
-echo EXIT=\$?; sleep 60"
+# (--inspect-port=0: the inspector that ntop-js opens by signal takes a free port, not 9229)
+term_start 200 50 "$NTOP_JS --no-config -d 0.5 -- $NODE --inspect-port=0 $TARGETS/hot.js \
+launched-by-test 2>$WORK/err2.log; echo EXIT=\$?; sleep 60"
 check "a command after -- is started and watched" wait_screen 15 'hotMain'
 check "the status line names the program's log" screen_has 'its output goes to .*\.log'
 log=$(screen | sed -n 's/.*its output goes to \([^ ]*\.log\).*/\1/p' | head -1)
