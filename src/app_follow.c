@@ -97,6 +97,8 @@ void app_on_follow_timer(void *ud)
 		loop_timer_arm(a->follow_timer, 1.0);
 		return;
 	}
+	/* the next process's files are read with its rights, through its root */
+	app_smap_retarget(a->smap, r.pid);
 	a->following = false;
 	a->target = r;
 	a->status = EXIT_OK;

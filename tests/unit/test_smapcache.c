@@ -195,6 +195,35 @@ int main(void)
 	ok(1, "freed while a load runs");
 	smapcache_free(NULL);
 
+	/* a file's text, for the hot lines: loaded off the loop too, remembered */
+	c = smapcache_create(reader, 1 << 20, notify, NULL);
+	const char *text, *why;
+	size_t tlen;
+	is_int(smapcache_text(c, "/dist/plain.js", &text, &tlen, &why), SMAPCACHE_PENDING,
+		"a file's text is pending first");
+	/* (a byte of the load freed above may still be in the pipe) */
+	for (int i = 0; i < 3 && smapcache_busy(c); i++)
+		wait_load(c);
+	ok(!smapcache_busy(c), "loaded");
+	ok(smapcache_text(c, "/dist/plain.js", &text, &tlen, &why) == SMAPCACHE_MAPPED &&
+		tlen > 0 && text[tlen] == '\0', "then it is there (%zu bytes)", tlen);
+	smapcache_text(c, "/dist/missing.js", &text, &tlen, &why);
+	for (int i = 0; i < 3 && smapcache_busy(c); i++)
+		wait_load(c);
+	ok(smapcache_text(c, "/dist/missing.js", &text, &tlen, &why) == SMAPCACHE_NONE && why &&
+		strstr(why, "cannot open"), "a missing file: none, saying why (%s)", why ? why : "");
+	/* another reader (--follow's next process): nothing read through the last one stays */
+	struct asuser *other = asuser_open_dir(dir, NULL, &err);
+	smapcache_lookup(c, "/dist/main.js", 6, 16, &r); /* in flight while the reader changes */
+	smapcache_set_reader(c, other);
+	is_int(smapcache_text(c, "/dist/plain.js", &text, &tlen, &why), SMAPCACHE_PENDING,
+		"after the reader changes, a text is read again");
+	for (int i = 0; i < 3 && smapcache_busy(c); i++)
+		wait_load(c);
+	is_int(smapcache_lookup(c, "/dist/main.js", 6, 16, &r), SMAPCACHE_MAPPED,
+		"and the map that was loading is loaded again, and mapped");
+	smapcache_free(c);
+	asuser_free(other);
 	asuser_free(reader);
 
 	/* clean up */
