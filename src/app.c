@@ -310,6 +310,8 @@ static void app_on_finished(void *ud, int status, const char *why)
 	a->finished = true;
 	a->status = status;
 	a->why = why ? xstrdup(why) : NULL;
+	/* now, not at quit: the live view may stay up for hours after a failure */
+	app_close_left_open(a);
 	/* The live view stays up after the target is gone, with what was collected, until the
 	 * user quits; the status line says what happened. */
 	if (a->tui && status != EXIT_OK && a->signals == 0) {
@@ -641,19 +643,24 @@ static int app_launch(struct app *a)
 	return EXIT_OK;
 }
 
+static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held);
+
 static int app_run(struct app *a)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
 	struct attach_opts ao;
-	struct engine_config cfg;
-	struct engine_transport tp;
-	struct engine_clock clock;
+	sigset_t stop_sigs, held;
 	char *cause = NULL;
 	int rc;
 
 	/* before anything is attached or started: a busy port fails first */
 	if ((rc = app_serve_open(a)) != EXIT_OK)
 		return rc;
+	/* and so does a --log file that cannot be opened: nothing is opened in the target yet */
+	if (a->opt.log_path && !(a->log = memlog_open(a->opt.log_path, &cause))) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		return EXIT_INTERNAL;
+	}
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;
 	if (!a->opt.pid && !a->opt.port && !a->opt.match && !a->opt.user) {
@@ -674,6 +681,13 @@ static int app_run(struct app *a)
 	ao.port = a->opt.port;
 	ao.allow_remote = a->opt.allow_remote;
 	ao.timeout_s = a->opt.timeout_s;
+	/* A signal that ends ntop-js while it opens an inspector waits until the inspector is
+	 * there to be closed again; the loop takes it over (app_watch). */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop_sigs, &held);
 	if (a->opt.n_more_pids || a->opt.children || a->opt.match || a->opt.user)
 		rc = app_attach_service(a, &ao, &cause);
 	else
@@ -684,10 +698,29 @@ static int app_run(struct app *a)
 		fprintf(stderr, "ntop-js: %s\n", msg);
 		free(msg);
 		free(cause);
+		app_close_left_open(a);
+		sigprocmask(SIG_SETMASK, &held, NULL);
 		return gone ? EXIT_TARGET_GONE : rc;
 	}
-	app_launch_move(a, &ao);
+	rc = app_watch(a, &ao, &held);
+	/* whatever ended it, nothing ntop-js opened stays open */
+	app_close_left_open(a);
+	sigprocmask(SIG_SETMASK, &held, NULL);
+	return rc;
+}
 
+/* Attached: watches the target until the session ends. held: the signal mask to restore once
+ * the loop catches the signals. */
+static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
+	struct engine_config cfg;
+	struct engine_transport tp;
+	struct engine_clock clock;
+	char *cause = NULL;
+	int rc;
+
+	app_launch_move(a, ao);
 	a->loop = loop_create(transport_protocol(), &cause);
 	if (!a->loop) {
 		fprintf(stderr, "ntop-js: %s\n", cause);
@@ -738,15 +771,8 @@ static int app_run(struct app *a)
 	a->follow_timer = loop_timer_create(a->loop, app_on_follow_timer, a);
 	if (a->opt.follow)
 		app_follow_remember(a);
-	if (a->opt.log_path) {
-		a->log = memlog_open(a->opt.log_path, &cause);
-		if (!a->log) {
-			fprintf(stderr, "ntop-js: %s\n", cause);
-			free(cause);
-			return EXIT_INTERNAL;
-		}
+	if (a->log)
 		app_log_attach(a);
-	}
 	if (!a->opt.batch) {
 		a->tui = tui_create(a->loop, a->engine, &a->target, cfg.delay_s, cfg.interval_us,
 			cfg.no_cpu, &a->settings.view, &app_tui_actions, a, &cause);
@@ -765,11 +791,14 @@ static int app_run(struct app *a)
 	}
 	if (engine_start(a->engine, &cause) < 0)
 		return app_fail_start(a, cause, EXIT_UNREACHABLE);
-	app_rescan_start(a, &ao);
+	a->engine_started = true;
+	app_rescan_start(a, ao);
 	app_start_service(a);
 	if (a->opt.no_eval && !a->opt.no_cpu)
 		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
 			"large app for the time it takes to list its functions again.");
+	/* a signal that came while attaching is handled now, by the loop */
+	sigprocmask(SIG_SETMASK, held, NULL);
 	loop_run(a->loop);
 	tui_free(a->tui);
 	a->tui = NULL;
@@ -847,6 +876,7 @@ int app_main(int argc, char **argv)
 	app_smap_free(a.smap);
 	app_serve_free(&a);
 	app_push_free(&a);
+	memlog_close(a.log); /* a session that ended before its loop ran */
 	loop_free(a.loop);
 	memseries_free(a.replay);
 	free(a.follow_cmdline);

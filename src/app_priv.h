@@ -69,6 +69,8 @@ struct app {
 	struct app_serve *serve;      /* --serve (app_serve.c) */
 	struct app_push *push;        /* --push (app_push.c) */
 	struct app_rescan *rescan;    /* a service's new processes (app_rescan.c) */
+	bool engine_started;          /* engine_start() succeeded */
+	bool door_checked;            /* app_close_left_open() ran */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -149,6 +151,11 @@ void app_threads_free(struct app *a);
  * the last. */
 bool app_thread_at(const struct app *a, size_t i, struct engine **e,
 	const struct attach_result **target, const char **name, bool *process);
+
+/* app_door.c */
+/* Closes the inspectors ntop-js opened that the engines could not close themselves (the main
+ * target's, and those of the service's processes still waiting for an engine). Once. */
+void app_close_left_open(struct app *a);
 
 /* app_follow.c */
 void app_follow_remember(struct app *a);

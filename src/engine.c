@@ -106,6 +106,7 @@ void engine_fail(struct engine *e, int status, char *why)
 	if (e->conn) {
 		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
 		engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
+		engine_door_close_on_failure(e, status);
 		engine_close_conn(e);
 	} else {
 		engine_finish(e);
@@ -455,6 +456,7 @@ static void engine_on_window_timer(void *ud)
 
 	if (e->state != ST_RUNNING)
 		return;
+	engine_door_renew(e);
 	if (!e->cpu_on) {
 		engine_arm_window(e);
 		engine_loop_read(e);
@@ -632,8 +634,10 @@ static void engine_on_open(void *ud)
 	/* Memory only (--no-cpu) never touches the profiler, so nothing pauses the target. */
 	if (e->cfg.no_cpu)
 		engine_notify_exit(e);
-	if (e->state == ST_SETUP)
+	if (e->state == ST_SETUP) {
+		engine_door_open(e);
 		engine_pause_check(e);
+	}
 }
 
 void engine_profiler_begin(struct engine *e)
@@ -724,6 +728,7 @@ static void engine_on_closed(void *ud, const char *why)
 
 	if (was == ST_DONE)
 		return;
+	engine_door_connection_ended(e);
 	e->state = ST_LEAVING; /* no new calls from the callbacks below */
 	if (e->sess)
 		session_close(e->sess);
@@ -765,21 +770,21 @@ static void engine_on_closed_inspector(void *ud, enum session_outcome o, const s
 {
 	struct engine *e = ud;
 
-	/* Closing the inspector normally ends the connection before any reply. */
-	if (o == SESSION_REPLY)
+	/* Closing the inspector normally ends the connection before any reply: a reply means
+	 * it stayed open. */
+	if (o == SESSION_REPLY) {
+		e->door.close_answered = true;
 		engine_close_conn(e);
+	}
 }
 
-/* The profiler is off: close the inspector if ntop-js opened it, then the connection. */
+/* The profiler is off: close the inspector if ntop-js opened it, then the connection. Close
+ * only what ntop-js opened: closing also ends every other debugger's session. */
 static void engine_close_inspector(struct engine *e)
 {
-	if (e->target.opened_by_us && e->eval_mode) {
-		/* Close only what ntop-js opened: closing also ends every other debugger's session. */
-		engine_evaluate(e, "(function(i){i.close()})(" INSPECTOR_MODULE ")",
-			engine_on_closed_inspector);
+	if (engine_door_close(e, engine_on_closed_inspector))
 		return;
-	}
-	if (e->target.opened_by_us) {
+	if (e->target.opened_by_us && !e->eval_mode) {
 		char *msg = xasprintf("the target's inspector stays open on %s: --no-eval forbids "
 			"running the code that closes it.", e->target.host_header);
 		e->h->on_notice(e->ud, msg);
@@ -933,6 +938,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	e->cpu_starting = false;
 	e->last_tick_s = 0;
 	engine_jit_reset(e);
+	engine_door_reset(e);
 	return engine_start(e, cause);
 }
 

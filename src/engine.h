@@ -157,6 +157,10 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 /* With no_cpu: starts the CPU profiler now (its attach pause included); the windows carry
  * profiles once it runs. Returns -1 with *cause if it cannot start. */
 int engine_start_cpu(struct engine *e, char **cause);
+/* Once the session has ended: true if the inspector this session was to close (it opened
+ * it, or took over the lease of an earlier ntop-js) may still be open, because no close
+ * reached the target over a working connection. NULL: false. */
+bool engine_inspector_left_open(const struct engine *e);
 /* Windows carry profiles; the profiler is starting (after engine_start_cpu()). */
 bool engine_cpu_on(const struct engine *e);
 bool engine_cpu_starting(const struct engine *e);

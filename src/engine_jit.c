@@ -16,8 +16,6 @@
 
 /* Where the target keeps the lease on the flags (below). */
 #define JIT_LEASE_KEY "globalThis[Symbol.for('ntop-js.jit')]"
-/* The lease lasts this long past the last window rotation, at least (and three windows). */
-#define JIT_LEASE_MIN_S 60.0
 
 /* What the plan depends on, read in one evaluation. */
 static const char jit_probe_expr[] =
@@ -154,18 +152,11 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		"s.t=setInterval(function(){if(Date.now()>s.until){clearInterval(s.t);"
 		"if(s.r)v.setFlagsFromString(s.r);delete g[k]}},5000);if(s.t.unref)s.t.unref();"
 		"return s.r})(" V8_MODULE ",globalThis,Symbol.for('ntop-js.jit'))",
-		e->jit.restore, engine_jit_lease_s(e) * 1e3);
+		e->jit.restore, engine_lease_s(e) * 1e3);
 	/* Marked at once: a leave that starts before the reply must still put them back (the
 	 * inspector runs the two evaluations in order). */
 	e->jit_flags_set = true;
 	engine_evaluate(e, expr, jit_on_flags_set);
-}
-
-double engine_jit_lease_s(const struct engine *e)
-{
-	double s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
-
-	return s > JIT_LEASE_MIN_S ? s : JIT_LEASE_MIN_S;
 }
 
 void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
@@ -174,7 +165,7 @@ void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 	/* In a function: a var at the top level of an evaluation would be a global of the app. */
 	if (e->jit_flags_set)
 		snprintf(out, outsz, ";(function(s){if(s)s.until=Date.now()+%.0f})(" JIT_LEASE_KEY ")",
-			engine_jit_lease_s(e) * 1e3);
+			engine_lease_s(e) * 1e3);
 }
 
 void engine_jit_start(struct engine *e)
@@ -211,7 +202,7 @@ static bool jit_restore_replied(struct engine *e, enum session_outcome o,
 		return false;
 	if (o != SESSION_REPLY || m->error.n) {
 		char *msg = xasprintf("the target's V8 flags could not be put back %s: the target "
-			"puts them back itself within %.0f s.", when, engine_jit_lease_s(e));
+			"puts them back itself within %.0f s.", when, engine_lease_s(e));
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}

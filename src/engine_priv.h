@@ -83,6 +83,16 @@ struct engine_workers {
 	bool over_limit_said;
 };
 
+/* The inspector this session is to close (engine_door.c). */
+struct engine_door {
+	bool adopted;                 /* an earlier ntop-js's lease was there: ours to close too */
+	bool leased;                  /* the target holds this session's lease */
+	bool close_sent;              /* inspector.close() was sent */
+	bool close_answered;          /* ...and answered, so it did not close */
+	bool closed;                  /* the connection ended after it: the inspector is closed */
+	double next_renew_s;
+};
+
 enum engine_state { ST_IDLE, ST_CONNECTING, ST_SETUP, ST_RUNNING, ST_LEAVING, ST_DONE };
 
 struct engine {
@@ -135,6 +145,7 @@ struct engine {
 	double next_burst_s;          /* cpu_every_s: monotonic time the next burst is due */
 	bool burst_ending;            /* the profile that ends the burst is on its way */
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
+	struct engine_door door;
 };
 
 
@@ -177,12 +188,29 @@ void engine_jit_start(struct engine *e);
 void engine_jit_leave(struct engine *e);
 /* At the end of a CPU burst: the same, with the session going on. */
 void engine_jit_pause_profiler(struct engine *e);
-/* The lease on the flags, in seconds, and the code that renews it, for the window rotation
- * to append to its evaluation ("" when no flags were set). */
-double engine_jit_lease_s(const struct engine *e);
+/* The code that renews the lease on the flags (engine_lease_s), for the window rotation to
+ * append to its evaluation ("" when no flags were set). */
 void engine_jit_renewal(const struct engine *e, char *out, size_t outsz);
 /* Forgets the plan before a re-attach (--follow). */
 void engine_jit_reset(struct engine *e);
+
+/* engine_door.c */
+/* How long a lease in the target (the door's, the JIT flags') outlives its last renewal. */
+double engine_lease_s(const struct engine *e);
+/* True if this session is to close the inspector: it opened it, or took over its lease. */
+bool engine_door_ours(const struct engine *e);
+/* The session is set up: install the lease that closes the inspector if ntop-js vanishes. */
+void engine_door_open(struct engine *e);
+/* At a window: renews the lease when a quarter of it has gone by. */
+void engine_door_renew(struct engine *e);
+/* Sends inspector.close() if the inspector is ours (cb gets its outcome). False if not sent. */
+bool engine_door_close(struct engine *e, session_reply_fn cb);
+/* A failure with status ends the session: the close is sent before the connection drops. */
+void engine_door_close_on_failure(struct engine *e, int status);
+/* The connection has ended: after a close that was not answered, the inspector is closed. */
+void engine_door_connection_ended(struct engine *e);
+/* Forgets the door before a re-attach (--follow). */
+void engine_door_reset(struct engine *e);
 
 /* engine_mem.c */
 void engine_mem_init(struct engine *e);

@@ -3,9 +3,16 @@
 # killed with SIGKILL, it leaves a lease in the target that its windows renewed, and once the
 # lease lapses (a minute at these settings) a timer in the target puts the flags back and
 # removes itself; while ntop-js runs, its windows keep renewing the lease. A polite exit puts
-# them back at once (warm_accuracy.sh checks that).
+# them back at once (warm_accuracy.sh checks that). The inspector ntop-js opened has a lease
+# of the same length: once it lapses, the target closes the inspector itself (every other
+# exit closes it at once: exits_close.sh).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
+command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
+
+# True while the process itself listens on a TCP port (its inspector: warm.js has no other).
+listens() { ss -Hltnp 2>/dev/null | grep -qF "pid=$1,"; }
+quiet() { ! listens "$1"; }
 
 flag_lines() { grep -c '^flags' "$WORK/target.out"; }
 has_line() { grep -qx -- "$1" "$WORK/target.out"; }
@@ -24,12 +31,16 @@ check "the windows go on" wait_for 10 eval '[ "$(wc -l <"$WORK/out.jsonl")" -ge 
 sleep 70
 check "a session longer than the lease keeps its flags (the windows renew it)" \
 	eval '[ "$(flag_lines)" -eq "$n_set" ] && has_line "lease on" && ! has_line "lease off"'
+check "and its inspector (the windows renew that lease too)" listens "$target_PID"
 { kill -KILL $ntop; wait $ntop; } 2>/dev/null
 t0=$(date +%s)
 sleep 5
 check "the flags stay set while the lease runs" eval '[ "$(flag_lines)" -eq "$n_set" ]'
 check "once the lease lapses, the target puts the flags back itself" wait_for 80 has_line "lease off"
 diag "after $(( $(date +%s) - t0 )) s: $(grep '^flags' "$WORK/target.out" | tail -n 1)"
+check "and closes the inspector ntop-js opened (within 70 s of the kill)" \
+	wait_for $(( t0 + 70 - $(date +%s) )) quiet "$target_PID"
+diag "inspector closed $(( $(date +%s) - t0 )) s after the kill"
 check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq $((n_set + 1)) ]'
 check "the target is still running" alive "$target_PID"
 

@@ -33,6 +33,7 @@
 #define MAX_SENT 256
 #define DELAY_S 1.0
 #define TIMEOUT_S 5.0
+#define DOOR_KEY "Symbol.for('ntop-js.door')"
 
 /* ---- the clock: time moves only in advance() ---- */
 
@@ -75,6 +76,7 @@ struct fake {
 	int n_sent;
 	char prefix[64];      /* this engine's profile titles, read from its console.profile */
 	/* the workers reported (on_worker): the latest one and the way to it */
+	bool answer_door;     /* the door's evaluations wait for the test's answer */
 	int workers_seen;
 	struct engine_worker_info worker;
 	struct engine_transport worker_tp;
@@ -202,6 +204,9 @@ static int fake_send(void *conn, const char *data, size_t len)
 	if (cJSON_IsString(expr)) {
 		s->expression = xstrdup(expr->valuestring);
 		note_prefix(f, s->expression);
+		/* The door's lease (engine_door.c) is left unanswered unless a test asks for it:
+		 * the engine goes on without a reply, as without a lease. */
+		s->taken = !f->answer_door && strstr(s->expression, DOOR_KEY) != NULL;
 	}
 	{
 		cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params"),
@@ -411,6 +416,9 @@ static void profile_finished(struct fake *f, unsigned k, const char *profile)
 	free(msg);
 }
 
+/* The next make_engine's target had its inspector opened by ntop-js. */
+static bool next_opened_by_us;
+
 static void base_config(struct engine_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
@@ -440,6 +448,7 @@ static struct engine *make_engine(struct fake *f, const struct engine_config *cf
 	f->now_s = 100;
 	clock.ctx = f;
 	memset(&target, 0, sizeof target);
+	target.opened_by_us = next_opened_by_us;
 	snprintf(target.host, sizeof target.host, "127.0.0.1");
 	snprintf(target.host_header, sizeof target.host_header, "127.0.0.1:9229");
 	target.port = 9229;
@@ -1307,6 +1316,142 @@ static void test_workers(void)
 	free_fake(&f);
 }
 
+/* The request (from `from` on) whose expression holds text, or NULL. */
+static const struct sent *sent_with(const struct fake *f, int from, const char *text)
+{
+	for (int i = from; i < f->n_sent; i++)
+		if (f->sent[i].expression && strstr(f->sent[i].expression, text))
+			return &f->sent[i];
+	return NULL;
+}
+
+/* The door's evaluation at set-up, answered with value (1: the lease is this session's). */
+static void answer_door(struct fake *f, int value)
+{
+	char result[80];
+
+	snprintf(result, sizeof result, "{\"result\":{\"type\":\"number\",\"value\":%d}}", value);
+	answer(f, "Runtime.evaluate", result);
+}
+
+/* The inspector ntop-js opened (engine_door.c): a lease installed at set-up and renewed every
+ * quarter of its length; closed at the polite leave; closed before the connection drops when
+ * --max-pause refuses, but not when the target is on its way out; one that was open before is
+ * never closed, unless the lease of an ntop-js that died was found on it. */
+static void test_door(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	const struct sent *s;
+	int from;
+
+	base_config(&cfg);
+	next_opened_by_us = true;
+	make_engine(&f, &cfg);
+	f.answer_door = true;
+	if (!start_and_open(&f)) {
+		free_fake(&f);
+		next_opened_by_us = false;
+		return;
+	}
+	s = sent_with(&f, 0, DOOR_KEY);
+	ok(s && strstr(s->expression, "i.close()") && strstr(s->expression, ",60000,true)"),
+		"door: the set-up installs a lease of a minute that closes the inspector");
+	answer_door(&f, 1);
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
+	answer(&f, "Profiler.enable", "{}");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	from = f.n_sent;
+	for (unsigned w = 0; w < 16; w++) {
+		int before = f.n_sent;
+
+		advance(&f, DELAY_S);
+		for (int k = before; k < f.n_sent; k++) {
+			if (f.sent[k].taken || strcmp(f.sent[k].method, "Runtime.evaluate") != 0)
+				continue;
+			f.sent[k].taken = true;
+			if (strstr(f.sent[k].expression, "c.profileEnd("))
+				profile_finished(&f, w, fib_profile);
+			reply(&f, f.sent[k].id, "{\"result\":{\"type\":\"undefined\"}}");
+		}
+	}
+	s = sent_with(&f, from, "s.until=Date.now()+60000");
+	ok(s && strstr(s->expression, DOOR_KEY), "door: the windows renew the lease after 15 s");
+	from = f.n_sent;
+	engine_stop(f.e);
+	advance(&f, 0);
+	answer(&f, "Profiler.disable", "{}");
+	s = sent_with(&f, from, "i.close()");
+	ok(s && strstr(s->expression, "delete g[k]"), "door: the leave removes the lease and closes");
+	/* the target closes the inspector, and with it the connection, before any reply */
+	f.conn->closed = true;
+	f.conn->h->on_closed(f.conn->ud, "the inspector closed the connection.");
+	advance(&f, 0);
+	is_int(f.finished, 1, "door: the session ends");
+	ok(!engine_inspector_left_open(f.e), "door: and nothing is left open");
+	free_fake(&f);
+
+	/* --max-pause refuses: the close goes before the connection drops. */
+	base_config(&cfg);
+	cfg.max_pause_s = 0.2;
+	make_engine(&f, &cfg);
+	start_and_open(&f);
+	from = f.n_sent;
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":2147483648,"
+		"\"b\":null,\"k\":null,\"v\":\"11.3.244.8-node.19\"}}}");
+	s = sent_with(&f, from, "i.close()");
+	ok(s != NULL && f.conn && f.conn->close_asked,
+		"door: a refusal sends the close, then closes the connection");
+	advance(&f, 0);
+	is_int(f.status, EXIT_PAUSE, "door: the refusal ends the session with EXIT_PAUSE");
+	ok(!engine_inspector_left_open(f.e), "door: its close went over a working connection");
+	free_fake(&f);
+
+	/* The target wants to exit: nothing is sent to hold it. */
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	from = f.n_sent;
+	deliver(&f, "{\"method\":\"NodeRuntime.waitingForDisconnect\",\"params\":{}}");
+	ok(sent_with(&f, from, "i.close()") == NULL, "door: a target on its way out is let go");
+	advance(&f, 0);
+	ok(engine_inspector_left_open(f.e), "door: which the application is told may be open");
+	free_fake(&f);
+	next_opened_by_us = false;
+
+	/* Open before: never closed, unless an earlier ntop-js's lease was taken over. */
+	for (int adopted = 0; adopted <= 1; adopted++) {
+		base_config(&cfg);
+		cfg.iterations = 1;
+		make_engine(&f, &cfg);
+		f.answer_door = true;
+		start_and_open(&f);
+		s = sent_with(&f, 0, DOOR_KEY);
+		ok(s && strstr(s->expression, ",60000,false)"),
+			"door %d: a target opened before is only asked for an earlier lease", adopted);
+		answer_door(&f, adopted);
+		answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+			"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
+		answer(&f, "Profiler.enable", "{}");
+		answer(&f, "Profiler.setSamplingInterval", "{}");
+		answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+		answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+		from = f.n_sent;
+		one_window(&f, 0);
+		answer(&f, "Profiler.disable", "{}");
+		advance(&f, 0);
+		if (adopted)
+			ok(sent_with(&f, from, "i.close()") != NULL,
+				"door: a lease of an ntop-js that died is taken over: its inspector closed");
+		else
+			ok(sent_with(&f, from, "i.close()") == NULL,
+				"door: an inspector open before ntop-js came stays open");
+		free_fake(&f);
+	}
+}
+
 int main(void)
 {
 	size_t len;
@@ -1334,6 +1479,7 @@ int main(void)
 	test_loop();
 	test_loop_no_cpu();
 	test_workers();
+	test_door();
 	free(fib_profile);
 	return done_testing();
 }

@@ -1,0 +1,134 @@
+#!/bin/bash
+# Every exit closes what ntop-js opened. Whatever ends a session that opened the target's
+# inspector by SIGUSR1 (a refusal by --max-pause, an export that cannot be written, SIGINT,
+# SIGTERM, SIGHUP, a second SIGINT that cuts the leave short, a signal while attaching, a
+# target stopped past --timeout, the live view's q while it asks), the target no longer
+# listens afterwards: an open inspector is code execution in it for any local user. An
+# inspector that was already open (--inspect) stays open. ntop-js killed with SIGKILL:
+# jit_lease.sh (the target closes it itself once the lease lapses).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
+
+# The TCP ports a process itself listens on, one a line (ss names the owner; as root it sees
+# every user's sockets).
+listening() { ss -Hltnp 2>/dev/null | grep -F "pid=$1," | awk '{print $4}' | sed 's/.*://'; }
+listens() { [ -n "$(listening "$1")" ]; }
+quiet() { ! listens "$1"; }
+
+start_node t --inspect-port=0 "$TARGETS/hot.js"
+wait_ready t
+check "the target listens on nothing before" quiet "$t_PID"
+
+# session NAME EXPECTED-STATUS ARGS...: one batch session on the target, then its inspector.
+session() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$NTOP_JS" --no-config --pid "$t_PID" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	rc=$?
+	ok $([ "$rc" = "$want" ]; echo $?) "$name: exit status $want (got $rc)"
+	check "$name: the inspector ntop-js opened is closed after it" wait_for 3 quiet "$t_PID"
+	diag "$name: $(head -c 300 "$WORK/$name.err")"
+}
+
+session "exit 0" 0 -b -n 2 -d 0.3
+session "--max-pause refusal (exit 12)" 12 -b -n 2 --max-pause 0.001
+grep -q "would pause" "$WORK/--max-pause refusal (exit 12).err"
+ok $? "the refusal says why"
+session "--alloc refusal (exit 12)" 12 -b -n 2 --alloc --max-pause 0.001
+session "an export that cannot be written (exit 1)" 1 -b -n 1 -d 0.3 -o "$WORK/no/such/dir/x.cpuprofile"
+
+# signal_session NAME SIGNAL...: a batch session ended by the signals (0.3 s apart).
+signal_session() {
+	local name=$1 pid rc s
+	shift
+	"$NTOP_JS" --no-config --pid "$t_PID" -b -d 0.3 >"$WORK/sig.out" 2>"$WORK/sig.err" &
+	pid=$!
+	pids_to_kill="$pids_to_kill $pid"
+	wait_for 10 eval '[ -s "$WORK/sig.out" ]'
+	for s in "$@"; do kill -"$s" "$pid"; sleep 0.3; done
+	wait "$pid"
+	rc=$?
+	ok $([ "$rc" -lt 128 ]; echo $?) "$name ends ntop-js by itself (status $rc)"
+	check "$name: the inspector is closed after it" wait_for 3 quiet "$t_PID"
+}
+signal_session "SIGINT" INT
+signal_session "SIGTERM" TERM
+signal_session "SIGHUP" HUP
+signal_session "a second SIGINT" INT INT
+
+# A signal while the inspector is being opened: it waits for the inspector to be there, then
+# closes it. (SIGTERM: a background job of a script starts with SIGINT ignored.)
+for delay in 0.05 0.1 0.2; do
+	"$NTOP_JS" --no-config --pid "$t_PID" -b -d 0.3 >/dev/null 2>"$WORK/early.err" &
+	pid=$!
+	pids_to_kill="$pids_to_kill $pid"
+	sleep "$delay"
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	ok $([ "$rc" -lt 128 ] || [ "$rc" = 143 ]; echo $?) "SIGTERM $delay s after the start ends ntop-js (status $rc)"
+	check "and leaves no inspector open" wait_for 3 quiet "$t_PID"
+done
+
+# A target that stops answering (stopped by SIGSTOP): ntop-js gives up after --timeout; the
+# close it sent before leaving runs once the target runs again.
+"$NTOP_JS" --no-config --pid "$t_PID" -b -d 0.3 --timeout 2 >"$WORK/stopped.out" 2>"$WORK/stopped.err" &
+pid=$!
+pids_to_kill="$pids_to_kill $pid"
+wait_for 10 eval '[ -s "$WORK/stopped.out" ]'
+kill -STOP "$t_PID"
+wait "$pid"
+rc=$?
+ok $([ "$rc" = 9 ]; echo $?) "a stopped target: exit status 9 (got $rc)"
+kill -CONT "$t_PID"
+check "once it runs again, it closes the inspector ntop-js opened" wait_for 5 quiet "$t_PID"
+diag "stopped: $(head -c 300 "$WORK/stopped.err")"
+
+# --no-eval cannot run the close: the inspector stays open, and ntop-js says so.
+"$NTOP_JS" --no-config --pid "$t_PID" -b -n 1 -d 0.3 --no-eval >/dev/null 2>"$WORK/noeval.err"
+ok $? "--no-eval: a session"
+check "--no-eval: ntop-js says the inspector stays open" grep -q "stays open" "$WORK/noeval.err"
+check "--no-eval: and it does" listens "$t_PID"
+kill "$t_PID"
+wait "$t_PID" 2>/dev/null
+
+# An inspector that was open before ntop-js came stays open, after a polite exit and after a
+# refusal alike.
+start_node open --inspect=127.0.0.1:0 "$TARGETS/hot.js"
+wait_ready open
+port=$(inspector_port_of open)
+check "a target started with --inspect listens" port_open "$port"
+"$NTOP_JS" --no-config --pid "$open_PID" -b -n 2 -d 0.3 >/dev/null 2>"$WORK/open.err"
+ok $? "a session on it"
+check "its inspector is still open after ntop-js left" port_open "$port"
+"$NTOP_JS" --no-config --pid "$open_PID" -b -n 2 --max-pause 0.001 >/dev/null 2>"$WORK/open2.err"
+ok $([ $? = 12 ]; echo $?) "a refusal on it (exit 12)"
+check "its inspector is still open after the refusal" port_open "$port"
+
+# The live view: q while it asks whether to start the CPU profiler.
+require_tmux
+start_node v --inspect-port=0 "$TARGETS/hot.js"
+wait_ready v
+term_start 160 40 "$NTOP_JS --no-config --pid $v_PID -d 0.3 --max-pause 0.001 2>$WORK/tui.err; echo EXIT=\$?; sleep 30"
+check "the live view asks before it starts the CPU profiler" wait_screen 15 'Start the CPU profiler\?'
+keys q
+check "q answers no" wait_screen 5 'memory only for now'
+keys q
+check "a second q quits with status 0" wait_screen 10 '^EXIT=0'
+check "and the inspector it opened is closed" wait_for 3 quiet "$v_PID"
+term_stop
+
+# The live view stays up after a failure, with what it collected: the inspector is closed at
+# the failure, not when the user quits.
+term_start 160 40 "$NTOP_JS --no-config --pid $v_PID -d 0.3 --timeout 2 2>$WORK/tui2.err; echo EXIT=\$?; sleep 30"
+check "the live view shows the target's hot functions" wait_screen 15 'hotMain'
+kill -STOP "$v_PID"
+check "a stopped target: the view says it did not answer" wait_screen 10 'did not answer'
+kill -CONT "$v_PID"
+check "the inspector is closed while the view is still up" wait_for 5 quiet "$v_PID"
+check "(the view is still up)" eval '! screen_has "^EXIT="'
+keys q
+check "q quits" wait_screen 10 '^EXIT='
+term_stop
+done_testing
