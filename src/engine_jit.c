@@ -145,8 +145,11 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	 * changes it was on, and only those are put back (the app may have switched one off at
 	 * run time). The target keeps that list in a lease: if ntop-js goes away without putting
 	 * them back (killed, the connection lost), an unref'd timer there does it once the lease,
-	 * renewed by every window, lapses. */
-	snprintf(expr, sizeof expr, "(function(v,g,k){var t=v.cachedDataVersionTag,l='%s'.split(' '),"
+	 * renewed by every window, lapses. A lease still there from an ntop-js that died is
+	 * settled first: its flags go back on, so that this session finds them as the app had
+	 * them, and its timer cannot later undo this session's. */
+	snprintf(expr, sizeof expr, "(function(v,g,k){var p=g[k];if(p){clearInterval(p.t);"
+		"if(p.r)v.setFlagsFromString(p.r)}var t=v.cachedDataVersionTag,l='%s'.split(' '),"
 		"r=[];for(var i=0;i<l.length;i++){var a=t();v.setFlagsFromString('--no-'+l[i].slice(2));"
 		"if(t()!==a)r.push(l[i])}var s=g[k]={until:Date.now()+%.0f,r:r.join(' ')};"
 		"s.t=setInterval(function(){if(Date.now()>s.until){clearInterval(s.t);"

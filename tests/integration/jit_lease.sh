@@ -44,6 +44,23 @@ diag "inspector closed $(( $(date +%s) - t0 )) s after the kill"
 check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq $((n_set + 1)) ]'
 check "the target is still running" alive "$target_PID"
 
+# A session that starts while a killed one's leases still run settles them: the dead one's
+# flags go back on before its own go off (and back on at its polite exit), and the inspector
+# the dead one opened is closed at its end.
+start_node again --inspect-port=0 "$TARGETS/warm.js"
+wait_ready again
+"$NTOP_JS" --pid "$again_PID" -b --json -d 0.5 >/dev/null 2>"$WORK/again1.err" &
+ntop=$!
+pids_to_kill="$pids_to_kill $ntop"
+wait_for 20 grep -qx "lease on" "$WORK/again.out"
+{ kill -KILL $ntop; wait $ntop; } 2>/dev/null
+"$NTOP_JS" --pid "$again_PID" -b --json -n 2 -d 0.5 >/dev/null 2>"$WORK/again2.err"
+ok $? "a second session while the killed one's leases run"
+last=$(grep '^flags' "$WORK/again.out" | tail -n 1)
+ok $([ "$last" = "$want" ]; echo $?) "V8's flags end as the app had them (last: $last)"
+check "the inspector the killed session opened is closed" wait_for 3 quiet "$again_PID"
+kill "$again_PID" 2>/dev/null
+
 # A program that switched TurboFan's inlining off itself keeps it off: V8's flags end as it
 # left them, after a polite exit and after a lapsed lease alike.
 start_node own --inspect-port=0 "$TARGETS/own-flags.js"
