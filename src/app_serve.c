@@ -323,6 +323,12 @@ static void on_request(void *ud, struct serve_conn *c, const struct serve_reques
 {
 	struct app *a = ud;
 
+	/* before the token: a page that rebinds a name to this address learns nothing */
+	if (!serve_host_allowed(r->host, a->opt.serve_allow_host, a->opt.n_serve_allow_host)) {
+		serve_respond_text(c, 421, "ntop-js answers a Host that is an IP address or "
+			"localhost, or a name given with --serve-allow-host.");
+		return;
+	}
 	if (a->serve->token && !token_ok(a->serve, r)) {
 		serve_respond_text(c, 401, "this ntop-js needs \"Authorization: Bearer TOKEN\" "
 			"(--serve-token-file).");

@@ -42,6 +42,8 @@ static const char usage_text[] =
 	"                         127.0.0.1; loopback only unless --allow-remote)\n"
 	"      --serve-token-file FILE  with --serve: answer only requests that carry\n"
 	"                         \"Authorization: Bearer TOKEN\", TOKEN the file's first line\n"
+	"      --serve-allow-host NAME  with --serve: also answer requests whose Host is NAME\n"
+	"                         (by default only IP addresses and localhost; repeatable)\n"
 	"      --push URL         send every thread's CPU profile to Grafana Pyroscope's\n"
 	"                         /ingest at URL (http://ADDR[:PORT], numeric or localhost;\n"
 	"                         loopback only unless --allow-remote), one per interval\n"
@@ -140,7 +142,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
 	OPT_PUSH, OPT_PUSH_EVERY, OPT_PUSH_NAME, OPT_PUSH_TENANT,
 	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS,
-	OPT_SERVE_TOKEN_FILE };
+	OPT_SERVE_TOKEN_FILE, OPT_SERVE_ALLOW_HOST };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -152,6 +154,7 @@ static const struct option long_opts[] = {
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "serve", required_argument, NULL, OPT_SERVE },
 	{ "serve-token-file", required_argument, NULL, OPT_SERVE_TOKEN_FILE },
+	{ "serve-allow-host", required_argument, NULL, OPT_SERVE_ALLOW_HOST },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
@@ -321,6 +324,21 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_SERVE_TOKEN_FILE:
 			o->serve_token_file = optarg;
+			break;
+		case OPT_SERVE_ALLOW_HOST:
+			/* a DNS name as a Host header carries it, without the port */
+			if (!optarg[0] || strlen(optarg) > 253 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != strlen(optarg)) {
+				*msg = xstrdup("--serve-allow-host takes a host name (letters, digits, - and ., "
+					"without a port).");
+				return EXIT_USAGE;
+			}
+			if (o->n_serve_allow_host == OPT_SERVE_ALLOW_HOST_MAX) {
+				*msg = xasprintf("--serve-allow-host is given more than %d times.",
+					OPT_SERVE_ALLOW_HOST_MAX);
+				return EXIT_USAGE;
+			}
+			o->serve_allow_host[o->n_serve_allow_host++] = optarg;
 			break;
 		case OPT_PUSH:
 			o->push = optarg;
@@ -574,8 +592,8 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	if (o->serve && serve_parse_addr(o->serve, o->serve_host, sizeof o->serve_host,
 	    &o->serve_port, msg) < 0)
 		return EXIT_USAGE;
-	if (o->serve_token_file && !o->serve) {
-		*msg = xstrdup("--serve-token-file goes with --serve.");
+	if ((o->serve_token_file || o->n_serve_allow_host) && !o->serve) {
+		*msg = xstrdup("--serve-token-file and --serve-allow-host go with --serve.");
 		return EXIT_USAGE;
 	}
 	if (o->serve && !o->allow_remote && !attach_host_is_loopback(o->serve_host)) {
@@ -597,7 +615,7 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		return EXIT_USAGE;
 	if (o->push && !o->allow_remote && !attach_host_is_loopback(o->push_url.host)) {
 		*msg = xasprintf("--push %s is not a loopback address; the profiles name the target's "
-			"code, so ntop-js sends them elsewhere only with --allow-remote.", o->push);
+			"code, so ntop-js sends them elsewhere only with --allow-remote.", o->push_url.shown);
 		return EXIT_USAGE;
 	}
 	if (!o->push && (o->push_name || o->push_tenant)) {

@@ -18,6 +18,7 @@
 #define OPT_CPU_EVERY_MAX_S 86400.0
 
 #define OPT_PIDS_MAX 64
+#define OPT_SERVE_ALLOW_HOST_MAX 16
 
 struct options {
 	pid_t pid;            /* the first --pid: the main target */
@@ -33,6 +34,9 @@ struct options {
 	char serve_host[64];  /* ...its numeric address */
 	int serve_port;
 	const char *serve_token_file; /* --serve-token-file: requests need this bearer token */
+	const char *serve_allow_host[OPT_SERVE_ALLOW_HOST_MAX]; /* --serve-allow-host: Host names
+	                         answered besides IP addresses and localhost */
+	size_t n_serve_allow_host;
 	double delay_s;
 	long interval_us;
 	bool batch;

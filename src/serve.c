@@ -22,6 +22,15 @@
 /* Connections accepted per turn of the loop: the rest wait in the backlog, so that a flood
  * cannot hold the loop. */
 #define SERVE_ACCEPTS_PER_TURN 32
+/* The kernel's queue of connections not yet accepted (capped by net.core.somaxconn): deep,
+ * so that a flood of connections, each taking the slot of an older one as it is accepted,
+ * does not fill it and make the kernel drop a real client's SYN (retried only after 1 s). */
+#define SERVE_BACKLOG 4096
+/* When every slot is taken, a connection still sending its request's head gives its slot up
+ * to the next in the kernel's queue once it has had this long: enough for a client that
+ * sends its request with the connection, and the kernel's queue, served in order, brings a
+ * real client's turn soon however fast a flood reconnects. */
+#define SERVE_RECLAIM_AFTER_S 0.1
 #define SERVE_TICK_S 1.0
 
 enum conn_state { CONN_FREE, CONN_READING, CONN_WAITING, CONN_WRITING };
@@ -35,13 +44,16 @@ struct serve_conn {
 	char *out;                   /* the whole response */
 	size_t out_len, out_off;
 	double deadline;             /* monotonic; 0: none (waiting) */
+	double since;                /* monotonic: when it was accepted */
 };
 
 struct serve {
 	int listen_fd, ep_fd, port;
 	bool watched;                /* ep_fd belongs to the loop */
 	bool listen_paused;          /* out of descriptors: accepting again at the next tick */
+	bool listen_full;            /* no slot: accepting again once one frees or may be taken */
 	struct loop_timer *tick;
+	struct loop_timer *resume;   /* when a slot may be taken back (listen_full) */
 	struct serve_handlers h;
 	void *ud;
 	size_t n_conns;
@@ -56,10 +68,34 @@ static bool is_tchar(unsigned char c)
 		strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
+static bool header_is(const char *name, const char *colon, const char *want)
+{
+	size_t n = strlen(want);
+
+	return (size_t)(colon - name) == n && strncasecmp(name, want, n) == 0;
+}
+
+/* A header's value [v, ve) without the spaces around it into out; false if it does not fit
+ * (out is then ""). */
+static bool header_value(const char *v, const char *ve, char *out, size_t size)
+{
+	while (v < ve && (*v == ' ' || *v == '\t'))
+		v++;
+	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+		ve--;
+	out[0] = '\0';
+	if ((size_t)(ve - v) >= size)
+		return false;
+	memcpy(out, v, (size_t)(ve - v));
+	out[ve - v] = '\0';
+	return true;
+}
+
 enum serve_parse serve_parse_request(const char *buf, size_t len, struct serve_request *r)
 {
 	const char *end = NULL, *p, *line_end, *sp1, *sp2;
 	size_t head_len, n;
+	bool host_seen = false;
 
 	memset(r, 0, sizeof *r);
 	/* The head ends at the first empty line (CRLF, or a bare LF as RFC 9112 tolerates). */
@@ -131,17 +167,13 @@ enum serve_parse serve_parse_request(const char *buf, size_t len, struct serve_r
 		for (const char *k = p; k < colon; k++)
 			if (!is_tchar((unsigned char)*k))
 				return SERVE_BAD;
-		if ((size_t)(colon - p) == 13 && strncasecmp(p, "Authorization", 13) == 0) {
-			const char *v = colon + 1, *ve = p + ln;
-
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
-			if ((size_t)(ve - v) < sizeof r->authorization) {
-				memcpy(r->authorization, v, (size_t)(ve - v));
-				r->authorization[ve - v] = '\0';
-			}
+		if (header_is(p, colon, "Authorization"))
+			(void)header_value(colon + 1, p + ln, r->authorization, sizeof r->authorization);
+		if (header_is(p, colon, "Host")) {
+			/* RFC 9112: more than one Host, or one not understood, is a 400 */
+			if (host_seen || !header_value(colon + 1, p + ln, r->host, sizeof r->host))
+				return SERVE_BAD;
+			host_seen = true;
 		}
 		p = le + 1;
 	}
@@ -165,6 +197,59 @@ bool serve_query_param(const char *query, const char *name, char *out, size_t si
 		}
 		p = amp ? amp + 1 : NULL;
 	}
+	return false;
+}
+
+/* The host of a Host header's value without its port: "[::1]:80" is "[::1]", "a:80" "a". */
+static size_t host_trim_port(const char *h, size_t len)
+{
+	const char *colon = memrchr(h, ':', len), *bracket = memrchr(h, ']', len);
+
+	return colon && (!bracket || colon > bracket) ? (size_t)(colon - h) : len;
+}
+
+/* An IP address literal that no client resolves through DNS: dotted IPv4 (inet_pton takes
+ * no other form) outside 0.0.0.0/8, or a bracketed IPv6 address other than [::], without a
+ * zone. */
+static bool host_is_ip(const char *h, size_t len)
+{
+	char buf[INET6_ADDRSTRLEN];
+	unsigned char bin[sizeof(struct in6_addr)];
+
+	if (len >= 4 && h[0] == '[' && h[len - 1] == ']') {
+		if (len - 2 >= sizeof buf || memchr(h, '%', len))
+			return false;
+		memcpy(buf, h + 1, len - 2);
+		buf[len - 2] = '\0';
+		if (inet_pton(AF_INET6, buf, bin) != 1)
+			return false;
+		for (size_t i = 0; i < sizeof bin; i++)
+			if (bin[i])
+				return true;
+		return false;
+	}
+	if (len >= INET_ADDRSTRLEN)
+		return false;
+	memcpy(buf, h, len);
+	buf[len] = '\0';
+	return inet_pton(AF_INET, buf, bin) == 1 && bin[0] != 0;
+}
+
+static bool host_is(const char *h, size_t len, const char *name)
+{
+	return strlen(name) == len && strncasecmp(h, name, len) == 0;
+}
+
+bool serve_host_allowed(const char *host, const char *const *names, size_t n)
+{
+	size_t len = host_trim_port(host, strlen(host));
+
+	if (len == 0 || host_is_ip(host, len) || host_is(host, len, "localhost") ||
+	    host_is(host, len, "localhost6"))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && host_is(host, len, names[i]))
+			return true;
 	return false;
 }
 
@@ -234,6 +319,19 @@ static void ep_set(struct serve *s, struct serve_conn *c, uint32_t events, int o
 	}
 }
 
+/* Watches the listening socket again after a pause (level-triggered: what waits in the
+ * kernel's queue is seen at once). */
+static void listen_resume(struct serve *s)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.events = EPOLLIN;
+	ev.data.ptr = NULL;
+	if (epoll_ctl(s->ep_fd, EPOLL_CTL_ADD, s->listen_fd, &ev) == 0 || errno == EEXIST)
+		s->listen_paused = s->listen_full = false;
+}
+
 static void conn_close(struct serve_conn *c)
 {
 	struct serve *s = c->s;
@@ -247,6 +345,8 @@ static void conn_close(struct serve_conn *c)
 	c->fd = -1;
 	c->state = CONN_FREE;
 	s->n_conns--;
+	if (s->listen_full)
+		listen_resume(s);
 	if (waiting && s->h.on_gone)
 		s->h.on_gone(s->ud, c);
 }
@@ -280,6 +380,7 @@ static const char *status_text(int status)
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
+	case 421: return "Misdirected Request";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
@@ -367,12 +468,46 @@ static void conn_read(struct serve_conn *c)
 	s->h.on_request(s->ud, c, &r);
 }
 
+/* A slot for a new connection: a free one, else that of the oldest connection still sending
+ * its request's head if it has had SERVE_RECLAIM_AFTER_S (to be closed for it), so that
+ * clients which connect and say nothing cannot keep a real request out. NULL when none can
+ * be had yet: *retry_s is then when one can (0: only once a connection closes). */
+static struct serve_conn *conn_slot(struct serve *s, double now, double *retry_s)
+{
+	struct serve_conn *oldest = NULL;
+
+	for (size_t k = 0; k < SERVE_MAX_CONNS; k++) {
+		struct serve_conn *c = &s->conns[k];
+
+		if (c->state == CONN_FREE)
+			return c;
+		if (c->state == CONN_READING && (!oldest || c->since < oldest->since))
+			oldest = c;
+	}
+	*retry_s = 0;
+	if (oldest && now - oldest->since < SERVE_RECLAIM_AFTER_S) {
+		*retry_s = oldest->since + SERVE_RECLAIM_AFTER_S - now;
+		return NULL;
+	}
+	return oldest;
+}
+
 static void serve_accept(struct serve *s)
 {
 	for (int i = 0; i < SERVE_ACCEPTS_PER_TURN; i++) {
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct serve_conn *c = NULL;
+		double now = util_now_mono_s(), retry_s;
+		struct serve_conn *c = conn_slot(s, now, &retry_s);
+		int fd;
 
+		if (!c) {
+			/* the rest wait in the kernel's queue, in order, until a slot can be had */
+			epoll_ctl(s->ep_fd, EPOLL_CTL_DEL, s->listen_fd, NULL);
+			s->listen_full = true;
+			if (retry_s > 0)
+				loop_timer_arm(s->resume, retry_s);
+			return;
+		}
+		fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
 				/* level-triggered: stop listening until the next tick, or spin */
@@ -382,13 +517,8 @@ static void serve_accept(struct serve *s)
 			}
 			return;
 		}
-		for (size_t k = 0; k < SERVE_MAX_CONNS && !c; k++)
-			if (s->conns[k].state == CONN_FREE)
-				c = &s->conns[k];
-		if (!c) {
-			close(fd); /* full: accepted and closed, so that the backlog does not fill */
-			continue;
-		}
+		if (c->state != CONN_FREE)
+			conn_close(c); /* its slot is taken back */
 		c->s = s;
 		c->fd = fd;
 		c->state = CONN_READING;
@@ -396,11 +526,15 @@ static void serve_accept(struct serve *s)
 		c->in_len = 0;
 		c->out = NULL;
 		c->out_len = c->out_off = 0;
-		c->deadline = util_now_mono_s() + SERVE_READ_TIMEOUT_S;
+		c->since = now;
+		c->deadline = c->since + SERVE_HEAD_TIMEOUT_S;
 		s->n_conns++;
 		ep_set(s, c, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_ADD);
 		if (!loop_timer_armed(s->tick))
 			loop_timer_arm(s->tick, SERVE_TICK_S);
+		/* a request that came with the connection is read now, before more accepts can
+		 * take its slot */
+		conn_read(c);
 	}
 }
 
@@ -440,16 +574,19 @@ static void serve_on_tick(void *ud)
 		if (c->state != CONN_FREE && c->deadline > 0 && now >= c->deadline)
 			conn_close(c);
 	}
-	if (s->listen_paused) {
-		struct epoll_event ev;
-		memset(&ev, 0, sizeof ev);
-		ev.events = EPOLLIN;
-		ev.data.ptr = NULL;
-		if (epoll_ctl(s->ep_fd, EPOLL_CTL_ADD, s->listen_fd, &ev) == 0)
-			s->listen_paused = false;
-	}
+	if (s->listen_paused)
+		listen_resume(s);
 	if (s->n_conns || s->listen_paused)
 		loop_timer_arm(s->tick, SERVE_TICK_S);
+}
+
+/* A slot can be taken back now: accepting again. */
+static void serve_on_resume(void *ud)
+{
+	struct serve *s = ud;
+
+	if (s->listen_full)
+		listen_resume(s);
 }
 
 /* ---- the server ---- */
@@ -486,7 +623,7 @@ struct serve *serve_open(const char *host, int port, int *status, char **cause)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	if (family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 128) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, SERVE_BACKLOG) < 0) {
 		int err = errno;
 		close(fd);
 		*status = err == EADDRINUSE ? EXIT_PORT_BUSY :
@@ -537,6 +674,7 @@ int serve_start(struct serve *s, struct loop *l, const struct serve_handlers *h,
 	}
 	s->watched = true;
 	s->tick = loop_timer_create(l, serve_on_tick, s);
+	s->resume = loop_timer_create(l, serve_on_resume, s);
 	return 0;
 }
 
@@ -544,10 +682,12 @@ void serve_free(struct serve *s)
 {
 	if (!s)
 		return;
+	s->listen_full = false;
 	for (size_t k = 0; k < SERVE_MAX_CONNS; k++)
 		if (s->conns[k].state != CONN_FREE)
 			conn_close(&s->conns[k]);
 	loop_timer_free(s->tick);
+	loop_timer_free(s->resume);
 	close(s->listen_fd);
 	if (s->ep_fd >= 0 && !s->watched)
 		close(s->ep_fd);

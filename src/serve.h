@@ -3,10 +3,14 @@
  *
  * It never blocks the loop and is bounded against slow or hostile clients: one epoll set
  * watched by the loop holds the listening socket and every connection; at most
- * SERVE_MAX_CONNS connections (beyond, accepted and closed), a request's head of at most
- * SERVE_MAX_HEAD bytes that must arrive within SERVE_READ_TIMEOUT_S, a response built in
- * memory (at most SERVE_MAX_RESPONSE bytes) that must leave within SERVE_WRITE_TIMEOUT_S of
- * the client's last read. One request per connection (Connection: close). */
+ * SERVE_MAX_CONNS connections, a request's head of at most SERVE_MAX_HEAD bytes that must
+ * arrive within SERVE_HEAD_TIMEOUT_S of the accept, a response built in memory (at most
+ * SERVE_MAX_RESPONSE bytes) that must leave within SERVE_WRITE_TIMEOUT_S of the client's last
+ * read. When every slot is taken, new connections wait in the kernel's queue (in order) and
+ * the next one takes the slot of the oldest connection that has not sent its whole request
+ * within SERVE_RECLAIM_AFTER_S (serve.c): clients that connect and say nothing, however many
+ * and however fast they reconnect, cannot keep a real request out. One request per
+ * connection (Connection: close). */
 #ifndef NTOP_SERVE_H
 #define NTOP_SERVE_H
 
@@ -15,7 +19,7 @@
 
 #define SERVE_MAX_CONNS 64
 #define SERVE_MAX_HEAD 8192
-#define SERVE_READ_TIMEOUT_S 10.0
+#define SERVE_HEAD_TIMEOUT_S 5.0
 #define SERVE_WRITE_TIMEOUT_S 10.0
 #define SERVE_MAX_RESPONSE ((size_t)32 << 20)
 
@@ -30,6 +34,8 @@ struct serve_request {
 	char authorization[256];     /* the Authorization header's value, "" for none (one too
 	                                long for this is "" too, and so refused where one is
 	                                required) */
+	char host[256];              /* the Host header's value, "" for none (two Host headers,
+	                                or one too long for this, are SERVE_BAD) */
 };
 
 enum serve_parse {
@@ -44,6 +50,12 @@ enum serve_parse serve_parse_request(const char *buf, size_t len, struct serve_r
 /* The value of query parameter name into out (percent-decoding not needed for numbers: the
  * value is copied as sent). Returns true if present and it fits. */
 bool serve_query_param(const char *query, const char *name, char *out, size_t size);
+
+/* Whether a request's Host header (its value, port included) may be answered: as Node's
+ * inspector decides against DNS rebinding, the host without its port must be empty, an IP
+ * address literal (IPv4 dotted, not 0.x.x.x; IPv6 in brackets, not [::]), localhost or
+ * localhost6, or one of names (n of them), compared without case. */
+bool serve_host_allowed(const char *host, const char *const *names, size_t n);
 
 /* Splits --serve's argument: "PORT" (127.0.0.1) or "ADDR:PORT" ("[V6]:PORT" for IPv6) into a
  * numeric host and port. Returns 0, or -1 with *cause. */

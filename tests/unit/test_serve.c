@@ -223,9 +223,69 @@ static void test_cpu_seconds(void)
 	ok(procfs_cpu_seconds(0x7ffffff0, &s) < 0, "no such process: -1");
 }
 
+/* The Host header: read from the request, and judged as Node's inspector does. */
+static void test_host(void)
+{
+	static const char *const allowed[] = { "metrics.internal", "Box-7.example" };
+	struct serve_request r;
+	struct { const char *host; bool pass; } cases[] = {
+		{ "", true },
+		{ "127.0.0.1", true },
+		{ "127.0.0.1:9464", true },
+		{ "10.1.2.3:80", true },
+		{ "[::1]", true },
+		{ "[::1]:9464", true },
+		{ "[2001:db8::7]:1", true },
+		{ "localhost", true },
+		{ "LOCALHOST:1", true },
+		{ "localhost6:9464", true },
+		{ ":9464", true },
+		{ "evil.example", false },
+		{ "evil.example:9464", false },
+		{ "rebind.attacker.example:9464", false },
+		{ "127.0.0.1.evil.example", false },
+		{ "127.0.0.1.evil.example:9464", false },
+		{ "localhost.evil.example", false },
+		{ "localhost.", false },
+		{ "0.0.0.0:9464", false },
+		{ "[::]:9464", false },
+		{ "[::1%lo]:9464", false },
+		{ "::1", false },
+		{ "[::1]x", false },
+		{ "0x7f000001", false },
+		{ "2130706433", false },
+		{ "127.1", false },
+		{ "metrics.internal:9464", true },
+		{ "METRICS.INTERNAL", true },
+		{ "box-7.example:80", true },
+		{ "metrics.internal.evil.example", false },
+		{ "internal", false },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ok(serve_host_allowed(cases[i].host, allowed, 2) == cases[i].pass, "Host '%s' is %s",
+			cases[i].host, cases[i].pass ? "answered" : "refused");
+	ok(!serve_host_allowed("metrics.internal", NULL, 0), "a name not allowed is refused");
+
+	is_int(parse("GET /metrics HTTP/1.1\r\nhost:  rebind.attacker.example:9464 \r\n\r\n", &r),
+		SERVE_OK, "a Host header, any case");
+	is_str(r.host, "rebind.attacker.example:9464", "its value without the spaces");
+	is_int(parse("GET /metrics HTTP/1.1\r\n\r\n", &r), SERVE_OK, "no Host header");
+	is_str(r.host, "", "then it is empty");
+	is_int(parse("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n", &r),
+		SERVE_BAD, "two Host headers are a bad request");
+	{
+		char req[600] = "GET / HTTP/1.1\r\nHost: ";
+		memset(req + strlen(req), 'h', 300);
+		strcat(req, "\r\n\r\n");
+		is_int(parse(req, &r), SERVE_BAD, "a Host longer than kept is a bad request");
+	}
+}
+
 int main(void)
 {
 	test_parser();
+	test_host();
 	test_addr();
 	test_promfill();
 	test_cpu_seconds();
