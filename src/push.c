@@ -20,21 +20,94 @@
 
 /* ---- the URL and names ---- */
 
+/* Where a URL's credentials end: its last '@' (a password's '/', '?' or '#' left unencoded
+ * stays a credential, never a path), or NULL. */
+static const char *userinfo_end(const char *arg)
+{
+	const char *scheme = strstr(arg, "://");
+
+	return scheme ? strrchr(scheme + 3, '@') : NULL;
+}
+
+void push_redact_url(const char *arg, char *out, size_t size)
+{
+	const char *at = arg ? userinfo_end(arg) : NULL;
+	char *shown;
+
+	if (!arg)
+		arg = "";
+	shown = at ? xasprintf("%.*s***%s", (int)(strstr(arg, "://") + 3 - arg), arg, at) :
+		xstrdup(arg);
+	util_sanitize(shown, strlen(shown), out, size);
+	free(shown);
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* "Basic BASE64(USER:PASSWORD)" from the percent-encoded userinfo [p, end). */
+static int basic_auth(const char *p, const char *end, char *out, size_t size)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char raw[256];
+	size_t n = 0, o;
+
+	for (; p < end; p++) {
+		int c = (unsigned char)*p;
+
+		if (c == '%') {
+			if (end - p < 3 || hex_digit(p[1]) < 0 || hex_digit(p[2]) < 0)
+				return -1;
+			c = hex_digit(p[1]) * 16 + hex_digit(p[2]);
+			p += 2;
+		}
+		if (n == sizeof raw || c < 0x20 || c == 0x7f)
+			return -1;
+		raw[n++] = (unsigned char)c;
+	}
+	if (n == 0 || 6 + (n + 2) / 3 * 4 >= size)
+		return -1;
+	o = (size_t)snprintf(out, size, "Basic ");
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)raw[i] << 16 | (i + 1 < n ? (unsigned)raw[i + 1] << 8 : 0) |
+			(i + 2 < n ? raw[i + 2] : 0);
+
+		out[o++] = b64[v >> 18 & 63];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return 0;
+}
+
 int push_parse_url(const char *arg, struct push_url *u, char **cause)
 {
-	const char *p, *host_end, *path;
+	const char *p, *host_end, *path, *at;
 	char clean[128];
 	size_t n;
 
 	memset(u, 0, sizeof *u);
 	u->port = 80;
-	util_sanitize(arg ? arg : "", arg ? strlen(arg) : 0, clean, sizeof clean);
+	push_redact_url(arg, clean, sizeof clean);
 	if (!arg || strncmp(arg, "http://", 7) != 0) {
 		*cause = xasprintf("--push takes an http:// URL (ntop-js speaks no TLS), not '%s'.",
 			clean);
 		return -1;
 	}
 	p = arg + 7;
+	if ((at = userinfo_end(arg)) != NULL) {
+		if (basic_auth(p, at, u->auth, sizeof u->auth) < 0) {
+			*cause = xasprintf("--push: the user and password in '%s' must be 1 to 255 "
+				"bytes, percent-encoded where a URL needs it.", clean);
+			return -1;
+		}
+		p = at + 1;
+	}
 	if (*p == '[') {
 		host_end = strchr(p, ']');
 		if (!host_end)
@@ -179,6 +252,8 @@ void push_build_request(struct strbuf *b, const struct push_url *u, const struct
 	else
 		strbuf_printf(b, "Host: %s:%d\r\n", u->host, u->port);
 	strbuf_printf(b, "User-Agent: ntop-js/%s\r\n", PACKAGE_VERSION);
+	if (u->auth[0])
+		strbuf_printf(b, "Authorization: %s\r\n", u->auth);
 	strbuf_printf(b, "Content-Type: multipart/form-data; boundary=%s\r\n", boundary);
 	strbuf_printf(b, "Content-Length: %zu\r\n", body_len);
 	if (m->tenant && m->tenant[0])

@@ -31,12 +31,18 @@ struct push_url {
 	char host[64];   /* numeric: localhost is 127.0.0.1 */
 	int port;
 	char base[256];  /* the path before /ingest, "" or "/prefix" */
-	char shown[320]; /* http://HOST:PORT/prefix, for messages */
+	char shown[320]; /* http://HOST:PORT/prefix, for messages: never the credentials */
+	char auth[400];  /* "Basic BASE64" from the URL's USER:PASSWORD@, "" for none */
 };
 
-/* Reads --push's URL: http:// only, a numeric IPv4 or [IPv6] host or localhost (ntop-js
- * resolves no names), an optional port (80) and path prefix. Returns 0, or -1 with *cause. */
+/* Reads --push's URL: http:// only, optional USER[:PASSWORD]@ (percent-encoded as in any URL,
+ * sent as HTTP basic authentication), a numeric IPv4 or [IPv6] host or localhost (ntop-js
+ * resolves no names), an optional port (80) and path prefix. Returns 0, or -1 with *cause,
+ * which shows the URL without its credentials. */
 int push_parse_url(const char *arg, struct push_url *u, char **cause);
+/* arg as it may be shown: the credentials before the last '@' replaced by "***", control
+ * bytes sanitized, cut to size. */
+void push_redact_url(const char *arg, char *out, size_t size);
 /* Whether name is a valid application name or label value for Pyroscope's name syntax:
  * 1 to 128 of A-Z a-z 0-9 . _ - / : */
 bool push_name_ok(const char *name);

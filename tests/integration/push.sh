@@ -5,8 +5,10 @@
 # outage arrive once the endpoint is back (no gap in from/until); a 500 is retried, a 400 is
 # said once and not retried; SIGINT ends ntop-js promptly with status 0 while the endpoint is
 # down or never answers; a piscina pool's threads are pushed as series of their own and
-# labelled in --serve's profile. Without go its checks skip (./quickstart.sh test installs
-# golang-go).
+# labelled in --serve's profile; USER:PASSWORD@ in the URL is sent as basic authentication
+# and the password appears in no message or output, whether the URL is refused, the server
+# cannot be reached or it takes the profiles. Without go its checks skip (./quickstart.sh
+# test installs golang-go).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 GO=${GO:-go}
@@ -31,6 +33,7 @@ http.createServer((req, res) => {
 		const body = Buffer.concat(chunks), i = n++;
 		const m = /boundary=([^;]+)/.exec(req.headers["content-type"] || "");
 		fs.writeFileSync(`${dir}/${i}.query`, req.method + " " + req.url + "\n");
+		fs.writeFileSync(`${dir}/${i}.auth`, (req.headers.authorization || "-") + "\n");
 		if (m) {
 			const b = Buffer.from("--" + m[1]);
 			const start = body.indexOf(b), head = body.indexOf("\r\n\r\n", start);
@@ -95,6 +98,40 @@ ok "$([ $rc -eq 2 ] && grep -q "allow-remote" "$WORK/remote.err"; echo $?)" \
 	"a non-loopback address without --allow-remote: exit status 2 (got $rc)"
 "$NTOP_JS" -b --pid "$target_PID" --push "http://127.0.0.1:$PORT" --push-every 2 >/dev/null 2>&1
 ok "$([ $? -eq 2 ]; echo $?)" "--push-every 2: exit status 2"
+
+# ---- credentials in the URL: sent, never shown ----
+"$NTOP_JS" -b --pid "$target_PID" --push "http://user:SECRETPASS@10.1.2.3:4040" >/dev/null 2>"$WORK/cred-remote.err"
+rc=$?
+ok "$([ $rc -eq 2 ] && grep -q "allow-remote" "$WORK/cred-remote.err" &&
+	! grep -q SECRETPASS "$WORK/cred-remote.err"; echo $?)" \
+	"a remote URL with a password: exit status 2, the password not said (got $rc: $(head -c 200 "$WORK/cred-remote.err"))"
+"$NTOP_JS" -b --pid "$target_PID" --push "http://user:SECRETPASS@pyroscope.example:4040" >/dev/null 2>"$WORK/cred-name.err"
+rc=$?
+ok "$([ $rc -eq 2 ] && ! grep -q SECRETPASS "$WORK/cred-name.err"; echo $?)" \
+	"a host name with a password: exit status 2, the password not said (got $rc: $(head -c 200 "$WORK/cred-name.err"))"
+"$NTOP_JS" -b --pid "$target_PID" --push "htp://user:SECRETPASS@127.0.0.1:4040" >/dev/null 2>"$WORK/cred-scheme.err"
+rc=$?
+ok "$([ $rc -eq 2 ] && ! grep -q SECRETPASS "$WORK/cred-scheme.err"; echo $?)" \
+	"a URL that is not http:// with a password: the password not said (got $rc: $(head -c 200 "$WORK/cred-scheme.err"))"
+DEAD=$(free_port)
+"$NTOP_JS" -b --json --pid "$target_PID" -n 6 -d 0.5 --push "http://user:SECRETPASS@127.0.0.1:$DEAD" \
+	--push-every 5 >"$WORK/cred-dead.out" 2>"$WORK/cred-dead.err"
+rc=$?
+ok "$([ $rc -eq 0 ] && grep -q "not delivered to http://127.0.0.1:$DEAD" "$WORK/cred-dead.err"; echo $?)" \
+	"a server that cannot be reached: status 0, said with the URL without its credentials (got $rc: $(head -c 300 "$WORK/cred-dead.err"))"
+ok "$(! grep -q SECRETPASS "$WORK/cred-dead.err" "$WORK/cred-dead.out"; echo $?)" \
+	"the password is in neither its messages nor its JSON"
+PORTC=$(free_port)
+start_endpoint cred "$PORTC" 200
+"$NTOP_JS" -b --pid "$target_PID" -n 6 -d 0.5 --push "http://user:SECRETPASS@127.0.0.1:$PORTC" \
+	--push-every 5 >"$WORK/cred.out" 2>"$WORK/cred.err"
+rc=$?
+want="Basic $("$NODE" -p 'Buffer.from("user:SECRETPASS").toString("base64")')"
+ok "$([ $rc -eq 0 ] && [ "$(cat "$WORK/cred"/*.auth 2>/dev/null | sort -u)" = "$want" ]; echo $?)" \
+	"the server gets them as basic authentication (got $rc: $(cat "$WORK/cred"/*.auth 2>/dev/null | sort -u | head -2))"
+ok "$(! grep -q SECRETPASS "$WORK/cred.err" "$WORK/cred.out"; echo $?)" "and nothing shows the password"
+kill "$endpoint_PID"
+wait "$endpoint_PID" 2>/dev/null
 
 # ---- pushes, an outage, and the profiles it held back ----
 start_endpoint ok "$PORT" 200

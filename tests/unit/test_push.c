@@ -43,6 +43,69 @@ static void test_url(void)
 	free(cause);
 }
 
+/* Credentials in the URL: sent as basic authentication, never shown. */
+static void test_credentials(void)
+{
+	struct push_url u;
+	struct strbuf b;
+	struct push_meta m;
+	char *cause = NULL, out[128];
+	unsigned char gz[1] = { 0 };
+	static const char *const bad[] = {
+		"http://user:PASSWORD@pyroscope.example:4040",
+		"https://user:PASSWORD@127.0.0.1:4040",
+		"http://user:PASSWORD@127.0.0.1:0",
+		"http://user:PASSWORD@127.0.0.1:4040/a?b",
+		"http://user:PASSWORD@",
+		"http://user:PASS%zzWORD@127.0.0.1",
+		"http://user:PASS%0aWORD@127.0.0.1",
+		"http://@127.0.0.1",
+	};
+
+	ok(push_parse_url("http://user:PASSWORD@127.0.0.1:4040/p", &u, &cause) == 0,
+		"USER:PASSWORD@ is taken");
+	is_str(u.host, "127.0.0.1", "the host after it");
+	is_int(u.port, 4040, "its port");
+	is_str(u.shown, "http://127.0.0.1:4040/p", "shown without the credentials");
+	is_str(u.auth, "Basic dXNlcjpQQVNTV09SRA==", "basic authentication of user:PASSWORD");
+	memset(&m, 0, sizeof m);
+	m.name = "app";
+	strbuf_init(&b);
+	push_build_request(&b, &u, &m, gz, sizeof gz);
+	ok(strstr(b.data, "\r\nAuthorization: Basic dXNlcjpQQVNTV09SRA==\r\n") != NULL,
+		"sent as an Authorization header");
+	ok(strstr(b.data, "PASSWORD") == NULL, "never in clear");
+	ok(push_parse_url("http://a%40b:p%2F%3Aw@[::1]", &u, &cause) == 0 &&
+		strcmp(u.auth, "Basic YUBiOnAvOnc=") == 0, "percent-encoded (a@b:p/:w): %s", u.auth);
+	ok(push_parse_url("http://u:pa/ss@127.0.0.1", &u, &cause) == 0 &&
+		strcmp(u.host, "127.0.0.1") == 0 && strcmp(u.base, "") == 0,
+		"a / in the password stays in the password");
+	ok(push_parse_url("http://tok@127.0.0.1", &u, &cause) == 0 &&
+		strcmp(u.auth, "Basic dG9r") == 0, "a user alone");
+	ok(push_parse_url("http://127.0.0.1", &u, &cause) == 0 && u.auth[0] == '\0',
+		"none: no authentication");
+	strbuf_reset(&b);
+	push_build_request(&b, &u, &m, gz, sizeof gz);
+	ok(strstr(b.data, "Authorization") == NULL, "and no header");
+	strbuf_free(&b);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cause = NULL;
+		ok(push_parse_url(bad[i], &u, &cause) < 0 && cause && !strstr(cause, "PASS") &&
+			!strstr(cause, "user:"), "'%s' refused without its credentials: %s", bad[i],
+			cause ? cause : "(none)");
+		free(cause);
+	}
+	push_redact_url("http://user:PASSWORD@127.0.0.1:4040/x", out, sizeof out);
+	is_str(out, "http://***@127.0.0.1:4040/x", "redacted");
+	push_redact_url("http://127.0.0.1:4040/x", out, sizeof out);
+	is_str(out, "http://127.0.0.1:4040/x", "nothing to redact");
+	push_redact_url("ftp://u:p@h@i\n", out, sizeof out);
+	ok(strncmp(out, "ftp://***@i", 11) == 0 && !strchr(out, '\n'),
+		"any scheme, the last @, sanitized: %s", out);
+	push_redact_url(NULL, out, sizeof out);
+	is_str(out, "", "NULL");
+}
+
 static void test_names(void)
 {
 	struct strbuf b;
@@ -197,6 +260,7 @@ static void test_queue(void)
 int main(void)
 {
 	test_url();
+	test_credentials();
 	test_names();
 	test_request();
 	test_status();
