@@ -655,11 +655,11 @@ static int app_run(struct app *a)
 	/* before anything is attached or started: a busy port fails first */
 	if ((rc = app_serve_open(a)) != EXIT_OK)
 		return rc;
-	/* and so does a --log file that cannot be opened: nothing is opened in the target yet */
-	if (a->opt.log_path && !(a->log = memlog_open(a->opt.log_path, &cause))) {
+	/* and so does a --log path that is refused (a planted link, another user's file) */
+	if (a->opt.log_path && !(a->log = memlog_open(a->opt.log_path, &rc, &cause))) {
 		fprintf(stderr, "ntop-js: %s\n", cause);
 		free(cause);
-		return EXIT_INTERNAL;
+		return rc;
 	}
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;

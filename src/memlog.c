@@ -18,9 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "jsonpull.h"
 #include "memseries.h"
 #include "strbuf.h"
+#include "userfile.h"
 #include "util.h"
 
 #define MEMLOG_FSYNC_INTERVAL_S 60.0
@@ -79,39 +81,37 @@ static int write_all(int fd, const char *buf, size_t len, size_t *done)
 
 /* A previous run killed mid-record leaves a line without its newline; end it, so that only
  * that torn line is lost and not the first record appended after it. */
-static int terminate_torn_line(int fd, const char *path)
+static int terminate_torn_line(int fd)
 {
 	struct stat st;
 	char c;
-	int rfd;
 	ssize_t n;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
 		return 0;
-	rfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (rfd < 0)
-		return 0;     /* write-only file: nothing to check, nothing lost by trying */
+	/* read from the descriptor written, never by the name again */
 	do
-		n = pread(rfd, &c, 1, st.st_size - 1);
+		n = pread(fd, &c, 1, st.st_size - 1);
 	while (n < 0 && errno == EINTR);
-	close(rfd);
 	if (n == 1 && c != '\n')
 		return write_all(fd, "\n", 1, NULL);
-	return 0;
+	return 0;     /* write-only file: nothing to check, nothing lost by trying */
 }
 
-struct memlog *memlog_open(const char *path, char **cause)
+struct memlog *memlog_open(const char *path, int *status, char **cause)
 {
 	struct memlog *l;
-	int fd;
+	int fd, st = EXIT_INTERNAL;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		*cause = xasprintf("cannot open log %s: %s", path, strerror(errno));
+	fd = userfile_open_append(path, "--log", &st, cause);
+	if (status)
+		*status = st;
+	if (fd < 0)
 		return NULL;
-	}
-	if (terminate_torn_line(fd, path) < 0) {
+	if (terminate_torn_line(fd) < 0) {
 		*cause = xasprintf("cannot write log %s: %s", path, strerror(errno));
+		if (status)
+			*status = EXIT_INTERNAL;
 		close(fd);
 		return NULL;
 	}

@@ -15,8 +15,11 @@
 struct memlog;
 struct mem_sample;
 
-/* Opens (appends to) path, created with mode 0600. NULL with *cause on failure. */
-struct memlog *memlog_open(const char *path, char **cause);
+/* Opens (appends to) path, created with mode 0600, never through a symbolic link, and an
+ * existing file only if it is ntop-js's own and no one else's to read (userfile.h). NULL with
+ * *cause on failure and *status (if not NULL): EXIT_USAGE for a refused path, EXIT_INTERNAL
+ * for one that cannot be opened. */
+struct memlog *memlog_open(const char *path, int *status, char **cause);
 /* Writes one record (a JSON object without the newline). Returns 0, or -1 with *cause. */
 int memlog_write(struct memlog *l, const char *json, size_t len, double now_s, char **cause);
 /* The JSON of a "mem" record for m. Caller frees. */

@@ -2,6 +2,7 @@
  * killed with SIGKILL mid-run, the file mode, and a log longer than the reader's buffer. */
 #include "config.h"
 
+#include "exitcode.h"
 #include "memlog.h"
 #include "memseries.h"
 #include "strbuf.h"
@@ -128,7 +129,7 @@ static void test_roundtrip(const char *dir)
 	size_t bad;
 	mode_t old = umask(0);
 
-	l = memlog_open(path, &cause);
+	l = memlog_open(path, NULL, &cause);
 	umask(old);
 	ok(l != NULL, "open creates the log");
 	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600 even with umask 0 (%o)",
@@ -183,7 +184,7 @@ static void test_roundtrip(const char *dir)
 	is_int(s.mem, 2, "and not delivered");
 
 	/* a new run appending to that log ends the torn line first */
-	l = memlog_open(path, &cause);
+	l = memlog_open(path, NULL, &cause);
 	ok(l && write_rec(l, "{\"type\":\"gap\",\"time\":1700000010}", 1700000010) == 0,
 		"reopened and appended");
 	memlog_close(l);
@@ -255,7 +256,7 @@ static void test_bad_lines(const char *dir)
 		"a missing file is an error with a cause");
 	free(cause);
 	cause = NULL;
-	ok(memlog_open("/nonexistent/dir/ntop-js.log", &cause) == NULL && cause,
+	ok(memlog_open("/nonexistent/dir/ntop-js.log", NULL, &cause) == NULL && cause,
 		"open in a missing directory fails with a cause");
 	free(cause);
 	free(path);
@@ -266,7 +267,7 @@ static void test_bad_lines(const char *dir)
 static void test_long_log(const char *dir)
 {
 	char *path = xasprintf("%s/long.log", dir), *cause = NULL;
-	struct memlog *l = memlog_open(path, &cause);
+	struct memlog *l = memlog_open(path, NULL, &cause);
 	struct mem_sample m = { 0 };
 	struct seen s = { 0 };
 	size_t bad, n = 60000, failed = 0;
@@ -311,7 +312,7 @@ static void test_short_write(const char *dir)
 	pid = fork();
 	if (pid == 0) {
 		char *cause = NULL;
-		struct memlog *l = memlog_open(path, &cause);
+		struct memlog *l = memlog_open(path, NULL, &cause);
 		struct rlimit rl;
 		int r1, r2, r3;
 
@@ -343,7 +344,7 @@ static void test_short_write(const char *dir)
 static void child_writer(const char *path)
 {
 	char *cause = NULL, pad[3000];
-	struct memlog *l = memlog_open(path, &cause);
+	struct memlog *l = memlog_open(path, NULL, &cause);
 	struct mem_sample m = { 0 };
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
 
@@ -418,6 +419,116 @@ static void test_sigkill(const char *dir)
 	strbuf_free(&s.window_json);
 }
 
+static void put_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		printf("# cannot write %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	chmod(path, mode);
+}
+
+static bool file_is(const char *path, const char *text)
+{
+	char data[256];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, data, sizeof data);
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(text) && memcmp(data, text, (size_t)n) == 0;
+}
+
+/* log_refused(PATH, WHY): memlog_open refuses PATH with EXIT_USAGE and a cause saying WHY. */
+static void log_refused(const char *path, const char *why, const char *what)
+{
+	char *cause = NULL;
+	int status = -1;
+	struct memlog *l = memlog_open(path, &status, &cause);
+
+	ok(!l && status == EXIT_USAGE && cause && strstr(cause, why) && strstr(cause, "--log"),
+		"%s: refused with status 2 (%s)", what, cause ? cause : "opened");
+	if (l)
+		memlog_close(l);
+	free(cause);
+}
+
+/* The --log path as an attacker prepares it: nothing followed, nothing of theirs taken. */
+static void test_unsafe_paths(const char *dir)
+{
+	char *secret = xasprintf("%s/secret", dir), *slink = xasprintf("%s/link.log", dir);
+	char *dangling = xasprintf("%s/dangling.log", dir), *gone = xasprintf("%s/gone", dir);
+	char *open644 = xasprintf("%s/open.log", dir), *own = xasprintf("%s/own.log", dir);
+	char *fresh = xasprintf("%s/fresh.log", dir), *hard = xasprintf("%s/hard.log", dir);
+	char *fifo = xasprintf("%s/fifo.log", dir), *theirs = xasprintf("%s/theirs.log", dir);
+	char *cause = NULL;
+	struct memlog *l;
+	struct stat st;
+	mode_t old_mask;
+	int status = -1;
+
+	put_file(secret, "root only\n", 0600);
+	ok(symlink(secret, slink) == 0, "a symlink planted to a file of ours");
+	log_refused(slink, "symbolic link", "a symlink to an existing file");
+	ok(file_is(secret, "root only\n"), "the link's target is unchanged");
+	ok(symlink(gone, dangling) == 0, "a dangling symlink planted");
+	log_refused(dangling, "symbolic link", "a dangling symlink");
+	ok(lstat(gone, &st) < 0 && errno == ENOENT, "nothing created where it points");
+
+	put_file(open644, "theirs to read\n", 0644);
+	log_refused(open644, "other users", "an existing file others can read (0644)");
+	ok(file_is(open644, "theirs to read\n"), "left unchanged");
+	chmod(open644, 0620);
+	log_refused(open644, "other users", "an existing file its group can write (0620)");
+
+	ok(link(secret, hard) == 0, "a hard link to a file of ours");
+	log_refused(hard, "hard links", "a file with two names");
+	ok(file_is(secret, "root only\n"), "the other name's content is unchanged");
+
+	ok(mkfifo(fifo, 0600) == 0, "a FIFO of ours");
+	log_refused(fifo, "not a regular file", "a FIFO (without hanging on its reader)");
+
+	put_file(theirs, "nobody's\n", 0600);
+	if (geteuid() != 0) {
+		ok(1, "# SKIP a file of another user needs root to make");
+	} else if (chown(theirs, 65534, 65534) == 0) {
+		log_refused(theirs, "another user", "a file of another user (mode 0600)");
+		ok(file_is(theirs, "nobody's\n"), "left unchanged");
+	} else {
+		ok(0, "chown to 65534: %s", strerror(errno));
+	}
+
+	put_file(own, "{\"type\":\"gap\",\"time\":1}\n", 0600);
+	l = memlog_open(own, &status, &cause);
+	ok(l != NULL, "our own file with mode 0600 is appended to (%s)", cause ? cause : "ok");
+	if (l) {
+		write_rec(l, "{\"type\":\"gap\",\"time\":2}", 2);
+		memlog_close(l);
+	}
+	ok(file_is(own, "{\"type\":\"gap\",\"time\":1}\n{\"type\":\"gap\",\"time\":2}\n"),
+		"after what it held");
+	free(cause);
+	cause = NULL;
+
+	old_mask = umask(0);
+	l = memlog_open(fresh, &status, &cause);
+	umask(old_mask);
+	ok(l != NULL && stat(fresh, &st) == 0 && (st.st_mode & 0777) == 0600,
+		"a new file is created with mode 0600 under umask 0 (%o)", (unsigned)(st.st_mode & 0777));
+	memlog_close(l);
+	free(cause);
+	cause = NULL;
+	status = -1;
+	ok(memlog_open("/nonexistent/dir/x.log", &status, &cause) == NULL &&
+		status == EXIT_INTERNAL, "a directory that does not exist: status 1 (%s)", cause);
+	free(cause);
+
+	free(secret); free(slink); free(dangling); free(gone); free(open644); free(own);
+	free(fresh); free(hard); free(fifo); free(theirs);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -432,6 +543,7 @@ int main(void)
 	test_long_log(dir);
 	test_short_write(dir);
 	test_sigkill(dir);
+	test_unsafe_paths(dir);
 	{
 		char *cmd = xasprintf("rm -rf '%s'", dir);
 
