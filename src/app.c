@@ -30,6 +30,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <malloc.h>
 #include <math.h>
@@ -624,15 +625,15 @@ static int app_launch(struct app *a)
 	int fd;
 
 	log_path = xasprintf("%s/ntop-js-%d-XXXXXX.log", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
-	fd = mkstemps(log_path, 4);
+	/* created exclusively (no link followed), and used through this descriptor only */
+	fd = mkostemps(log_path, 4, O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "ntop-js: cannot create a log file for the program: %s.\n",
 			strerror(errno));
 		free(log_path);
 		return EXIT_INTERNAL;
 	}
-	close(fd);
-	a->launch = launch_start(a->opt.command, log_path, a->opt.timeout_s, &cause);
+	a->launch = launch_start(a->opt.command, fd, log_path, a->opt.timeout_s, &cause);
 	free(log_path);
 	if (!a->launch) {
 		fprintf(stderr, "ntop-js: %s\n", cause);

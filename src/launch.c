@@ -278,12 +278,12 @@ static char *launch_wait_ready(struct launch *l, const char *prog, double timeou
 		"its output is in %s.", prog, timeout_s, l->log_path);
 }
 
-struct launch *launch_start(char *const *argv, const char *log_path, double timeout_s,
-	char **cause)
+struct launch *launch_start(char *const *argv, int log_fd, const char *log_path,
+	double timeout_s, char **cause)
 {
 	struct launch *l;
 	char prog[256], *why;
-	int log_fd, null_fd, pfd[2], child_errno = 0;
+	int null_fd, pfd[2], child_errno = 0;
 	sigset_t all, old;
 	pid_t parent = getpid();
 	ssize_t got;
@@ -291,12 +291,15 @@ struct launch *launch_start(char *const *argv, const char *log_path, double time
 	*cause = NULL;
 	if (!argv || !argv[0] || !argv[0][0]) {
 		*cause = xstrdup("no command to run.");
+		close(log_fd);
 		return NULL;
 	}
 	util_sanitize(argv[0], strlen(argv[0]), prog, sizeof(prog));
-	log_fd = launch_fd_high(open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+	/* The descriptor the log was created with, never its path again: in a directory others
+	 * may write to, the path could be swapped for a link in between. */
+	log_fd = launch_fd_high(log_fd);
 	if (log_fd < 0) {
-		*cause = xasprintf("cannot open the log file %s: %s.", log_path, strerror(errno));
+		*cause = xasprintf("cannot use the log file %s: %s.", log_path, strerror(errno));
 		return NULL;
 	}
 	null_fd = launch_fd_high(open("/dev/null", O_RDONLY | O_CLOEXEC));

@@ -11,13 +11,14 @@
 struct launch;
 
 /* Starts argv (argv[0] found on PATH) in a process group of its own (so the terminal's Ctrl-C
- * reaches only ntop-js), stdin from /dev/null, stdout and stderr appended to log_path (created
- * 0600), with ntop-js's environment as it is. Then waits, at most timeout_s, for the process
+ * reaches only ntop-js), stdin from /dev/null, stdout and stderr appended to log_fd (the log
+ * file the caller created exclusively, 0600, O_APPEND; launch_start takes it over, log_path
+ * only names it in messages), with ntop-js's environment as it is. Then waits, at most timeout_s, for the process
  * (or, for a wrapper like sh or npm, its node descendant) to install Node's SIGUSR1 handler.
  * Returns NULL with *cause (one sentence) if it cannot start, exits early (the cause names the
  * log), or no Node process appears in time; the program is then ended. */
-struct launch *launch_start(char *const *argv, const char *log_path, double timeout_s,
-	char **cause);
+struct launch *launch_start(char *const *argv, int log_fd, const char *log_path,
+	double timeout_s, char **cause);
 /* The PID to attach to: the node process the user means (its SIGUSR1 handler installed, unless
  * the wait ran out: attach then says why it cannot be signalled). */
 pid_t launch_target_pid(const struct launch *l);
