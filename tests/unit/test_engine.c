@@ -470,6 +470,8 @@ static void free_fake(struct fake *f)
 /* Opens the connection the engine made and answers the set-up until the first window runs:
  * the pause reading, the profiler's enable and interval, the exit notification and the first
  * profile's start. */
+static void answer_setup(struct fake *f, bool eval);
+
 static void run_setup(struct fake *f, bool eval)
 {
 	if (!f->conn) {
@@ -477,6 +479,12 @@ static void run_setup(struct fake *f, bool eval)
 		return;
 	}
 	f->conn->h->on_open(f->conn->ud);
+	answer_setup(f, eval);
+}
+
+/* Answers the set-up's requests once the connection is open (run_setup). */
+static void answer_setup(struct fake *f, bool eval)
+{
 	if (eval)
 		answer(f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
 			"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
@@ -1358,12 +1366,7 @@ static void test_door(void)
 	ok(s && strstr(s->expression, "i.close()") && strstr(s->expression, ",60000,true)"),
 		"door: the set-up installs a lease of a minute that closes the inspector");
 	answer_door(&f, 1);
-	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
-		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
-	answer(&f, "Profiler.enable", "{}");
-	answer(&f, "Profiler.setSamplingInterval", "{}");
-	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
-	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+	answer_setup(&f, true);
 	from = f.n_sent;
 	for (unsigned w = 0; w < 16; w++) {
 		int before = f.n_sent;
@@ -1432,12 +1435,7 @@ static void test_door(void)
 		ok(s && strstr(s->expression, ",60000,false)"),
 			"door %d: a target opened before is only asked for an earlier lease", adopted);
 		answer_door(&f, adopted);
-		answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
-			"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
-		answer(&f, "Profiler.enable", "{}");
-		answer(&f, "Profiler.setSamplingInterval", "{}");
-		answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
-		answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
+		answer_setup(&f, true);
 		from = f.n_sent;
 		one_window(&f, 0);
 		answer(&f, "Profiler.disable", "{}");
