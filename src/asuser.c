@@ -10,6 +10,7 @@
 #include "asuser.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -36,7 +38,7 @@
 struct asuser {
 	int rootfd;         /* the target's root, O_PATH */
 	char *root_path;    /* the same, as a path (the fallback without openat2 resolves it) */
-	bool drop;          /* reads take ids' rights (ntop-js is root) */
+	bool drop;          /* reads take ids' rights (ntop-js is root or has capabilities) */
 	bool openat2;       /* the kernel has openat2 and lets us use it */
 	struct asuser_ids ids;
 };
@@ -53,6 +55,15 @@ struct reply_head {
 	uint64_t len;  /* bytes that follow */
 };
 
+/* What the child writes after the whole file: without it, what came is not the file (the
+ * child died or met an error or the file's end early), whatever its exit status says (an
+ * inherited SIGCHLD=SIG_IGN leaves no status to read). */
+struct reply_tail {
+	uint64_t len;   /* the bytes sent, h.len */
+	uint64_t magic; /* REPLY_MAGIC */
+};
+#define REPLY_MAGIC 0x6e746f702d6a7321ULL /* "ntop-js!" */
+
 /* Everything the child needs, ready before the fork. */
 struct request {
 	const struct asuser *u;
@@ -61,6 +72,8 @@ struct request {
 	int wfd;
 	size_t max;
 	bool tail_only;
+	unsigned fd_bound; /* above every descriptor ntop-js may hold (without close_range) */
+	uint32_t caps[2];  /* what the child keeps: the target's CapEff within ntop-js's own */
 };
 
 /* ---- /proc/PID/status ---------------------------------------------------------------- */
@@ -185,13 +198,37 @@ static bool probe_openat2(int rootfd)
 	return false;
 }
 
+/* ntop-js's own capabilities (effective, permitted), from the kernel. */
+static int own_caps(uint64_t *eff, uint64_t *prm)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	*eff = (uint64_t)d[1].effective << 32 | d[0].effective;
+	*prm = (uint64_t)d[1].permitted << 32 | d[0].permitted;
+	return 0;
+}
+
+/* Whether reads must take the target's ids: whenever ntop-js's own rights could reach more
+ * than its uid's (root, or any effective capability such as CAP_DAC_READ_SEARCH). If they
+ * cannot be known, they are taken (and a read fails if the child cannot take them). */
+static bool must_drop(void)
+{
+	uint64_t eff, prm;
+
+	return geteuid() == 0 || own_caps(&eff, &prm) < 0 || eff != 0;
+}
+
 static struct asuser *reader_new(int rootfd, char *root_path, const struct asuser_ids *ids)
 {
 	struct asuser *u = xcalloc(1, sizeof *u);
 
 	u->rootfd = rootfd;
 	u->root_path = root_path;
-	u->drop = ids && geteuid() == 0;
+	u->drop = ids && must_drop();
 	if (ids)
 		u->ids = *ids;
 	u->openat2 = probe_openat2(rootfd);
@@ -291,44 +328,53 @@ static __attribute__((noreturn)) void child_fail(int wfd, enum reply_kind kind, 
 	_exit(0);
 }
 
-/* Closes every descriptor but a and b: the child holds nothing of ntop-js's. */
-static void close_others(int a, int b)
+/* Closes descriptors from..to (to included): close_range where the kernel has it (5.9), else
+ * one close per descriptor up to bound, which the parent found before the fork. */
+static void close_span(unsigned from, unsigned to, unsigned bound)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-
-	if (lo > 0)
-		syscall(SYS_close_range, 0u, (unsigned)lo - 1, 0u);
-	if (hi > lo + 1)
-		syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0u);
-	syscall(SYS_close_range, (unsigned)hi + 1, ~0u, 0u);
+	if (from > to)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, from, to, 0u) == 0)
+		return;
+#endif
+	for (unsigned fd = from; fd <= to && fd < bound; fd++)
+		close((int)fd);
 }
 
-/* Becomes the target's user: its root, groups, gid, uid, and (for uid 0) its capabilities. */
+/* Closes every descriptor but a and b: the child holds nothing of ntop-js's. */
+static void close_others(int a, int b, unsigned bound)
+{
+	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+
+	if (lo > 0)
+		close_span(0, lo - 1, bound);
+	close_span(lo + 1, hi - 1, bound);
+	close_span(hi + 1, ~0u, bound);
+}
+
+/* Becomes the target's user: its root, groups, gid, uid and capabilities (those of its that
+ * ntop-js has; none that it lacks). Any step that fails ends the read. */
 static void child_become(const struct request *q)
 {
 	const struct asuser *u = q->u;
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = q->caps[0], .permitted = q->caps[0] },
+		{ .effective = q->caps[1], .permitted = q->caps[1] },
+	};
 
 	if (fchdir(u->rootfd) < 0 || chroot(".") < 0)
 		child_fail(q->wfd, REPLY_ROOT, errno, 0);
 	close(u->rootfd);
-	if (syscall(SYS_setgroups, u->ids.n_groups, u->ids.groups) < 0 ||
+	/* the capabilities are set whole after the uid changes (a non-root uid keeps its own
+	 * across setresuid; root's are kept so that the target's can stay) */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_setgroups, u->ids.n_groups, u->ids.groups) < 0 ||
 	    syscall(SYS_setresgid, u->ids.gid, u->ids.gid, u->ids.gid) < 0 ||
-	    syscall(SYS_setresuid, u->ids.uid, u->ids.uid, u->ids.uid) < 0)
+	    syscall(SYS_setresuid, u->ids.uid, u->ids.uid, u->ids.uid) < 0 ||
+	    syscall(SYS_capset, &h, d) < 0)
 		child_fail(q->wfd, REPLY_CREDS, errno, 0);
-	if (u->ids.uid == 0) {
-		/* root keeps its capabilities across setresuid: only the target's stay */
-		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-		struct __user_cap_data_struct d[2] = {
-			{ .effective = (uint32_t)u->ids.cap_eff,
-			  .permitted = (uint32_t)u->ids.cap_eff },
-			{ .effective = (uint32_t)(u->ids.cap_eff >> 32),
-			  .permitted = (uint32_t)(u->ids.cap_eff >> 32) },
-		};
-		if (syscall(SYS_capset, &h, d) < 0)
-			child_fail(q->wfd, REPLY_CREDS, errno, 0);
-	}
-	/* the target's user must not trace its way into the reader */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 static int child_open(const struct request *q)
@@ -354,15 +400,20 @@ static int child_open(const struct request *q)
 static __attribute__((noreturn)) void child_run(const struct request *q)
 {
 	struct reply_head h = { .kind = REPLY_OK };
+	struct reply_tail t = { .magic = REPLY_MAGIC };
 	char chunk[16384];
 	struct stat st;
 	sigset_t all;
 	off_t at = 0;
 	int fd;
 
+	/* first: the child holds a copy of ntop-js's memory, which no one may trace into, even
+	 * for the moment it has the target's uid (fs.suid_dumpable=1) */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		_exit(3);
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	close_others(q->u->rootfd, q->wfd);
+	close_others(q->u->rootfd, q->wfd, q->fd_bound);
 	if (q->u->drop)
 		child_become(q);
 	fd = child_open(q);
@@ -385,10 +436,12 @@ static __attribute__((noreturn)) void child_run(const struct request *q)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			_exit(r < 0 ? 2 : 0); /* an error, or shrunk meanwhile: the parent sees EOF */
+			_exit(2); /* an error, or shrunk meanwhile: no tail, so the parent fails */
 		write_all(q->wfd, chunk, (size_t)r);
 		sent += (uint64_t)r;
 	}
+	t.len = h.len;
+	write_all(q->wfd, &t, sizeof t);
 	_exit(0);
 }
 
@@ -434,24 +487,90 @@ static ssize_t read_until(int fd, void *buf, size_t n, double deadline)
 	return (ssize_t)got;
 }
 
-/* Reaps the child: true if it exited with status 0. One that a hung mount holds even after
- * SIGKILL is left after a second. */
-static bool reap(pid_t pid, bool kill_it)
+/* A descriptor of the child just forked (Linux 5.3), so that a kill can never reach another
+ * process that took its PID; -1 without one. */
+static int child_pidfd(pid_t pid)
 {
-	int st = 0;
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0u);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
 
-	if (kill_it)
-		kill(pid, SIGKILL);
+static void child_kill(pid_t pid, int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0u) == 0)
+		return;
+	if (pidfd >= 0)
+		return; /* it is gone: its PID may be another process's */
+#else
+	(void)pidfd;
+#endif
+	kill(pid, SIGKILL);
+}
+
+enum reaped {
+	REAPED_OK,     /* it exited with status 0 */
+	REAPED_FAILED, /* with another status, or by a signal */
+	REAPED_NONE    /* gone without a status, or left running */
+};
+
+/* Reaps the child, killed first if kill_it. A child that waitid does not find (SIGCHLD
+ * ignored: the kernel reaped it) is not ours any more: it is never killed (its PID may be
+ * another process's) and its status is unknown. One that a hung mount holds even after
+ * SIGKILL is left after a second. */
+static enum reaped reap(pid_t pid, int pidfd, bool kill_it)
+{
 	for (int i = 0; i < 1000; i++) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-		if (r < 0 && errno != EINTR)
-			return errno == ECHILD; /* reaped by someone else (SIGCHLD ignored) */
+		siginfo_t si;
+
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) < 0) {
+			if (errno == EINTR)
+				continue;
+			return REAPED_NONE;
+		}
+		if (si.si_pid == pid)
+			return si.si_code == CLD_EXITED && si.si_status == 0 ? REAPED_OK :
+				REAPED_FAILED;
+		/* still running and not reaped: its PID is still its own */
+		if (kill_it)
+			child_kill(pid, pidfd);
+		kill_it = false;
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
-	return false;
+	return REAPED_NONE;
+}
+
+/* Above every descriptor this process holds: its limit, or its highest descriptor if one was
+ * opened before the limit was lowered. Found before the fork, for a child without
+ * close_range (Linux before 5.9). */
+static unsigned fd_bound(void)
+{
+	struct rlimit rl;
+	unsigned bound = 1024;
+	struct dirent *de;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		bound = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX ? (unsigned)INT_MAX :
+			(unsigned)rl.rlim_cur;
+	long sc = sysconf(_SC_OPEN_MAX);
+	if (sc > 0 && (unsigned long)sc > bound && sc <= INT_MAX)
+		bound = (unsigned)sc;
+	if ((d = opendir("/proc/self/fd"))) {
+		while ((de = readdir(d))) {
+			unsigned long fd = strtoul(de->d_name, NULL, 10);
+			if (fd < INT_MAX && fd + 1 > bound)
+				bound = (unsigned)fd + 1;
+		}
+		closedir(d);
+	}
+	return bound;
 }
 
 /* The fallback without openat2 (and without root's chroot): the real path must stay under
@@ -519,25 +638,75 @@ static char *reply_error(const struct asuser *u, const struct reply_head *h, con
 	return xasprintf("cannot read %s: %s.", p, strerror(h->err ? h->err : EIO));
 }
 
+/* The request's capabilities: the target's effective ones that ntop-js has. Returns -1 when
+ * ntop-js's are unknown. */
+static int request_caps(struct request *q)
+{
+	uint64_t eff, prm, keep;
+
+	if (own_caps(&eff, &prm) < 0)
+		return -1;
+	keep = q->u->ids.cap_eff & prm;
+	q->caps[0] = (uint32_t)keep;
+	q->caps[1] = (uint32_t)(keep >> 32);
+	return 0;
+}
+
+/* Reads the child's answer into *buf and *len: 0, -1 with errno (ETIMEDOUT: the deadline
+ * passed), -2 with *err (the child's refusal), -3 (the child ended before its tail). */
+static int take_answer(const struct asuser *u, int fd, const char *path, size_t max,
+	bool tail_only, double deadline, char **buf, size_t *len, char **err)
+{
+	struct reply_head h;
+	struct reply_tail t;
+	ssize_t r = read_until(fd, &h, sizeof h, deadline);
+
+	if (r < 0)
+		return -1;
+	if (r != (ssize_t)sizeof h)
+		return -3;
+	if (h.kind != REPLY_OK)
+		return *err = reply_error(u, &h, path, max), -2;
+	if (h.len > (tail_only ? ASUSER_TAIL_BYTES : max))
+		return -3;
+	*buf = xmalloc((size_t)h.len + 1);
+	r = read_until(fd, *buf, (size_t)h.len, deadline);
+	if (r < 0)
+		return -1;
+	if (r != (ssize_t)h.len)
+		return -3;
+	(*buf)[r] = '\0';
+	*len = (size_t)r;
+	/* the tail: the child read the whole file (its exit status may not be there to say so) */
+	r = read_until(fd, &t, sizeof t, deadline);
+	if (r < 0)
+		return -1;
+	if (r != (ssize_t)sizeof t || t.magic != REPLY_MAGIC || t.len != h.len)
+		return -3;
+	return 0;
+}
+
 int asuser_read(const struct asuser *u, const char *path, size_t max, bool tail_only,
 	double timeout_s, char **buf, size_t *len, char **err)
 {
 	struct request q = { .u = u, .path = path, .max = max, .tail_only = tail_only };
-	struct reply_head h;
 	double deadline = now_s() + timeout_s;
 	char *real = NULL, sb[256];
-	int fds[2];
+	int fds[2], pidfd, rc;
 	pid_t pid;
-	ssize_t r;
 
 	*buf = NULL;
 	*len = 0;
 	if (path[0] != '/' || strstr(path, "/../") || strstr(path, "/./"))
 		return *err = xasprintf("%s is not a normalised absolute path.",
 			shown(path, sb, sizeof sb)), -1;
+	if (u->drop && request_caps(&q) < 0)
+		return *err = xasprintf("cannot read %s: ntop-js's capabilities cannot be read: %s.",
+			shown(path, sb, sizeof sb), strerror(errno)), -1;
 	if (!u->openat2 && !u->drop && !(real = fallback_path(u, path, err)))
 		return -1;
 	q.real = real;
+	q.fd_bound = fd_bound();
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		free(real);
 		return *err = xasprintf("cannot read %s: %s.", shown(path, sb, sizeof sb),
@@ -554,33 +723,29 @@ int asuser_read(const struct asuser *u, const char *path, size_t max, bool tail_
 		return *err = xasprintf("cannot start a process to read %s: %s.",
 			shown(path, sb, sizeof sb), strerror(errno)), -1;
 	}
-	r = read_until(fds[0], &h, sizeof h, deadline);
-	if (r == (ssize_t)sizeof h && h.kind == REPLY_OK && h.len <= (tail_only ? ASUSER_TAIL_BYTES :
-			max)) {
-		*buf = xmalloc((size_t)h.len + 1);
-		r = read_until(fds[0], *buf, (size_t)h.len, deadline);
-		if (r >= 0) {
-			(*buf)[r] = '\0';
-			*len = (size_t)r;
-		}
-	} else if (r == (ssize_t)sizeof h && h.kind != REPLY_OK) {
-		*err = reply_error(u, &h, path, max);
-		r = -2;
-	} else if (r >= 0) {
-		r = -3; /* the child died before it answered */
-	}
+	pidfd = child_pidfd(pid);
+	rc = take_answer(u, fds[0], path, max, tail_only, deadline, buf, len, err);
+	if (rc == -1 && errno != ETIMEDOUT)
+		rc = -4; /* the pipe failed: errno is said now, before reap changes it */
+	if (rc == -4)
+		*err = xasprintf("cannot read %s: %s.", shown(path, sb, sizeof sb),
+			strerror(errno));
 	close(fds[0]);
-	if (!reap(pid, r < 0) && r >= 0)
-		r = -3; /* a read error after the header: what came is not the file */
-	if (r >= 0)
+	/* the tail says the file came whole; a status, when there is one, must agree */
+	if (reap(pid, pidfd, rc != 0) == REAPED_FAILED && rc == 0)
+		rc = -3;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (rc == 0)
 		return 0;
 	free(*buf);
 	*buf = NULL;
-	if (r == -1 && errno == ETIMEDOUT)
+	*len = 0;
+	if (rc == -1)
 		*err = xasprintf("reading %s took more than %g s (a hung mount?), so it was "
 			"abandoned.", shown(path, sb, sizeof sb), timeout_s);
-	else if (r != -2)
-		*err = xasprintf("cannot read %s: %s.", shown(path, sb, sizeof sb),
-			r == -1 ? strerror(errno) : "the reading process failed");
+	else if (rc == -3)
+		*err = xasprintf("cannot read %s: the reading process ended before the whole "
+			"file came.", shown(path, sb, sizeof sb));
 	return -1;
 }

@@ -4,13 +4,15 @@
  * A reader is taken at attach: the target's root directory (/proc/PID/root, opened once, so
  * that a PID used again later does not change it) and its filesystem uid, gid, supplementary
  * groups and effective capabilities from /proc/PID/status. Each read runs in a short-lived
- * child process: when ntop-js is root, the child enters the target's root (chroot), takes the
- * target's ids and capabilities, and only then opens the file (openat2 with RESOLVE_IN_ROOT
- * and RESOLVE_NO_MAGICLINKS where the kernel has it); otherwise it reads with ntop-js's own
+ * child process: when ntop-js is root or has any effective capability, the child enters the
+ * target's root (chroot), takes the target's ids and capabilities (those of them ntop-js has),
+ * and only then opens the file (openat2 with RESOLVE_IN_ROOT and RESOLVE_NO_MAGICLINKS where
+ * the kernel has it); if it cannot, nothing is read. Otherwise it reads with ntop-js's own
  * rights, which are the target's user's. The file comes back through a pipe within a time
- * bound: a child that does not answer in time (a hung NFS or FUSE mount) is killed. So a file
- * the target could not read is not read, whatever ntop-js's rights are, and no read ever
- * waits without end. Failures are one sentence in *err. */
+ * bound, followed by a record that says it came whole: a child that does not answer in time
+ * (a hung NFS or FUSE mount) is killed, one that ends early is a failure. So a file the
+ * target could not read is not read, whatever ntop-js's rights are, and no read ever waits
+ * without end. Failures are one sentence in *err. */
 #ifndef NTOP_ASUSER_H
 #define NTOP_ASUSER_H
 
@@ -46,7 +48,8 @@ struct asuser;
  * process is gone or its root or status cannot be read. */
 struct asuser *asuser_open(pid_t pid, char **err);
 /* A reader of the files under directory root (NULL: "/"): with ids' rights when ids is not
- * NULL (and ntop-js is root), else with ntop-js's own. For tests and replays. */
+ * NULL (and ntop-js is root or has capabilities), else with ntop-js's own. For tests and
+ * replays. */
 struct asuser *asuser_open_dir(const char *root, const struct asuser_ids *ids, char **err);
 void asuser_free(struct asuser *u); /* accepts NULL */
 

@@ -1,20 +1,37 @@
 /* test_asuser.c: the ids of /proc/PID/status, and reads with another user's rights: as root,
  * a reader for uid 65534 cannot read a root-only file that root itself can, inside the
- * reader's root whatever links say, and within its time bound. */
+ * reader's root whatever links say, and within its time bound (a FUSE mount that holds its
+ * reads plays a hung one); a non-root ntop-js with capabilities reads without them; the child
+ * holds none of ntop-js's descriptors, even without close_range; a read that ends early is a
+ * failure, even when SIGCHLD is ignored. */
 #include "config.h"
 
 #include "asuser.h"
 
 #include "tap.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/fuse.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char STATUS[] =
@@ -178,6 +195,22 @@ static void test_reads(const char *dir)
 		"a uid 0 target without capabilities does not: %s", err ? err : "(read)");
 	free(t);
 
+	/* a supplementary group: the target reads a 0640 file of a group it is in, but not its
+	 * primary one */
+	struct asuser_ids grouped = { .uid = 65534, .gid = 65534, .n_groups = 2,
+		.groups = { 65533, 4242 } };
+	struct asuser *as_grouped = asuser_open_dir(dir, &grouped, &err);
+	snprintf(path, sizeof path, "%s/group.js", dir);
+	write_file(path, "for group 4242\n", 0640, 0);
+	ok(chown(path, 0, 4242) == 0, "a 0640 file of group 4242");
+	t = as_grouped ? read_as(as_grouped, "/group.js", &err) : NULL;
+	is_str(t, "for group 4242\n", "a target with group 4242 in its Groups reads it");
+	free(t);
+	t = read_as(as_nobody, "/group.js", &err);
+	ok(!t && err && strstr(err, "not readable by the target's user (uid 65534)"),
+		"one without it does not: %s", err ? err : "(read)");
+	free(t);
+	asuser_free(as_grouped);
 	free(err), err = NULL;
 
 	/* bounds: size, tail, time */
@@ -196,10 +229,6 @@ static void test_reads(const char *dir)
 		len == ASUSER_TAIL_BYTES && buf[len - 1] == 'y', "a tail is its last %d bytes",
 		ASUSER_TAIL_BYTES);
 	free(buf), buf = NULL;
-	ok(asuser_read(as_nobody, "/big.js", 1 << 20, false, 0, &buf, &len, &err) < 0 && err &&
-		strstr(err, "abandoned"), "a read past its time is abandoned: %s",
-		err ? err : "(read)");
-	free(err), err = NULL;
 	ok(asuser_read(as_nobody, "/a/../big.js", 1 << 20, false, 5, &buf, &len, &err) < 0 &&
 		err && strstr(err, "normalised"), "a path with .. is refused");
 	free(err), err = NULL;
@@ -277,6 +306,433 @@ static void test_process(const char *dir)
 	free(err);
 }
 
+
+/* ---- a hung mount: FUSE that holds every read ------------------------------------------ */
+
+struct fuse_hang {
+	int fd, stop[2];
+	pthread_t thread;
+	uint64_t held;          /* the READ held, or 0 */
+	int reads, interrupts;  /* seen (read after join) */
+};
+
+static void fuse_reply(int fd, uint64_t unique, int error, const void *arg, size_t n)
+{
+	char buf[512];
+	struct fuse_out_header h = { .len = (uint32_t)(sizeof h + n), .error = error,
+		.unique = unique };
+
+	memcpy(buf, &h, sizeof h);
+	if (n)
+		memcpy(buf + sizeof h, arg, n);
+	if (write(fd, buf, sizeof h + n) < 0 && errno != ENOENT)
+		perror("fuse reply");
+}
+
+static void fuse_attr_of(uint64_t node, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->ino = node;
+	a->mode = node == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644;
+	a->nlink = node == FUSE_ROOT_ID ? 2 : 1;
+	a->size = node == FUSE_ROOT_ID ? 0 : 100;
+	a->blksize = 4096;
+}
+
+/* Answers the kernel: one file, /slow.js, whose reads are held until interrupted (then they
+ * fail with EINTR, as a FUSE server that honours interrupts does). */
+static void *fuse_serve(void *arg)
+{
+	struct fuse_hang *f = arg;
+	static char buf[FUSE_MIN_READ_BUFFER + 65536];
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = f->fd, .events = POLLIN },
+			{ .fd = f->stop[0], .events = POLLIN } };
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		ssize_t n = read(f->fd, buf, sizeof buf);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(struct fuse_in_header))
+			break;
+		struct fuse_in_header *in = (struct fuse_in_header *)buf;
+		void *a = buf + sizeof *in;
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_in *ii = a;
+			struct fuse_init_out o = { .major = FUSE_KERNEL_VERSION,
+				.minor = FUSE_KERNEL_MINOR_VERSION, .max_readahead = ii->max_readahead,
+				.max_background = 16, .congestion_threshold = 12, .max_write = 65536,
+				.time_gran = 1 };
+			fuse_reply(f->fd, in->unique, 0, &o, sizeof o);
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out o = { .nodeid = 2, .entry_valid = 3600,
+				.attr_valid = 3600 };
+			if (in->nodeid != FUSE_ROOT_ID || strcmp(a, "slow.js")) {
+				fuse_reply(f->fd, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			fuse_attr_of(2, &o.attr);
+			fuse_reply(f->fd, in->unique, 0, &o, sizeof o);
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out o = { .attr_valid = 3600 };
+			fuse_attr_of(in->nodeid, &o.attr);
+			fuse_reply(f->fd, in->unique, 0, &o, sizeof o);
+			break;
+		}
+		case FUSE_OPEN: {
+			struct fuse_open_out o = { .fh = 1 };
+			fuse_reply(f->fd, in->unique, 0, &o, sizeof o);
+			break;
+		}
+		case FUSE_READ:
+			f->held = in->unique; /* never answered, unless interrupted */
+			f->reads++;
+			break;
+		case FUSE_INTERRUPT: {
+			struct fuse_interrupt_in *ii = a;
+			f->interrupts++;
+			if (f->held && ii->unique == f->held)
+				fuse_reply(f->fd, f->held, -EINTR, NULL, 0);
+			f->held = 0;
+			break;
+		}
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+			break;
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+			fuse_reply(f->fd, in->unique, 0, NULL, 0);
+			break;
+		default:
+			fuse_reply(f->fd, in->unique, -ENOSYS, NULL, 0);
+		}
+	}
+	return NULL;
+}
+
+/* Mounts the hanging file system on mnt; false (with why) where FUSE cannot be mounted. */
+static bool fuse_hang_mount(struct fuse_hang *f, const char *mnt, char *why, size_t cap)
+{
+	char opts[128];
+
+	memset(f, 0, sizeof *f);
+	f->fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (f->fd < 0)
+		return snprintf(why, cap, "/dev/fuse: %s", strerror(errno)), false;
+	snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
+		f->fd);
+	if (mount("ntop-js-test", mnt, "fuse", MS_NOSUID | MS_NODEV, opts) < 0) {
+		snprintf(why, cap, "mount fuse: %s", strerror(errno));
+		close(f->fd);
+		return false;
+	}
+	if (pipe(f->stop) < 0 || pthread_create(&f->thread, NULL, fuse_serve, f) != 0) {
+		snprintf(why, cap, "a thread: %s", strerror(errno));
+		umount2(mnt, MNT_DETACH);
+		close(f->fd);
+		return false;
+	}
+	return true;
+}
+
+static void fuse_hang_unmount(struct fuse_hang *f, const char *mnt)
+{
+	char b = 1;
+
+	if (write(f->stop[1], &b, 1) < 0)
+		perror("write");
+	pthread_join(f->thread, NULL);
+	close(f->fd); /* aborts the connection: anything still waiting fails */
+	umount2(mnt, MNT_DETACH);
+	close(f->stop[0]);
+	close(f->stop[1]);
+}
+
+/* This process's children (alive or zombies), from /proc: their count. */
+static int count_children(void)
+{
+	char path[300], text[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir("/proc");
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t r = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+		if (fd >= 0)
+			close(fd);
+		if (r <= 0)
+			continue;
+		text[r] = '\0';
+		const char *p = strrchr(text, ')');
+		int ppid;
+		char state;
+		if (p && sscanf(p + 1, " %c %d", &state, &ppid) == 2 && ppid == getpid())
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A read that the file system holds is abandoned at its time bound; the child is killed and
+ * reaped: no zombie, nothing left running. */
+static void test_hung(const char *dir)
+{
+	struct asuser_ids nobody = { .uid = 65534, .gid = 65534 };
+	char mnt[512], why[256], *err = NULL, *buf = NULL;
+	struct fuse_hang f;
+	size_t len;
+
+	snprintf(mnt, sizeof mnt, "%s/hung", dir);
+	if (mkdir(mnt, 0755) < 0 || !fuse_hang_mount(&f, mnt, why, sizeof why)) {
+		ok(1, "a read on a hung mount # SKIP %s", why);
+		return;
+	}
+	struct asuser *u = asuser_open_dir(dir, &nobody, &err);
+	int before = count_children();
+	double t0 = mono_s();
+	int rc = u ? asuser_read(u, "/hung/slow.js", 1 << 20, false, 0.5, &buf, &len, &err) : -1;
+	double took = mono_s() - t0;
+	ok(rc < 0 && err && strstr(err, "took more than 0.5 s") && strstr(err, "abandoned"),
+		"a read that a hung mount holds is abandoned: %s", err ? err : "(read)");
+	ok(took >= 0.5 && took < 2.0, "at its time bound (%.2f s)", took);
+	is_int(count_children(), before, "its child was killed and reaped: no zombie is left");
+	free(buf);
+	free(err);
+	asuser_free(u);
+	fuse_hang_unmount(&f, mnt);
+	ok(f.reads >= 1 && f.interrupts >= 1,
+		"the child was in the file system's read when it was killed (%d reads, %d "
+		"interrupts)", f.reads, f.interrupts);
+	rmdir(mnt);
+}
+
+/* ---- checks in a child process, reported to the parent's TAP -------------------------- */
+
+static void sub_ok(int fd, bool cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void sub_ok(int fd, bool cond, const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	int n = snprintf(line, sizeof line, "%d ", cond ? 1 : 0);
+
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof line - 1)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	if (write(fd, line, (size_t)n) < 0)
+		_exit(2);
+}
+
+/* Runs fn(dir, fd) in a child process and turns its lines into the parent's tests. */
+static void in_child(void (*fn)(const char *, int), const char *dir, const char *what)
+{
+	char text[8192];
+	size_t got = 0;
+	int fds[2], st = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fds) < 0 || (pid = fork()) < 0) {
+		ok(0, "%s: a child process", what);
+		return;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		fn(dir, fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (ssize_t r; got < sizeof text - 1 &&
+			(r = read(fds[0], text + got, sizeof text - 1 - got)) != 0;)
+		if (r > 0)
+			got += (size_t)r;
+		else if (errno != EINTR)
+			break;
+	text[got] = '\0';
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: the child process ran", what);
+	for (char *line = text, *nl; *line; line = nl + 1) {
+		if (!(nl = strchr(line, '\n')))
+			break;
+		*nl = '\0';
+		ok(line[0] == '1', "%s", line + 2);
+	}
+}
+
+static int set_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
+		{ .effective = (uint32_t)(caps >> 32), .permitted = (uint32_t)(caps >> 32) },
+	};
+
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+#define CAP(c) ((uint64_t)1 << (c))
+
+/* ntop-js as uid 4321 with capabilities: a reader for uid 65534 drops them. */
+static void caps_child(const char *dir, int fd)
+{
+	struct asuser_ids nobody = { .uid = 65534, .gid = 65534 };
+	char *err = NULL, *t;
+	struct asuser *u;
+
+	if (syscall(SYS_setgroups, 0, NULL) < 0 || setresgid(4321, 4321, 4321) < 0 ||
+	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresuid(4321, 4321, 4321) < 0 ||
+	    set_caps(CAP(CAP_DAC_OVERRIDE) | CAP(CAP_DAC_READ_SEARCH) | CAP(CAP_SETUID) |
+		CAP(CAP_SETGID) | CAP(CAP_SYS_CHROOT)) < 0) {
+		sub_ok(fd, false, "uid 4321 with CAP_DAC_OVERRIDE: %s", strerror(errno));
+		return;
+	}
+	u = asuser_open_dir(dir, &nobody, &err);
+	sub_ok(fd, u && asuser_uid(u) == 65534,
+		"ntop-js as uid 4321 with CAP_DAC_OVERRIDE: reads take uid 65534 (%ld)",
+		u ? asuser_uid(u) : -2);
+	t = u ? read_as(u, "/secret.js", &err) : NULL;
+	sub_ok(fd, !t && err && strstr(err, "not readable by the target's user (uid 65534)"),
+		"so the root-only file is not read with CAP_DAC_OVERRIDE: %s", err ? err : "(read)");
+	free(t);
+	t = u ? read_as(u, "/public.js", &err) : NULL;
+	sub_ok(fd, t && !strcmp(t, "public text\n"), "a file uid 65534 can read is read");
+	free(t);
+	asuser_free(u);
+
+	/* capabilities that read but cannot switch: nothing is read */
+	set_caps(CAP(CAP_DAC_READ_SEARCH));
+	u = asuser_open_dir(dir, &nobody, &err);
+	t = u ? read_as(u, "/secret.js", &err) : NULL;
+	sub_ok(fd, !t && err && (strstr(err, "cannot take the rights of the target's user") ||
+		strstr(err, "cannot enter the target's root")),
+		"with CAP_DAC_READ_SEARCH alone, which cannot take uid 65534, nothing is read: %s",
+		err ? err : "(read)");
+	free(t);
+	t = u ? read_as(u, "/public.js", &err) : NULL;
+	sub_ok(fd, !t && err, "not even a public file");
+	free(t);
+	asuser_free(u);
+
+	/* no capabilities: ntop-js's own rights */
+	set_caps(0);
+	u = asuser_open_dir(dir, &nobody, &err);
+	sub_ok(fd, u && asuser_uid(u) == -1, "without capabilities, reads have uid 4321's rights");
+	t = u ? read_as(u, "/public.js", &err) : NULL;
+	sub_ok(fd, t && !strcmp(t, "public text\n"), "and read what it can: %s",
+		t ? "read" : err);
+	free(t);
+	asuser_free(u);
+	free(err);
+}
+
+/* close_range refused (as on Linux before 5.9), a descriptor above the lowered limit: the
+ * reading child holds none of this process's descriptors. */
+static void fds_child(const char *dir, int fd)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof filter / sizeof *filter, .filter = filter };
+	struct rlimit rl = { 64, 64 };
+	char *err = NULL, *t, path[64];
+	int high = fcntl(fd, F_DUPFD, 900);
+	struct asuser *u = asuser_open_dir("/", NULL, &err);
+
+	(void)dir;
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", high);
+	t = u ? read_as(u, path, &err) : NULL;
+	sub_ok(fd, u && high >= 900 && !t && err && strstr(err, "cannot open"),
+		"the reading child does not hold descriptor %d: %s", high, err ? err : "(read)");
+	free(t);
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+		sub_ok(fd, true, "without close_range # SKIP %s", strerror(errno));
+		return;
+	}
+	sub_ok(fd, syscall(SYS_close_range, 1000u, 1000u, 0u) < 0 && errno == ENOSYS,
+		"close_range refused here");
+	t = u ? read_as(u, path, &err) : NULL;
+	sub_ok(fd, !t && err && strstr(err, "cannot open"),
+		"without close_range, the child does not hold descriptor %d either (limit 64): %s",
+		high, err ? err : "(read)");
+	free(t);
+	t = u ? read_as(u, "/proc/self/fdinfo/0", &err) : NULL;
+	sub_ok(fd, !t && err && strstr(err, "cannot open"), "nor descriptor 0: %s",
+		err ? err : "(read)");
+	free(t);
+	asuser_free(u);
+	free(err);
+}
+
+/* A file that ends before its size (sysfs: 4096 bytes, a few written) or fails mid-read is
+ * not read, even when SIGCHLD is ignored (no exit status to tell). */
+static void test_partial(void)
+{
+	const char *shortf = "/sys/devices/system/cpu/online";
+	const char *eio = "/sys/devices/system/cpu/power/autosuspend_delay_ms";
+	struct asuser *u;
+	struct stat st;
+	char *err = NULL, *t, b[16];
+	int fd;
+
+	u = asuser_open_dir("/", NULL, &err);
+	if (!u || stat(shortf, &st) < 0 || st.st_size != 4096) {
+		ok(1, "a file shorter than its size # SKIP no %s of 4096 bytes", shortf);
+	} else {
+		t = read_as(u, shortf, &err);
+		ok(!t && err && strstr(err, "before the whole file came"),
+			"a file that ends before its size is not read: %s", err ? err : "(read)");
+		free(t);
+	}
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigaction(SIGCHLD, &ign, &old);
+	t = u ? read_as(u, "/etc/passwd", &err) : NULL;
+	ok(t && strlen(t) > 0, "with SIGCHLD ignored, a file is read (%s)", t ? "read" : err);
+	free(t);
+	fd = open(eio, O_RDONLY | O_CLOEXEC);
+	if (!u || fd < 0 || pread(fd, b, sizeof b, 0) >= 0 || errno != EIO) {
+		ok(1, "a read error with SIGCHLD ignored # SKIP %s gives no EIO here", eio);
+	} else {
+		t = read_as(u, eio, &err);
+		ok(!t && err && strstr(err, "before the whole file came"),
+			"with SIGCHLD ignored, a read that fails is not a success: %s",
+			err ? err : "(read)");
+		free(t);
+	}
+	if (fd >= 0)
+		close(fd);
+	sigaction(SIGCHLD, &old, NULL);
+	asuser_free(u);
+	free(err);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ntop-asuser-XXXXXX", cmd[600];
@@ -292,6 +748,10 @@ int main(void)
 	}
 	test_reads(dir);
 	test_process(dir);
+	test_hung(dir);
+	test_partial();
+	in_child(caps_child, dir, "a non-root ntop-js with capabilities");
+	in_child(fds_child, dir, "the reading child's descriptors");
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		ok(0, "%s", cmd);
