@@ -288,6 +288,22 @@ struct asuser *asuser_open_dir(const char *root, const struct asuser_ids *ids, c
 	return reader_new(rootfd, xstrdup(root), ids);
 }
 
+struct asuser *asuser_dup(const struct asuser *u, char **err)
+{
+	struct asuser *c;
+	int fd = fcntl(u->rootfd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		return *err = xasprintf("cannot copy the target's root: %s.", strerror(errno)), NULL;
+	c = xcalloc(1, sizeof *c);
+	*c = *u;
+	c->rootfd = fd;
+	/* the fallback's path names the descriptor, which is another one now */
+	c->root_path = strncmp(u->root_path, "/proc/self/fd/", 14) ? xstrdup(u->root_path) :
+		xasprintf("/proc/self/fd/%d", fd);
+	return c;
+}
+
 void asuser_free(struct asuser *u)
 {
 	if (!u)

@@ -51,6 +51,9 @@ struct asuser *asuser_open(pid_t pid, char **err);
  * NULL (and ntop-js is root or has capabilities), else with ntop-js's own. For tests and
  * replays. */
 struct asuser *asuser_open_dir(const char *root, const struct asuser_ids *ids, char **err);
+/* A reader with u's root and rights, freed on its own (a load that outlives u's owner); NULL
+ * with *err when no descriptor is left. */
+struct asuser *asuser_dup(const struct asuser *u, char **err);
 void asuser_free(struct asuser *u); /* accepts NULL */
 
 /* The uid reads take ("as uid N" in messages); -1 when reads have ntop-js's own rights. */

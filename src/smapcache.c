@@ -1,6 +1,8 @@
 /* smapcache.c: see smapcache.h. The hand-over is inbox.c's: the main thread writes the job
  * before pthread_create, the worker sets job_done and calls notify, the main thread reads the
- * job only after pthread_join. No mutex. */
+ * job only after pthread_join, which it calls only once job_done is set (so it never waits
+ * for a read). No mutex. The job owns what it reads through (a copy of the reader, the path),
+ * so a job dropped by smapcache_set_reader runs on to its end, unseen. */
 #include "config.h"
 
 #include "smapcache.h"
@@ -36,9 +38,9 @@ struct entry {
 
 /* A load on the worker: it touches nothing else. */
 struct job {
-	const struct asuser *reader;
+	struct asuser *reader;       /* a copy of the cache's, or NULL */
 	enum entry_kind kind;
-	char *url;
+	char *url;                   /* a copy of the entry's */
 	struct sourcemap *map;
 	char *text;
 	size_t text_len;
@@ -54,7 +56,8 @@ struct smapcache {
 	struct entry *newest, *oldest;
 	size_t entries;
 	struct entry *qhead, *qtail;
-	struct entry *loading;       /* the entry the worker loads, or NULL */
+	struct entry *loading;       /* the entry the worker loads, or NULL (none, or dropped) */
+	bool running;                /* a worker was started and is not joined yet */
 	pthread_t thread;
 	atomic_bool job_done;
 	struct job job;
@@ -143,7 +146,9 @@ static void *load_thread(void *arg)
 	struct smapcache *c = arg;
 	struct job *j = &c->job;
 
-	if (!j->reader)
+	if (j->err)
+		; /* the reader could not be copied */
+	else if (!j->reader)
 		j->err = xstrdup("the target's files cannot be read: its root and user were not "
 			"taken at attach.");
 	else if (j->kind == K_TEXT)
@@ -157,25 +162,40 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
+/* Frees what a joined job holds. */
+static void job_clear(struct job *j)
+{
+	asuser_free(j->reader);
+	free(j->url);
+	sourcemap_free(j->map);
+	free(j->text);
+	free(j->err);
+	memset(j, 0, sizeof *j);
+}
+
 static void start_next(struct smapcache *c)
 {
 	struct entry *e;
 
-	while (!c->loading && (e = c->qhead)) {
+	while (!c->running && (e = c->qhead)) {
 		c->qhead = e->qnext;
 		if (!c->qhead)
 			c->qtail = NULL;
 		e->qnext = NULL;
 		memset(&c->job, 0, sizeof c->job);
-		c->job.reader = c->reader;
+		if (c->reader)
+			c->job.reader = asuser_dup(c->reader, &c->job.err);
 		c->job.kind = e->kind;
-		c->job.url = e->url;
+		c->job.url = xstrdup(e->url);
 		atomic_store(&c->job_done, false);
 		e->state = E_LOADING;
 		c->loading = e;
+		c->running = true;
 		c->st.loads++;
 		if (pthread_create(&c->thread, NULL, load_thread, c) != 0) {
+			job_clear(&c->job);
 			c->loading = NULL;
+			c->running = false;
 			e->state = E_FAILED;
 			e->reason = xstrdup("cannot start a thread to read the target's files.");
 			c->st.failures++;
@@ -197,10 +217,18 @@ bool smapcache_poll(struct smapcache *c)
 {
 	struct entry *e = c->loading;
 
-	if (!e || !atomic_load(&c->job_done))
+	if (!c->running || !atomic_load(&c->job_done))
 		return false;
+	/* the worker only returns after job_done: this does not wait for a read */
 	pthread_join(c->thread, NULL);
+	c->running = false;
 	c->loading = NULL;
+	if (!e) {
+		/* dropped by smapcache_set_reader: read as another process */
+		job_clear(&c->job);
+		start_next(c);
+		return true;
+	}
 	if (c->job.map && sourcemap_bytes(c->job.map) > c->max_bytes) {
 		char a[32], b[32];
 		e->reason = xasprintf("the source map takes %s, more than the %s allowed.",
@@ -228,6 +256,7 @@ bool smapcache_poll(struct smapcache *c)
 	}
 	c->job.map = NULL;
 	c->job.text = NULL;
+	job_clear(&c->job);
 	start_next(c);
 	return true;
 }
@@ -249,11 +278,9 @@ void smapcache_free(struct smapcache *c)
 {
 	if (!c)
 		return;
-	if (c->loading) {
+	if (c->running) {
 		pthread_join(c->thread, NULL);
-		sourcemap_free(c->job.map);
-		free(c->job.text);
-		free(c->job.err);
+		job_clear(&c->job);
 	}
 	while (c->oldest)
 		entry_remove(c, c->oldest);
@@ -344,7 +371,7 @@ enum smapcache_status smapcache_lookup(struct smapcache *c, const char *url, uin
 
 bool smapcache_busy(const struct smapcache *c)
 {
-	return c->loading || c->qhead;
+	return c->running || c->qhead;
 }
 
 void smapcache_get_stats(const struct smapcache *c, struct smapcache_stats *st)
@@ -382,15 +409,10 @@ void smapcache_set_reader(struct smapcache *c, const struct asuser *reader)
 {
 	struct entry *e, *older, *loading = c->loading;
 
-	if (loading) {
-		/* read as the last process: its answer is not this one's */
-		pthread_join(c->thread, NULL);
-		sourcemap_free(c->job.map);
-		free(c->job.text);
-		free(c->job.err);
-		memset(&c->job, 0, sizeof c->job);
-		c->loading = NULL;
-	}
+	/* a load in progress reads as the last process: its answer is not this one's. It is not
+	 * waited for (a hung mount would hold the loop): it runs on with its own copy of the
+	 * last reader, and smapcache_poll drops its answer; its entry waits for the next load. */
+	c->loading = NULL;
 	c->reader = reader;
 	for (e = c->newest; e; e = older) {
 		older = e->older;

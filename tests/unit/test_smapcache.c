@@ -1,7 +1,8 @@
 /* Unit tests for smapcache: real scripts and maps (the tsc and esbuild fixtures) copied into a
  * temporary directory that plays the target's root; a lookup answers "pending" while the
  * worker loads the map and "mapped" after the notify and poll; failures are remembered with
- * their reason and not read again; the budget drops the least recently used map. */
+ * their reason and not read again; the budget drops the least recently used map; a change of
+ * reader does not wait for a hung load, whose answer is dropped. */
 #include "config.h"
 
 #include "smapcache.h"
@@ -11,14 +12,33 @@
 #include "util.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int pipe_fd[2], gate_fd[2];
-static bool gated;
+static volatile bool gated;
+
+/* Opens the gate from a signal: a test that would otherwise wait for ever ends (failing). */
+static void on_alarm(int sig)
+{
+	char b = 1;
+	(void)sig;
+	if (write(gate_fd[1], &b, 1) < 0)
+		return;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* What the loop's wake-up does: a byte down a pipe, from the worker. While gated, the worker
  * first waits for the test's byte, so the test sees the load in progress for sure. */
@@ -67,6 +87,7 @@ int main(void)
 	struct smapcache *c;
 	enum smapcache_status s;
 
+	signal(SIGALRM, on_alarm);
 	if (!mkdtemp(dir) || pipe(pipe_fd) < 0 || pipe(gate_fd) < 0) {
 		ok(0, "a temporary directory and a pipe");
 		return done_testing();
@@ -224,6 +245,37 @@ int main(void)
 		"and the map that was loading is loaded again, and mapped");
 	smapcache_free(c);
 	asuser_free(other);
+
+	/* --follow's next process while a load hangs: the reader changes at once (the loop is not
+	 * held), the last reader may be freed, and the hung load's answer, read as the last
+	 * process, is dropped: the next process's root has no /dist/main.js */
+	char empty[] = "/tmp/ntop-smapcache-next-XXXXXX";
+	struct asuser *last = asuser_open_dir(dir, NULL, &err);
+	struct asuser *next = mkdtemp(empty) ? asuser_open_dir(empty, NULL, &err) : NULL;
+	ok(last && next, "readers of two roots");
+	c = smapcache_create(last, 1 << 20, notify, NULL);
+	gated = true;
+	is_int(smapcache_lookup(c, "/dist/main.js", 6, 16, &r), SMAPCACHE_PENDING,
+		"a load runs, and hangs");
+	double t0 = now_s();
+	alarm(3); /* a join would wait for the gate: the alarm opens it */
+	smapcache_set_reader(c, next);
+	double took = now_s() - t0;
+	asuser_free(last);
+	ok(took < 1.0, "the reader changes without waiting for the hung load (%.2f s)", took);
+	ok(write(gate_fd[1], &g, 1) == 1 || took >= 1.0, "the hung load ends");
+	alarm(0);
+	gated = false;
+	for (int i = 0; i < 3 && smapcache_busy(c); i++)
+		wait_load(c);
+	ok(!smapcache_busy(c), "the loads are over");
+	s = smapcache_lookup(c, "/dist/main.js", 6, 16, &r);
+	ok(s == SMAPCACHE_NONE && r.reason && strstr(r.reason, "cannot open"),
+		"what the hung load read as the last process is dropped: read again, as the next "
+		"(%s)", s == SMAPCACHE_MAPPED ? "mapped" : r.reason ? r.reason : "pending");
+	smapcache_free(c);
+	asuser_free(next);
+	rmdir(empty);
 	asuser_free(reader);
 
 	/* clean up */
