@@ -10,6 +10,11 @@ tap_n=0
 tap_failed=0
 pids_to_kill=""
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ntop-js-test.XXXXXX")
+# Every process this test starts inherits this mark: at cleanup only marked processes are
+# killed, never a process of another test that reuses a PID this one recorded (tests run side
+# by side, and PIDs come round again within minutes on a busy machine).
+NTOP_TEST_MARK=$WORK
+export NTOP_TEST_MARK
 
 ok() { # ok CONDITION-STATUS DESCRIPTION
 	tap_n=$((tap_n + 1))
@@ -33,9 +38,12 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 
 done_testing() { echo "1..$tap_n"; }
 
+# ours PID: the process carries this test's mark.
+ours() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "NTOP_TEST_MARK=$WORK"; }
+
 cleanup() {
 	local p
-	for p in $pids_to_kill; do kill -9 "$p" 2>/dev/null; done
+	for p in $pids_to_kill; do ours "$p" && kill -9 "$p" 2>/dev/null; done
 	# NTOP_TEST_KEEP=1 keeps the work directory (the targets' output, the JSON) to look into
 	if [ -n "${NTOP_TEST_KEEP:-}" ]; then echo "# kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
