@@ -452,7 +452,7 @@ static void engine_empty_window(struct engine *e)
 static void engine_on_window_timer(void *ud)
 {
 	struct engine *e = ud;
-	char expr[512];
+	char expr[768];
 
 	if (e->state != ST_RUNNING)
 		return;
@@ -483,7 +483,7 @@ static void engine_on_window_timer(void *ud)
 		e->seq++;
 		engine_evaluate(e, expr, engine_on_rotated);
 	} else if (e->eval_mode) {
-		char lease[160];
+		char lease[256];
 		engine_jit_renewal(e, lease, sizeof lease);
 		/* Named: its cost (V8 serializing the ended profile) gets a row of its own. */
 		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profile('%s%llu');"

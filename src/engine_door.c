@@ -8,8 +8,11 @@
  *   what it received even after the socket closed, so a stopped or busy target closes it when
  *   it runs again;
  * - a lease in the target: an unref'd timer that closes the inspector once ntop-js has stopped
- *   renewing it (killed, stopped, its connection lost). A lease left by an earlier ntop-js that
- *   died is taken over: that inspector was about to close, so this session closes it too.
+ *   renewing it (killed, its connection lost), unless a client is still connected to it (a
+ *   stopped ntop-js), which Node's inspector.close() would wait for with the application's
+ *   loop blocked. A lease left by an earlier ntop-js that died (not renewed for half a lease)
+ *   is taken over: that inspector was about to close, so this session closes it too; a live
+ *   session's lease is left to it.
  * With --no-eval nothing can run in the target and the inspector stays open (engine.c says so). */
 #include "config.h"
 
@@ -32,21 +35,34 @@
 #define LEASE_MIN_S 60.0
 #define DOOR_STR_(x) #x
 #define DOOR_STR(x) DOOR_STR_(x)
+#define FS_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('fs') : require('fs'))"
 
-/* Installs (or takes over) the lease. Returns 1 when this session is to close the inspector:
- * it opened it (o), or an earlier ntop-js that died left its lease there. */
+/* Installs (or takes over) the lease, tagged with this session's nonce (id). Returns 1 when
+ * this session is to close the inspector: it opened it (o), or an earlier ntop-js that died
+ * left its lease there (not renewed for half a lease); 2 when another session's lease is alive
+ * (that session closes it); 0 otherwise. At a lapse, while a client is still connected to the
+ * inspector (a stopped ntop-js: /proc/self/net shows the connection), the lease waits: Node's
+ * inspector.close() waits for every client to leave, with the application's loop blocked. */
 static const char door_open_head[] =
-	"(function(i,g,k,L,o){var p=g[k];if(!o&&!p)return 0;if(p)clearInterval(p.t);"
-	"var s=g[k]={until:Date.now()+L,l:Date.now()};s.t=setInterval(function(){var n=Date.now();"
-	"if(n-s.l>" DOOR_STR(DOOR_LATE_MS) ")s.until=Math.max(s.until,n+" DOOR_STR(DOOR_LATE_MS) ");"
-	"s.l=n;if(n<=s.until)return;clearInterval(s.t);if(g[k]===s)delete g[k];"
-	"try{i.close()}catch(x){}}," DOOR_STR(DOOR_CHECK_MS) ");"
+	"(function(i,g,k,L,o,F,id){var p=g[k],n=Date.now();if(p&&p.id!==id&&n-p.w<L/2)return 2;"
+	"if(!o&&!p)return 0;if(p)clearInterval(p.t);var s=g[k]={id:id,until:n+L,w:n,l:n};"
+	"function busy(){try{var m=/:(\\d+)\\//.exec(i.url()||''),h;if(!m)return false;"
+	"h=(+m[1]).toString(16).toUpperCase();while(h.length<4)h='0'+h;h=':'+h;"
+	"return['tcp','tcp6'].some(function(x){var t;try{t=F.readFileSync('/proc/self/net/'+x,"
+	"'latin1')}catch(e){return false}return t.split('\\n').some(function(r){"
+	"var c=r.trim().split(/\\s+/);return c[3]==='01'&&String(c[1]).slice(-5)===h})})}"
+	"catch(e){return false}}"
+	"s.t=setInterval(function(){var n=Date.now();if(n-s.l>" DOOR_STR(DOOR_LATE_MS) ")"
+	"s.until=Math.max(s.until,n+" DOOR_STR(DOOR_LATE_MS) ");s.l=n;if(n<=s.until)return;"
+	"if(busy()){s.until=n+" DOOR_STR(DOOR_LATE_MS) ";return}clearInterval(s.t);"
+	"if(g[k]===s)delete g[k];try{i.close()}catch(x){}}," DOOR_STR(DOOR_CHECK_MS) ");"
 	"if(s.t.unref)s.t.unref();return 1})(" INSPECTOR_MODULE ",globalThis," DOOR_KEY ",";
 
-/* Removes the lease, then closes: the close ends this connection, so nothing runs after it. */
-static const char door_close_expr[] =
-	"(function(i,g,k){var s=g[k];if(s){clearInterval(s.t);delete g[k]}i.close()})("
-	INSPECTOR_MODULE ",globalThis," DOOR_KEY ")";
+/* Removes this session's lease, then closes: the close ends this connection, so nothing runs
+ * after it. */
+static const char door_close_head[] =
+	"(function(i,g,k,id){var s=g[k];if(s&&s.id===id){clearInterval(s.t);delete g[k]}i.close()})("
+	INSPECTOR_MODULE ",globalThis," DOOR_KEY ",'";
 
 double engine_lease_s(const struct engine *e)
 {
@@ -84,12 +100,13 @@ static void door_on_opened(void *ud, enum session_outcome o, const struct protoc
 
 void engine_door_open(struct engine *e)
 {
-	char expr[sizeof door_open_head + 64];
+	char expr[sizeof door_open_head + sizeof FS_MODULE + 128];
 
 	if (!door_applies(e))
 		return;
-	snprintf(expr, sizeof expr, "%s%.0f,%s)", door_open_head, engine_lease_s(e) * 1e3,
-		e->target.opened_by_us ? "true" : "false");
+	/* the nonce is letters, digits and '-': safe inside the quotes */
+	snprintf(expr, sizeof expr, "%s%.0f,%s," FS_MODULE ",'%s')", door_open_head,
+		engine_lease_s(e) * 1e3, e->target.opened_by_us ? "true" : "false", e->title_prefix);
 	e->door.next_renew_s = engine_mono_s(e) + engine_lease_s(e) / 4;
 	engine_evaluate(e, expr, door_on_opened);
 }
@@ -102,23 +119,27 @@ static void door_on_renewed(void *ud, enum session_outcome o, const struct proto
 
 void engine_door_renew(struct engine *e)
 {
-	char expr[160];
+	char expr[256];
 
 	if (!door_applies(e) || !e->door.leased || !e->sess || e->state != ST_RUNNING ||
 	    engine_mono_s(e) < e->door.next_renew_s)
 		return;
 	e->door.next_renew_s = engine_mono_s(e) + engine_lease_s(e) / 4;
-	snprintf(expr, sizeof expr, "(function(s){if(s)s.until=Date.now()+%.0f})(globalThis[" DOOR_KEY
-		"])", engine_lease_s(e) * 1e3);
+	snprintf(expr, sizeof expr, "(function(s,id){if(s&&s.id===id){s.w=Date.now();"
+		"s.until=s.w+%.0f}})(globalThis[" DOOR_KEY "],'%s')", engine_lease_s(e) * 1e3,
+		e->title_prefix);
 	engine_evaluate(e, expr, door_on_renewed);
 }
 
 bool engine_door_close(struct engine *e, session_reply_fn cb)
 {
+	char expr[sizeof door_close_head + 80];
+
 	if (!door_applies(e) || !engine_door_ours(e) || !e->sess || e->door.close_sent)
 		return false;
 	e->door.close_sent = true;
-	engine_evaluate(e, door_close_expr, cb);
+	snprintf(expr, sizeof expr, "%s%s')", door_close_head, e->title_prefix);
+	engine_evaluate(e, expr, cb);
 	return true;
 }
 

@@ -145,17 +145,21 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	 * changes it was on, and only those are put back (the app may have switched one off at
 	 * run time). The target keeps that list in a lease: if ntop-js goes away without putting
 	 * them back (killed, the connection lost), an unref'd timer there does it once the lease,
-	 * renewed by every window, lapses. A lease still there from an ntop-js that died is
-	 * settled first: its flags go back on, so that this session finds them as the app had
-	 * them, and its timer cannot later undo this session's. */
-	snprintf(expr, sizeof expr, "(function(v,g,k){var p=g[k];if(p){clearInterval(p.t);"
+	 * renewed by every window, lapses. A lease still there from an ntop-js that died (not
+	 * renewed for half a lease) is settled first: its flags go back on, so that this session
+	 * finds them as the app had them, and its timer cannot later undo this session's. A live
+	 * session's lease (another ntop-js watching) is left to it: the flags are its to put
+	 * back. */
+	snprintf(expr, sizeof expr, "(function(v,g,k,L,id){var p=g[k],n=Date.now();"
+		"if(p&&p.id!==id&&n-p.w<L/2)return null;if(p){clearInterval(p.t);"
 		"if(p.r)v.setFlagsFromString(p.r)}var t=v.cachedDataVersionTag,l='%s'.split(' '),"
 		"r=[];for(var i=0;i<l.length;i++){var a=t();v.setFlagsFromString('--no-'+l[i].slice(2));"
-		"if(t()!==a)r.push(l[i])}var s=g[k]={until:Date.now()+%.0f,r:r.join(' ')};"
+		"if(t()!==a)r.push(l[i])}var s=g[k]={id:id,until:n+L,w:n,r:r.join(' ')};"
 		"s.t=setInterval(function(){if(Date.now()>s.until){clearInterval(s.t);"
-		"if(s.r)v.setFlagsFromString(s.r);delete g[k]}},5000);if(s.t.unref)s.t.unref();"
-		"return s.r})(" V8_MODULE ",globalThis,Symbol.for('ntop-js.jit'))",
-		e->jit.restore, engine_lease_s(e) * 1e3);
+		"if(s.r)v.setFlagsFromString(s.r);if(g[k]===s)delete g[k]}},5000);"
+		"if(s.t.unref)s.t.unref();return s.r})(" V8_MODULE ",globalThis,"
+		"Symbol.for('ntop-js.jit'),%.0f,'%s')", e->jit.restore, engine_lease_s(e) * 1e3,
+		e->title_prefix);
 	/* Marked at once: a leave that starts before the reply must still put them back (the
 	 * inspector runs the two evaluations in order). */
 	e->jit_flags_set = true;
@@ -167,8 +171,9 @@ void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 	out[0] = '\0';
 	/* In a function: a var at the top level of an evaluation would be a global of the app. */
 	if (e->jit_flags_set)
-		snprintf(out, outsz, ";(function(s){if(s)s.until=Date.now()+%.0f})(" JIT_LEASE_KEY ")",
-			engine_lease_s(e) * 1e3);
+		snprintf(out, outsz, ";(function(s,id){if(s&&s.id===id){s.w=Date.now();"
+			"s.until=s.w+%.0f}})(" JIT_LEASE_KEY ",'%s')", engine_lease_s(e) * 1e3,
+			e->title_prefix);
 }
 
 void engine_jit_start(struct engine *e)
@@ -189,9 +194,9 @@ static bool engine_jit_restore(struct engine *e, session_reply_fn next)
 		return false;
 	e->jit_flags_set = false;
 	/* What goes back is what the target noted it switched off (above). */
-	snprintf(expr, sizeof expr, "(function(v,g,k){var s=g[k];if(s){clearInterval(s.t);"
-		"delete g[k];if(s.r)v.setFlagsFromString(s.r)}})(" V8_MODULE ",globalThis,"
-		"Symbol.for('ntop-js.jit'))");
+	snprintf(expr, sizeof expr, "(function(v,g,k,id){var s=g[k];if(s&&s.id===id){"
+		"clearInterval(s.t);delete g[k];if(s.r)v.setFlagsFromString(s.r)}})(" V8_MODULE
+		",globalThis,Symbol.for('ntop-js.jit'),'%s')", e->title_prefix);
 	engine_evaluate(e, expr, next);
 	return e->state != ST_DONE;
 }

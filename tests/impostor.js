@@ -285,7 +285,7 @@ class Conn {
 			this.reply(msg.id, { result: { type: 'string', value: off[1] } });
 			return;
 		}
-		if (/var s=g\[k\];if\(s\)\{clearInterval/.test(expr))
+		if (/var s=g\[k\];if\(s(&&s\.id===id)?\)\{clearInterval/.test(expr))
 			log('put-back');
 		if (/getHeapSpaceStatistics/.test(expr)) {
 			const name = scenario === 'escapes' ? ESCAPES[0] + 'space' : 'old_space';

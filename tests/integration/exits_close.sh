@@ -2,7 +2,8 @@
 # Every exit closes what ntop-js opened. Whatever ends a session that opened the target's
 # inspector by SIGUSR1 (a refusal by --max-pause, an export that cannot be written, SIGINT,
 # SIGTERM, SIGHUP, a second SIGINT that cuts the leave short, a signal while attaching, a
-# target stopped past --timeout, the live view's q while it asks), the target no longer
+# target stopped past --timeout, the live view's q while it asks, another process's leave
+# cut short, an engine that cannot start, --follow's next process), the target no longer
 # listens afterwards: an open inspector is code execution in it for any local user. An
 # inspector that was already open (--inspect) stays open. ntop-js killed with SIGKILL:
 # jit_lease.sh (the target closes it itself once the lease lapses).
@@ -19,6 +20,14 @@ quiet() { ! listens "$1"; }
 start_node t --inspect-port=0 "$TARGETS/hot.js"
 wait_ready t
 check "the target listens on nothing before" quiet "$t_PID"
+
+# ntop_bg OUT ERR ARGS...: ntop-js in the background, its PID in $!. Its subshell drops the
+# EXIT trap before the exec: a signal that comes before the exec must not run cleanup there.
+ntop_bg() {
+	local out=$1 err=$2
+	shift 2
+	( trap - EXIT; exec "$NTOP_JS" "$@" >"$out" 2>"$err" ) &
+}
 
 # session NAME EXPECTED-STATUS ARGS...: one batch session on the target, then its inspector.
 session() {
@@ -38,15 +47,17 @@ ok $? "the refusal says why"
 session "--alloc refusal (exit 12)" 12 -b -n 2 --alloc --max-pause 0.001
 session "an export that cannot be written (exit 1)" 1 -b -n 1 -d 0.3 -o "$WORK/no/such/dir/x.cpuprofile"
 
-# signal_session NAME SIGNAL...: a batch session ended by the signals (0.3 s apart).
+# signal_session NAME SIGNAL...: a batch session ended by the signals, sent back to back
+# (a second one while the first one's leave runs).
 signal_session() {
 	local name=$1 pid rc s
 	shift
-	"$NTOP_JS" --no-config --pid "$t_PID" -b -d 0.3 >"$WORK/sig.out" 2>"$WORK/sig.err" &
+	rm -f "$WORK/sig.out"
+	ntop_bg "$WORK/sig.out" "$WORK/sig.err" --no-config --pid "$t_PID" -b -d 0.3
 	pid=$!
 	pids_to_kill="$pids_to_kill $pid"
-	wait_for 10 eval '[ -s "$WORK/sig.out" ]'
-	for s in "$@"; do kill -"$s" "$pid"; sleep 0.3; done
+	wait_for 30 eval '[ -s "$WORK/sig.out" ]'
+	for s in "$@"; do kill -"$s" "$pid"; done
 	wait "$pid"
 	rc=$?
 	ok $([ "$rc" -lt 128 ]; echo $?) "$name ends ntop-js by itself (status $rc)"
@@ -60,7 +71,7 @@ signal_session "a second SIGINT" INT INT
 # A signal while the inspector is being opened: it waits for the inspector to be there, then
 # closes it. (SIGTERM: a background job of a script starts with SIGINT ignored.)
 for delay in 0.05 0.1 0.2; do
-	"$NTOP_JS" --no-config --pid "$t_PID" -b -d 0.3 >/dev/null 2>"$WORK/early.err" &
+	ntop_bg /dev/null "$WORK/early.err" --no-config --pid "$t_PID" -b -d 0.3
 	pid=$!
 	pids_to_kill="$pids_to_kill $pid"
 	sleep "$delay"
@@ -73,7 +84,7 @@ done
 
 # A target that stops answering (stopped by SIGSTOP): ntop-js gives up after --timeout; the
 # close it sent before leaving runs once the target runs again.
-"$NTOP_JS" --no-config --pid "$t_PID" -b -d 0.3 --timeout 2 >"$WORK/stopped.out" 2>"$WORK/stopped.err" &
+ntop_bg "$WORK/stopped.out" "$WORK/stopped.err" --no-config --pid "$t_PID" -b -d 0.3 --timeout 2
 pid=$!
 pids_to_kill="$pids_to_kill $pid"
 wait_for 10 eval '[ -s "$WORK/stopped.out" ]'
@@ -105,6 +116,70 @@ check "its inspector is still open after ntop-js left" port_open "$port"
 "$NTOP_JS" --no-config --pid "$open_PID" -b -n 2 --max-pause 0.001 >/dev/null 2>"$WORK/open2.err"
 ok $([ $? = 12 ]; echo $?) "a refusal on it (exit 12)"
 check "its inspector is still open after the refusal" port_open "$port"
+
+# Another process of the service: a second SIGINT at once cuts its engine's leave short; its
+# inspector is closed at the exit all the same, over a connection of ntop-js's own.
+start_node p1 --inspect-port=0 "$TARGETS/hot.js"
+start_node p2 --inspect-port=0 "$TARGETS/hot.js"
+wait_ready p1
+wait_ready p2
+"$NTOP_JS" --no-config --pid "$p1_PID" --pid "$p2_PID" -b -d 0.3 >"$WORK/two.out" 2>"$WORK/two.err" &
+pid=$!
+pids_to_kill="$pids_to_kill $pid"
+wait_for 10 eval '[ -s "$WORK/two.out" ]'
+kill -INT "$pid"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+ok $([ "$rc" -lt 128 ]; echo $?) "--pid P1 --pid P2, two SIGINTs at once: ntop-js ends by itself (status $rc)"
+check "neither process listens afterwards" wait_for 3 eval 'quiet "$p1_PID" && quiet "$p2_PID"'
+diag "two: P1 [$(listening "$p1_PID" | tr '\n' ' ')] P2 [$(listening "$p2_PID" | tr '\n' ' ')] $(head -c 300 "$WORK/two.err")"
+
+# An engine that cannot start after its target's inspector was opened (the Nth websocket made
+# to fail by an LD_PRELOAD shim, tests/connect_fails.c): that inspector is closed at once.
+shim=$WORK/connect_fails.so
+if ${CC:-cc} -shared -fPIC -o "$shim" "$top_srcdir/tests/connect_fails.c" -ldl 2>"$WORK/cc.err"; then
+	# fail_connect N ARGS...: ntop-js whose Nth websocket cannot be made
+	fail_connect() {
+		local n=$1
+		shift
+		NTOP_TEST_FAIL_CONNECT=$n LD_PRELOAD=$shim \
+			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$NTOP_JS" "$@"
+	}
+	# The service's second process: its engine is the second websocket.
+	fail_connect 2 --no-config --pid "$p1_PID" --pid "$p2_PID" -b -n 2 -d 0.3 \
+		>"$WORK/nostart.out" 2>"$WORK/nostart.err"
+	ok $? "--pid P1 --pid P2, P2's engine cannot start: status 0"
+	check "P2's failure is said" grep -q "PID $p2_PID: cannot connect" "$WORK/nostart.err"
+	check "and P2's inspector, opened for it, is closed" wait_for 3 quiet "$p2_PID"
+	check "P1's too" wait_for 3 quiet "$p1_PID"
+	diag "nostart: $(head -c 300 "$WORK/nostart.err")"
+
+	# --follow: the process that comes back is attached (its inspector opened), but the
+	# session cannot start again at once; the next try opens it again, so that it is ntop-js's
+	# to close at the end and not taken for one that was open before.
+	start_node f1 --inspect-port=0 "$TARGETS/hot.js" "follow-$$"
+	wait_ready f1
+	fail_connect 2 --no-config --pid "$f1_PID" --follow -b -d 0.3 >"$WORK/follow.out" \
+		2>"$WORK/follow.err" &
+	pid=$!
+	pids_to_kill="$pids_to_kill $pid"
+	wait_for 10 eval '[ -s "$WORK/follow.out" ]'
+	kill "$f1_PID"
+	start_node f2 --inspect-port=0 "$TARGETS/hot.js" "follow-$$"
+	check "--follow: ntop-js attaches to the process that came back" \
+		wait_for 15 grep -q "re-attached to PID $f2_PID" "$WORK/follow.err"
+	wait_for 10 grep -q "\"pid\":$f2_PID\|pid $f2_PID" "$WORK/follow.out"
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	ok $([ "$rc" -lt 128 ]; echo $?) "--follow: SIGINT ends it (status $rc)"
+	check "--follow: the inspector it opened in the process that came back is closed" \
+		wait_for 3 quiet "$f2_PID"
+	diag "follow: $(head -c 400 "$WORK/follow.err")"
+else
+	ok 0 "# SKIP no C compiler for the LD_PRELOAD shim: $(head -c 200 "$WORK/cc.err")"
+fi
 
 # The live view: q while it asks whether to start the CPU profiler.
 require_tmux
