@@ -66,7 +66,7 @@ EOF
 chmod 0644 "$pub"/*
 
 # setpriv execs node: $! is the target
-setpriv --reuid=nobody --regid="$nogroup" --clear-groups "$NODE" "$pub/app.js" "$secret/secret.js" \
+setpriv --reuid=nobody --regid="$nogroup" --clear-groups "$NODE" --inspect-port=0 "$pub/app.js" "$secret/secret.js" \
 	>"$WORK/app.out" 2>"$WORK/app.err" &
 app_PID=$!
 pids_to_kill="$pids_to_kill $app_PID"

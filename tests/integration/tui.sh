@@ -81,7 +81,7 @@ check "a wide terminal shows the whole location" wait_screen 5 'hotMain +/.*test
 port=$(inspector_port_of target)
 keys q
 check "q quits with status 0" wait_screen 10 '^EXIT=0'
-check "the terminal is back in cooked mode with echo" screen_has '^icanon echo'
+check "the terminal is back in cooked mode with echo" wait_screen 5 '^icanon echo'
 check "nothing was written to stderr" test ! -s "$WORK/err.log"
 check "the inspector was closed" wait_for 5 port_closed "$port"
 check "the target is still running" alive "$target_PID"
