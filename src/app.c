@@ -689,10 +689,12 @@ static int app_run(struct app *a)
 	sigaddset(&stop_sigs, SIGTERM);
 	sigaddset(&stop_sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop_sigs, &held);
-	if (a->opt.n_more_pids || a->opt.children || a->opt.match || a->opt.user)
+	if (a->opt.n_more_pids || a->opt.children || a->opt.match || a->opt.user) {
 		rc = app_attach_service(a, &ao, &cause);
-	else
+	} else {
+		app_note_kin(a, ao.pid);
 		rc = attach_target(&ao, &a->target, &cause);
+	}
 	if (rc != EXIT_OK) {
 		char *gone = app_launch_gone(a), *msg = gone ? gone : app_launch_cause(a, cause);
 		/* A started program that died under us explains the failure better. */
@@ -705,7 +707,7 @@ static int app_run(struct app *a)
 	}
 	rc = app_watch(a, &ao, &held);
 	/* whatever ended it, nothing ntop-js opened stays open */
-	app_close_left_open(a);
+	app_close_at_exit(a);
 	sigprocmask(SIG_SETMASK, &held, NULL);
 	return rc;
 }
@@ -873,6 +875,7 @@ int app_main(int argc, char **argv)
 	/* the workers' engines talk through the main one's session */
 	app_threads_free(&a);
 	engine_free(a.engine);
+	app_kin_free(&a);
 	/* after every engine that borrows its cache */
 	app_smap_free(a.smap);
 	app_serve_free(&a);

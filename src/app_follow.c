@@ -69,6 +69,7 @@ void app_on_follow_timer(void *ud)
 	struct attach_result r;
 	char *cause = NULL;
 	pid_t pid = 0;
+	int rc;
 
 	if (!a->following)
 		return;
@@ -84,16 +85,34 @@ void app_on_follow_timer(void *ud)
 			return;
 		}
 		ao.pid = pid;
+		/* before the signal: what its descendants had open then stays open */
+		app_note_kin(a, pid);
 	}
 	/* Short waits: the event loop (and the keyboard) waits while attach runs. */
 	ao.timeout_s = 2.0;
-	if (attach_target(&ao, &r, &cause) != EXIT_OK) {
+	rc = attach_target(&ao, &r, &cause);
+	if (rc != EXIT_OK) {
 		free(cause);
+		/* it was signalled and may open its inspector after the wait */
+		a->follow_signalled = rc == EXIT_TIMEOUT ? pid : 0;
 		loop_timer_arm(a->follow_timer, 1.0);
 		return;
 	}
+	/* an earlier try found it closed and signalled it: what is open now is ntop-js's,
+	 * unless its own options open one */
+	if (pid && pid == a->follow_signalled && !r.opened_by_us) {
+		struct procfs_inspect_addr opts;
+
+		procfs_inspect_addr_read(pid, &opts);
+		r.opened_by_us = !opts.opens;
+	}
+	a->follow_signalled = 0;
 	if (engine_restart(a->engine, &r, &cause) < 0) {
 		free(cause);
+		/* Closed now: the next try would take it for one that was open before ntop-js came,
+		 * and leave it open at the end. */
+		if (r.opened_by_us)
+			app_close_opened(a, &r, false);
 		loop_timer_arm(a->follow_timer, 1.0);
 		return;
 	}

@@ -15,6 +15,7 @@
 #include "settings.h"
 #include "strbuf.h"
 
+struct app_kin;
 struct launch;
 struct loop;
 struct loop_timer;
@@ -49,6 +50,7 @@ struct app {
 	size_t follow_cmdline_len;
 	unsigned long long follow_start_ticks; /* the old process's start time */
 	bool following;
+	pid_t follow_signalled;       /* a try that timed out signalled it: its inspector is ours */
 	/* Worker threads (app_workers.c): an engine each, with the main engine's configuration
 	 * and clock; stopping: they leave first, then the main engine. */
 	struct app_smap *smap;        /* the main process's source maps (NULL: --no-source-maps) */
@@ -71,6 +73,7 @@ struct app {
 	struct app_rescan *rescan;    /* a service's new processes (app_rescan.c) */
 	bool engine_started;          /* engine_start() succeeded */
 	bool door_checked;            /* app_close_left_open() ran */
+	struct app_kin *kin;          /* the watched processes' descendants at attach (app_door.c) */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -151,11 +154,29 @@ void app_threads_free(struct app *a);
  * the last. */
 bool app_thread_at(const struct app *a, size_t i, struct engine **e,
 	const struct attach_result **target, const char **name, bool *process);
+/* Once the loop has ended: closes what the other processes' engines left open (a leave cut
+ * short by a second signal or the stop's grace). */
+void app_threads_close_left_open(struct app *a);
+/* Whether pid is a process watched by an engine of its own (the main target, another
+ * process of the service, or one waiting for its engine). */
+bool app_watches(const struct app *a, pid_t pid);
 
 /* app_door.c */
 /* Closes the inspectors ntop-js opened that the engines could not close themselves (the main
- * target's, and those of the service's processes still waiting for an engine). Once. */
+ * target's, and those of the service's processes still waiting for an engine: once), and
+ * those that the watched processes' descendants opened because their parent's did (Node's
+ * cluster passes SIGUSR1 on to its workers). */
 void app_close_left_open(struct app *a);
+/* The same once the loop has ended: also the other processes' engines cut short. */
+void app_close_at_exit(struct app *a);
+/* Closes the inspector ntop-js opened in r->pid if it still listens there, over a
+ * connection of its own; one that cannot be closed is named (with --no-eval, unless said:
+ * an engine has said so already). */
+void app_close_opened(struct app *a, const struct attach_result *r, bool said);
+/* Before pid is signalled: which of its Node descendants already have listening sockets
+ * (an inspector open then is left open at the end). */
+void app_note_kin(struct app *a, pid_t pid);
+void app_kin_free(struct app *a);
 
 /* app_follow.c */
 void app_follow_remember(struct app *a);

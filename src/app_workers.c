@@ -40,6 +40,7 @@ struct app_thread {
 	pid_t parent_pid;       /* a worker of another process: that process (0: of the main one,
 	                           or a process itself) */
 	bool stop_sent;         /* engine_stop was called (a process waits for its workers) */
+	bool graced;            /* a stop's grace ran out on it once already */
 	struct engine_worker_info info;
 	struct attach_result target;
 	bool finished;          /* its engine finished: freed at the next reap */
@@ -253,6 +254,9 @@ static void thread_start(struct app *a, struct app_thread *th)
 		if (th->process)
 			thread_on_notice(th, cause);
 		free(cause);
+		/* its engine will not close what service_attach opened */
+		if (th->process && th->target.opened_by_us)
+			app_close_opened(a, &th->target, false);
 		loop_timer_arm(a->threads_reap, 0);
 	}
 }
@@ -313,6 +317,9 @@ int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause
 		procfs_pids_free(&pids);
 		return EXIT_USAGE;
 	}
+	/* before any is signalled: what their descendants had open then stays open */
+	for (size_t i = 0; i < pids.n; i++)
+		app_note_kin(a, pids.v[i]);
 	a->members = xcalloc(pids.n, sizeof *a->members);
 	a->n_members = pids.n;
 	/* with --children, --match or --user more processes may come (app_rescan.c): even a lone
@@ -528,17 +535,32 @@ static void app_on_threads_reap(void *ud)
 static void app_on_stop_grace(void *ud)
 {
 	struct app *a = ud;
+	bool again = false;
 
 	/* the processes still waiting for their workers leave now */
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (!a->threads[i]->finished && !a->threads[i]->stop_sent) {
-			a->threads[i]->stop_sent = true;
-			engine_stop(a->threads[i]->e);
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *th = a->threads[i];
+
+		if (th->finished)
+			continue;
+		if (!th->stop_sent) {
+			th->stop_sent = true;
+			engine_stop(th->e);
 		}
-	if (a->finished)
-		loop_stop(a->loop);
-	else
+		again |= !th->graced;
+		th->graced = true;
+	}
+	if (!a->finished) {
 		engine_stop(a->engine);
+		return;
+	}
+	/* Their leave closes the inspectors they opened: it gets one more grace (its calls have
+	 * deadlines of their own), then the loop ends all the same and app_close_at_exit closes
+	 * what is left. */
+	if (again)
+		loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
+	else
+		loop_stop(a->loop);
 }
 
 void app_threads_init(struct app *a)
@@ -755,6 +777,30 @@ void app_threads_free(struct app *a)
 	strbuf_free(&a->threads_out);
 	strbuf_free(&a->procs_out);
 	strbuf_free(&a->threads_text);
+}
+
+void app_threads_close_left_open(struct app *a)
+{
+	for (size_t i = 0; i < a->n_threads; i++) {
+		struct app_thread *th = a->threads[i];
+
+		/* with --no-eval, a leave that ran has said so (engine.c) */
+		if (th->process && engine_inspector_left_open(th->e))
+			app_close_opened(a, &th->target, th->finished);
+	}
+}
+
+bool app_watches(const struct app *a, pid_t pid)
+{
+	if (pid == a->target.pid)
+		return true;
+	for (size_t i = 0; i < a->n_members; i++)
+		if (a->members[i].code == EXIT_OK && a->members[i].r.pid == pid)
+			return true;
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (a->threads[i]->process && a->threads[i]->target.pid == pid)
+			return true;
+	return false;
 }
 
 bool app_thread_at(const struct app *a, size_t i, struct engine **e,

@@ -106,6 +106,7 @@ struct procfs_inspect_addr {
 	char host[256];
 	int port;
 	bool seen; /* an option named a host or port */
+	bool opens; /* --inspect, --inspect-brk or --inspect-wait: open from the start */
 };
 
 void procfs_inspect_addr_init(struct procfs_inspect_addr *a);

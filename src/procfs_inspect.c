@@ -152,6 +152,7 @@ static void procfs_inspect_scan(char **tok, size_t n, bool stop_at_script,
 			value = eq + 1;
 		if (strcmp(name, "--inspect") == 0 || strcmp(name, "--inspect-brk") == 0 ||
 			strcmp(name, "--inspect-wait") == 0 || strcmp(name, "--inspect-brk-node") == 0) {
+			a->opens = true;
 			if (value)
 				procfs_inspect_apply(a, value);
 			continue;

@@ -96,6 +96,21 @@ kill -CONT "$t_PID"
 check "once it runs again, it closes the inspector ntop-js opened" wait_for 5 quiet "$t_PID"
 diag "stopped: $(head -c 300 "$WORK/stopped.err")"
 
+# A main thread busy when SIGUSR1 comes opens the inspector only when its task ends, after
+# ntop-js gave up waiting (--timeout 1): ntop-js waits as long again and closes it.
+cat >"$WORK/busy.js" <<'EOF'
+setInterval(() => { const end = Date.now() + 3000; while (Date.now() < end); }, 50);
+console.log('ready', process.pid);
+EOF
+start_node busy --inspect-port=0 "$WORK/busy.js"
+wait_ready busy
+"$NTOP_JS" --no-config --pid "$busy_PID" -b -n 1 -d 0.3 --timeout 1 >/dev/null 2>"$WORK/busy.err"
+rc=$?
+ok $([ "$rc" = 9 ]; echo $?) "a target too busy to open its inspector in time: exit status 9 (got $rc)"
+check "the inspector that opened after ntop-js gave up is closed" wait_for 5 quiet "$busy_PID"
+diag "busy: $(head -c 400 "$WORK/busy.err")"
+kill "$busy_PID" 2>/dev/null
+
 # --no-eval cannot run the close: the inspector stays open, and ntop-js says so.
 "$NTOP_JS" --no-config --pid "$t_PID" -b -n 1 -d 0.3 --no-eval >/dev/null 2>"$WORK/noeval.err"
 ok $? "--no-eval: a session"
@@ -117,22 +132,29 @@ check "its inspector is still open after ntop-js left" port_open "$port"
 ok $([ $? = 12 ]; echo $?) "a refusal on it (exit 12)"
 check "its inspector is still open after the refusal" port_open "$port"
 
-# Another process of the service: a second SIGINT at once cuts its engine's leave short; its
-# inspector is closed at the exit all the same, over a connection of ntop-js's own.
+# Another process of the service that is stopped when a second SIGINT cuts the leave short:
+# its engine never got to close its inspector; it is closed at the exit all the same, over a
+# connection of ntop-js's own, once the process runs again within --timeout.
 start_node p1 --inspect-port=0 "$TARGETS/hot.js"
 start_node p2 --inspect-port=0 "$TARGETS/hot.js"
 wait_ready p1
 wait_ready p2
-"$NTOP_JS" --no-config --pid "$p1_PID" --pid "$p2_PID" -b -d 0.3 >"$WORK/two.out" 2>"$WORK/two.err" &
+"$NTOP_JS" --no-config --pid "$p1_PID" --pid "$p2_PID" -b -d 0.3 --timeout 5 >"$WORK/two.out" \
+	2>"$WORK/two.err" &
 pid=$!
 pids_to_kill="$pids_to_kill $pid"
 wait_for 10 eval '[ -s "$WORK/two.out" ]'
+kill -STOP "$p2_PID"
 kill -INT "$pid"
+sleep 0.3
 kill -INT "$pid"
+sleep 0.5
+kill -CONT "$p2_PID"
 wait "$pid"
 rc=$?
-ok $([ "$rc" -lt 128 ]; echo $?) "--pid P1 --pid P2, two SIGINTs at once: ntop-js ends by itself (status $rc)"
-check "neither process listens afterwards" wait_for 3 eval 'quiet "$p1_PID" && quiet "$p2_PID"'
+ok $([ "$rc" -lt 128 ]; echo $?) "--pid P1 --pid P2, P2 stopped, two SIGINTs: ntop-js ends by itself (status $rc)"
+check "P2 (running again) no longer listens" wait_for 3 quiet "$p2_PID"
+check "nor does P1" quiet "$p1_PID"
 diag "two: P1 [$(listening "$p1_PID" | tr '\n' ' ')] P2 [$(listening "$p2_PID" | tr '\n' ' ')] $(head -c 300 "$WORK/two.err")"
 
 # An engine that cannot start after its target's inspector was opened (the Nth websocket made
@@ -147,6 +169,7 @@ if ${CC:-cc} -shared -fPIC -o "$shim" "$top_srcdir/tests/connect_fails.c" -ldl 2
 			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$NTOP_JS" "$@"
 	}
 	# The service's second process: its engine is the second websocket.
+	check "before: P2 listens on nothing" quiet "$p2_PID"
 	fail_connect 2 --no-config --pid "$p1_PID" --pid "$p2_PID" -b -n 2 -d 0.3 \
 		>"$WORK/nostart.out" 2>"$WORK/nostart.err"
 	ok $? "--pid P1 --pid P2, P2's engine cannot start: status 0"
@@ -160,7 +183,9 @@ if ${CC:-cc} -shared -fPIC -o "$shim" "$top_srcdir/tests/connect_fails.c" -ldl 2
 	# to close at the end and not taken for one that was open before.
 	start_node f1 --inspect-port=0 "$TARGETS/hot.js" "follow-$$"
 	wait_ready f1
-	fail_connect 2 --no-config --pid "$f1_PID" --follow -b -d 0.3 >"$WORK/follow.out" \
+	env NTOP_TEST_FAIL_CONNECT=2 LD_PRELOAD="$shim" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		"$NTOP_JS" --no-config --pid "$f1_PID" --follow -b -d 0.3 >"$WORK/follow.out" \
 		2>"$WORK/follow.err" &
 	pid=$!
 	pids_to_kill="$pids_to_kill $pid"
@@ -170,13 +195,15 @@ if ${CC:-cc} -shared -fPIC -o "$shim" "$top_srcdir/tests/connect_fails.c" -ldl 2
 	check "--follow: ntop-js attaches to the process that came back" \
 		wait_for 15 grep -q "re-attached to PID $f2_PID" "$WORK/follow.err"
 	wait_for 10 grep -q "\"pid\":$f2_PID\|pid $f2_PID" "$WORK/follow.out"
-	kill -INT "$pid"
+	kill -TERM "$pid"
 	wait "$pid"
 	rc=$?
-	ok $([ "$rc" -lt 128 ]; echo $?) "--follow: SIGINT ends it (status $rc)"
+	ok $([ "$rc" -lt 128 ]; echo $?) "--follow: SIGTERM ends it (status $rc)"
 	check "--follow: the inspector it opened in the process that came back is closed" \
 		wait_for 3 quiet "$f2_PID"
 	diag "follow: $(head -c 400 "$WORK/follow.err")"
+	diag "the process that came back: listens on [$(listening "$f2_PID" | tr '\n' ' ')]; $(
+		grep -c '^Debugger listening' "$WORK/f2.err") inspector openings"
 else
 	ok 0 "# SKIP no C compiler for the LD_PRELOAD shim: $(head -c 200 "$WORK/cc.err")"
 fi

@@ -4,8 +4,9 @@
 # does, keeps the program's output in a log file, profiles it, and ends it on exit; a command
 # that cannot run or that exits at once fails with one sentence. No descendant of the program
 # inherits an inspector, during the session or after it, and one that outlives ntop-js has
-# its inspector closed. The programs run with --inspect-port=0 so that the signal opens their
-# inspector on a free port, never on 9229.
+# its inspector closed, as have the workers of a cluster that outlives it (their primary
+# passed the signal on). The programs run with --inspect-port=0 so that the signal opens
+# their inspector on a free port, never on 9229.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 
@@ -209,6 +210,32 @@ ok $(inspector_of "${spid:-0}" | grep -qvx "$shared"; echo $?) \
 wait "$ntop"
 rc=$?
 ok $rc "and the session ends with status 0 ($rc)"
+
+# A cluster (tests/targets/cluster-open.js) under setsid outlives ntop-js: its primary, whose
+# inspector opens by signal and opens again on a free port, passes SIGUSR1 on to its workers
+# each time; the workers' inspectors, opened because of ntop-js, are closed when it leaves.
+"$NTOP_JS" -b --json -n 2 -d 0.3 -- setsid -w "$NODE" --inspect-port=0 \
+	"$TARGETS/cluster-open.js" 2 0 "$marker-cluster" >"$WORK/cluster.jsonl" 2>"$WORK/cluster.err"
+rc=$?
+ok $rc "ntop-js -- setsid -w node cluster-open.js exits 0 (status $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$WORK/cluster.err")"
+clog=$(log_of "$WORK/cluster.err")
+cprimary=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$clog" | head -n 1)
+cworkers=$(awk '$1 == "worker" { print $2 }' "$clog" | tr '\n' ' ')
+pids_to_kill="$pids_to_kill ${cprimary:-} $cworkers"
+check "the primary was watched" jsonl_check "$WORK/cluster.jsonl" \
+	"l => l.length === 2 && l.every(w => w.target.pid === ${cprimary:-0}) || l.map(w => w.target.pid)"
+check "its two workers opened their inspectors during the session (4 listening lines in all)" \
+	test "$(grep -c '^Debugger listening on' "$clog")" -ge 4
+workers_closed() {
+	local p
+	[ -n "$cworkers" ] || return 1
+	for p in $cworkers; do alive "$p" && no_inspector "$p" || return 1; done
+}
+check "the workers outlive ntop-js with no inspector listening" wait_for 3 workers_closed
+diag "$(for p in $cworkers; do echo "worker $p listens on [$(listen_ports "$p" | tr '\n' ' ')]"; done)"
+check "and so does the primary" wait_for 3 no_inspector "${cprimary:-0}"
+[ -n "$cprimary" ] && kill "$cprimary" 2>/dev/null
 
 # Not a Node program: no Node process appears, and the sentence names the log.
 "$NTOP_JS" -b --json -n 1 --timeout 1 -- sleep 30 >"$WORK/sl.out" 2>"$WORK/sl.err"
