@@ -43,6 +43,9 @@ struct attach_endpoint {
 
 static int attach_fail(char **cause, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static void attach_close_late(const struct attach_result *r, int pidfd,
+	const struct procfs_status *st, const struct procfs_inspect_addr *want,
+	const struct procfs_inodes *before, double timeout_s, char **cause);
 
 static int attach_fail(char **cause, int code, const char *fmt, ...)
 {
@@ -709,6 +712,8 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	}
 	code = attach_wait_listener(pid, pidfd, &st, &want, &fds, t0_s, t0_s + timeout_s, timeout_s, &ep,
 		r->node_version, sizeof(r->node_version), cause);
+	if (code == EXIT_TIMEOUT)
+		attach_close_late(r, pidfd, &st, &want, &fds, timeout_s, cause);
 	if (code != EXIT_OK)
 		goto out;
 	r->opened_by_us = true;
@@ -871,6 +876,46 @@ int attach_close_inspector(const struct attach_opts *o, const struct attach_resu
 			"port %d.", (int)r->pid, r->port);
 	}
 	return EXIT_OK;
+}
+
+/* SIGUSR1 was sent, but the inspector did not open in time: Node opens it on the main thread,
+ * so a thread busy in a long task opens it when the task ends, after ntop-js gave up, and it
+ * would stay open. Waits as long again (5 s at least) for it and closes it if it comes; the
+ * cause says which. */
+static void attach_close_late(const struct attach_result *r, int pidfd,
+	const struct procfs_status *st, const struct procfs_inspect_addr *want,
+	const struct procfs_inodes *before, double timeout_s, char **cause)
+{
+	double wait_s = timeout_s > 5 ? timeout_s : 5, t0_s = util_now_mono_s();
+	struct attach_result late = *r;
+	struct attach_endpoint ep;
+	char *why = NULL, *reply = NULL, *old = *cause;
+	size_t n = old ? strlen(old) : 0;
+
+	memset(&ep, 0, sizeof ep);
+	if (old && n && old[n - 1] == '.')
+		n--;
+	if (attach_wait_listener(r->pid, pidfd, st, want, before, t0_s, t0_s + wait_s, wait_s, &ep,
+			late.node_version, sizeof late.node_version, &why) != EXIT_OK) {
+		*cause = xasprintf("%.*s; ntop-js waited %.3g s more: if it opens later, it stays open "
+			"until the process exits.", (int)n, old ? old : "", wait_s);
+	} else {
+		free(why);
+		why = NULL;
+		attach_result_set_endpoint(&late, &ep);
+		/* the main thread that was slow to open it is slow to close it too */
+		if (attach_fetch_list(&ep, wait_s, &late, &why) == EXIT_OK &&
+		    inspector_eval_closing(&late, "i.close()", wait_s, &reply, &why) == 0 && !reply)
+			*cause = xasprintf("%.*s; it opened %.1f s later, and ntop-js closed it again.",
+				(int)n, old ? old : "", util_now_mono_s() - t0_s);
+		else
+			*cause = xasprintf("%.*s; it opened later on port %d, and ntop-js could not see it "
+				"close (a close sent runs once the main thread is free).", (int)n,
+				old ? old : "", late.port);
+	}
+	free(reply);
+	free(why);
+	free(old);
 }
 
 int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, char **cause)

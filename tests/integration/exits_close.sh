@@ -96,10 +96,12 @@ kill -CONT "$t_PID"
 check "once it runs again, it closes the inspector ntop-js opened" wait_for 5 quiet "$t_PID"
 diag "stopped: $(head -c 300 "$WORK/stopped.err")"
 
-# A main thread busy when SIGUSR1 comes opens the inspector only when its task ends, after
-# ntop-js gave up waiting (--timeout 1): ntop-js waits as long again and closes it.
+# A main thread blocked in native code when SIGUSR1 comes (execFileSync here; a read from a
+# hung mount) opens the inspector only when the call returns, after ntop-js gave up waiting
+# (--timeout 1): ntop-js waits as long again (5 s at least) and closes it.
 cat >"$WORK/busy.js" <<'EOF'
-setInterval(() => { const end = Date.now() + 3000; while (Date.now() < end); }, 50);
+const { execFileSync } = require('child_process');
+setInterval(() => execFileSync('sleep', ['2']), 50);
 console.log('ready', process.pid);
 EOF
 start_node busy --inspect-port=0 "$WORK/busy.js"
@@ -107,7 +109,7 @@ wait_ready busy
 "$NTOP_JS" --no-config --pid "$busy_PID" -b -n 1 -d 0.3 --timeout 1 >/dev/null 2>"$WORK/busy.err"
 rc=$?
 ok $([ "$rc" = 9 ]; echo $?) "a target too busy to open its inspector in time: exit status 9 (got $rc)"
-check "the inspector that opened after ntop-js gave up is closed" wait_for 5 quiet "$busy_PID"
+check "the inspector that opened after ntop-js gave up is closed" wait_for 6 quiet "$busy_PID"
 diag "busy: $(head -c 400 "$WORK/busy.err")"
 kill "$busy_PID" 2>/dev/null
 
