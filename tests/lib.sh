@@ -86,6 +86,13 @@ inspector_port_of() { # inspector_port_of NAME
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port_closed() { ! port_open "$1"; }
 
+# Whether a process itself listens (its inspector, for a target with no server of its own):
+# the TCP ports it listens on, one a line (ss names the owner; as root it sees every user's
+# sockets; needs ss, from iproute2).
+listening() { ss -Hltnp 2>/dev/null | grep -F "pid=$1," | awk '{print $4}' | sed 's/.*://'; }
+listens() { [ -n "$(listening "$1")" ]; }
+quiet() { ! listens "$1"; }
+
 alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 dead() { ! alive "$1"; }
 

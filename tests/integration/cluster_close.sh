@@ -10,11 +10,6 @@
 require_node
 command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
 
-# The TCP ports a process itself listens on, one a line (ss names the owner; as root it sees
-# every user's sockets).
-listening() { ss -Hltnp 2>/dev/null | grep -F "pid=$1," | awk '{print $4}' | sed 's/.*://'; }
-listens() { [ -n "$(listening "$1")" ]; }
-quiet() { ! listens "$1"; }
 all_quiet() { local p; for p in "$@"; do quiet "$p" || return 1; done; }
 all_listen() { local p; for p in "$@"; do listens "$p" || return 1; done; }
 # The workers the primary printed: "open" (started with --inspect) or "plain".

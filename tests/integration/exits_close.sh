@@ -11,11 +11,6 @@
 require_node
 command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
 
-# The TCP ports a process itself listens on, one a line (ss names the owner; as root it sees
-# every user's sockets).
-listening() { ss -Hltnp 2>/dev/null | grep -F "pid=$1," | awk '{print $4}' | sed 's/.*://'; }
-listens() { [ -n "$(listening "$1")" ]; }
-quiet() { ! listens "$1"; }
 
 start_node t --inspect-port=0 "$TARGETS/hot.js"
 wait_ready t

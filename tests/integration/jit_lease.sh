@@ -10,9 +10,6 @@
 require_node
 command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
 
-# True while the process itself listens on a TCP port (its inspector: warm.js has no other).
-listens() { ss -Hltnp 2>/dev/null | grep -qF "pid=$1,"; }
-quiet() { ! listens "$1"; }
 
 flag_lines() { grep -c '^flags' "$WORK/target.out"; }
 has_line() { grep -qx -- "$1" "$WORK/target.out"; }
