@@ -780,7 +780,7 @@ static void engine_on_closed_inspector(void *ud, enum session_outcome o, const s
 
 /* The profiler is off: close the inspector if ntop-js opened it, then the connection. Close
  * only what ntop-js opened: closing also ends every other debugger's session. */
-static void engine_close_inspector(struct engine *e)
+void engine_close_inspector(struct engine *e)
 {
 	if (engine_door_close(e, engine_on_closed_inspector))
 		return;
@@ -799,7 +799,8 @@ static void engine_on_disabled(void *ud, enum session_outcome o, const struct pr
 
 	if (o == SESSION_CLOSED)
 		return;
-	engine_close_inspector(e);
+	/* The JIT's flags go back with the profiler off (engine_jit.c says why); then the door. */
+	engine_jit_leave(e);
 }
 
 void engine_disable_profiler(struct engine *e)
@@ -823,7 +824,7 @@ static void engine_on_heap_disabled(void *ud, enum session_outcome o, const stru
 
 	if (o == SESSION_CLOSED)
 		return;
-	engine_jit_leave(e);
+	engine_disable_profiler(e);
 }
 
 void engine_stop(struct engine *e)
@@ -852,7 +853,7 @@ void engine_stop(struct engine *e)
 		engine_arm_expiry(e);
 		return;
 	}
-	engine_jit_leave(e);
+	engine_disable_profiler(e);
 }
 
 /* ---- life cycle ---- */

@@ -17,6 +17,17 @@
 /* Where the target keeps the lease on the flags (below). */
 #define JIT_LEASE_KEY "globalThis[Symbol.for('ntop-js.jit')]"
 
+/* Run in the target when the flags go back (at detach, after a CPU burst, or by the lease's
+ * timer): code V8 optimized while they were off has no inlining, and would stay so until V8
+ * happened to optimize it again, a server slower by a fifth to a half for the rest of its life.
+ * Switching the coverage mode deoptimizes all code once, as the attach did, so that hot code
+ * is optimized again, now with its inlining. An in-process session does it, so that the
+ * lease's timer can too, with ntop-js gone; it is synchronous, and the mode ends as it was.
+ * Bytecode flushing stays off, as the attach's switch already left it (doc/inlining.md). */
+#define JIT_DEOPT_JS "try{var S=new I.Session();S.connect();S.post('Profiler.enable');" \
+	"S.post('Profiler.startPreciseCoverage',{callCount:false,detailed:false});" \
+	"S.post('Profiler.stopPreciseCoverage');S.post('Profiler.disable');S.disconnect()}catch(e){}"
+
 /* What the plan depends on, read in one evaluation. */
 static const char jit_probe_expr[] =
 	"(function(p){var o=p.env||{};return {v8:p.versions.v8,"
@@ -116,7 +127,7 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	struct engine *e = ud;
 	struct json_span res, val, cov;
 	char v8[64], flags[1024];
-	char expr[1024];
+	char expr[2048];
 
 	if (!jit_step_ok(e, o, m, "the target refused the V8 version check") || !jit_pending(e))
 		return;
@@ -150,16 +161,17 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	 * finds them as the app had them, and its timer cannot later undo this session's. A live
 	 * session's lease (another ntop-js watching) is left to it: the flags are its to put
 	 * back. */
-	snprintf(expr, sizeof expr, "(function(v,g,k,L,id){var p=g[k],n=Date.now();"
+	snprintf(expr, sizeof expr, "(function(v,I,g,k,L,id,D){var p=g[k],n=Date.now();"
 		"if(p&&p.id!==id&&n-p.w<L/2)return null;if(p){clearInterval(p.t);"
 		"if(p.r)v.setFlagsFromString(p.r)}var t=v.cachedDataVersionTag,l='%s'.split(' '),"
 		"r=[];for(var i=0;i<l.length;i++){var a=t();v.setFlagsFromString('--no-'+l[i].slice(2));"
 		"if(t()!==a)r.push(l[i])}var s=g[k]={id:id,until:n+L,w:n,r:r.join(' ')};"
-		"s.t=setInterval(function(){if(Date.now()>s.until){clearInterval(s.t);"
-		"if(s.r)v.setFlagsFromString(s.r);if(g[k]===s)delete g[k]}},5000);"
-		"if(s.t.unref)s.t.unref();return s.r})(" V8_MODULE ",globalThis,"
-		"Symbol.for('ntop-js.jit'),%.0f,'%s')", e->jit.restore, engine_lease_s(e) * 1e3,
-		e->title_prefix);
+		"s.b=function(){clearInterval(s.t);if(g[k]===s)delete g[k];if(!s.r)return;"
+		"v.setFlagsFromString(s.r);if(D)" JIT_DEOPT_JS "};"
+		"s.t=setInterval(function(){if(Date.now()>s.until)s.b()},5000);"
+		"if(s.t.unref)s.t.unref();return s.r})(" V8_MODULE "," INSPECTOR_MODULE ",globalThis,"
+		"Symbol.for('ntop-js.jit'),%.0f,'%s',%d)", e->jit.restore, engine_lease_s(e) * 1e3,
+		e->title_prefix, e->jit.redeopt);
 	/* Marked at once: a leave that starts before the reply must still put them back (the
 	 * inspector runs the two evaluations in order). */
 	e->jit_flags_set = true;
@@ -194,9 +206,8 @@ static bool engine_jit_restore(struct engine *e, session_reply_fn next)
 		return false;
 	e->jit_flags_set = false;
 	/* What goes back is what the target noted it switched off (above). */
-	snprintf(expr, sizeof expr, "(function(v,g,k,id){var s=g[k];if(s&&s.id===id){"
-		"clearInterval(s.t);delete g[k];if(s.r)v.setFlagsFromString(s.r)}})(" V8_MODULE
-		",globalThis,Symbol.for('ntop-js.jit'),'%s')", e->title_prefix);
+	snprintf(expr, sizeof expr, "(function(s,id){if(s&&s.id===id)s.b()})(" JIT_LEASE_KEY
+		",'%s')", e->title_prefix);
 	engine_evaluate(e, expr, next);
 	return e->state != ST_DONE;
 }
@@ -222,13 +233,17 @@ static void jit_on_restored(void *ud, enum session_outcome o, const struct proto
 	struct engine *e = ud;
 
 	if (jit_restore_replied(e, o, m, "now"))
-		engine_disable_profiler(e);
+		engine_close_inspector(e);
 }
 
+/* Leaving, with the profiler already off: the flags go back, then the door closes. Off
+ * first, because the deoptimization that comes with the flags must not run under a profile:
+ * on Node 22 a function deoptimized while a CPU profile ran stayed in baseline code for 10 s
+ * and more in 2 of 4 tries (none of 4 with the profiler off). */
 void engine_jit_leave(struct engine *e)
 {
 	if (!engine_jit_restore(e, jit_on_restored))
-		engine_disable_profiler(e);
+		engine_close_inspector(e);
 }
 
 static void jit_on_profiler_off(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -248,11 +263,12 @@ static void jit_on_put_back(void *ud, enum session_outcome o, const struct proto
 }
 
 /* The two go back to back (the inspector runs them in order), so that a burst started before
- * their replies comes after the disable, never before it. */
+ * their replies comes after the disable, never before it; the profiler off first, as at the
+ * leave. */
 void engine_jit_pause_profiler(struct engine *e)
 {
-	engine_jit_restore(e, jit_on_put_back);
 	jit_profiler_off(e);
+	engine_jit_restore(e, jit_on_put_back);
 }
 
 void engine_jit_reset(struct engine *e)

@@ -170,8 +170,10 @@ void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
 /* The set-up is over: windows and memory readings start (or, after engine_start_cpu(), the
  * windows start carrying profiles). */
 void engine_running(struct engine *e);
-/* Leaving: Profiler.disable, then the inspector closed if ntop-js opened it. */
+/* Leaving: Profiler.disable, then the JIT's flags put back (engine_jit_leave), then the
+ * inspector closed if ntop-js opened it (engine_close_inspector). */
 void engine_disable_profiler(struct engine *e);
+void engine_close_inspector(struct engine *e);
 
 /* Starts the CPU profiler's set-up (Profiler.enable, the interval, the first window). */
 void engine_profiler_begin(struct engine *e);
@@ -184,7 +186,8 @@ void engine_pause_check(struct engine *e);
 /* engine_jit.c */
 /* Carries out the JIT plan once the first profile runs, then calls engine_running(). */
 void engine_jit_start(struct engine *e);
-/* At detach: puts back the flags the plan switched off, then disables the profiler. */
+/* At detach, with the profiler off: puts back the flags the plan switched off (and
+ * deoptimizes, so that V8 optimizes again with them), then closes the inspector. */
 void engine_jit_leave(struct engine *e);
 /* At the end of a CPU burst: the same, with the session going on. */
 void engine_jit_pause_profiler(struct engine *e);

@@ -93,6 +93,8 @@ check "and closes the inspector ntop-js opened (within 70 s of the kill)" \
 	wait_for $(( t0 + 70 - $(date +%s) )) quiet "$target_PID"
 diag "inspector closed $(( $(date +%s) - t0 )) s after the kill"
 check "the stopped session killed, its target closes the inspector too" quiet "$held_PID"
+check "and deoptimizes, so that V8 optimizes its code again with them" \
+	eval '[ "$(grep -A1 "^flags" "$WORK/target.out" | tail -n 1)" = "session Profiler.startPreciseCoverage" ]'
 check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq $((n_set + 1)) ]'
 check "the target is still running" alive "$target_PID"
 

@@ -17,6 +17,7 @@ versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 expected_flags() { # expected_flags VERSION: what jitplan sets on that line
 	case $1 in
 	18* | 20*) echo "--no-turbo-inlining" ;;
+	26*) echo "" ;;
 	*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
 	esac
 }

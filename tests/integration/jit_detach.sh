@@ -1,0 +1,82 @@
+#!/bin/bash
+# Nothing a session changed in the JIT stays once it left, on every Node version of the matrix:
+# code V8 optimized while the session's inlining flags were off would otherwise stay without
+# its inlining until V8 happened to optimize it again (a server a fifth to a half slower for
+# the rest of its life). When the flags go back, the target deoptimizes its code once more, so
+# that hot code is optimized again with its inlining: at a polite exit, after a weekend mode's
+# CPU burst, and (jit_lease.sh) by the lease's timer once ntop-js was killed. On Node 22 the
+# second deoptimization is not done (V8 12 may leave such code in baseline), and on Node 26
+# nothing is changed at all.
+# tests/targets/reopt.js prints V8's own "optimized"/"deoptimized" for its hot function.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
+
+deopts() { grep -c '^deoptimized' "$WORK/$1.out"; }
+# deopted_since NAME N: the target printed more than N deoptimizations, then optimized again.
+deopted_since() {
+	[ "$(deopts "$1")" -gt "$2" ] && [ "$(tail -n 1 "$WORK/$1.out")" = optimized ]
+}
+
+# plan VERSION: what the session does to the JIT on that line (src/jitplan.c): "redeopt"
+# (flags off and a deoptimization at the attach, flags back and another at the exit),
+# "deopt" (the same without the second: V8 12 may leave deoptimized code in baseline), or
+# "none" (V8 14 names inlined frames itself).
+plan() {
+	case $1 in
+	22*) echo deopt ;;
+	26*) echo none ;;
+	*) echo redeopt ;;
+	esac
+}
+
+for v in $versions; do
+	matrix_node "$v" || continue
+	tag=r${v//[^0-9A-Za-z]/_}
+	NODE=$nb start_node "$tag" --inspect-port=0 "$TARGETS/reopt.js"
+	pv=${tag}_PID
+	t="node $("$nb" --version):"
+	check "$t the target's hot function is optimized" wait_for 20 grep -q ready "$WORK/$tag.out"
+	"$NTOP_JS" --pid "${!pv}" -b --json -n 3 -d 0.5 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
+	ok $? "$t a session of three windows"
+	diag "$v: flags $(jsonl_check "$WORK/$tag.jsonl" 'l => console.log(l[0].inlining.v8_flags) || true')"
+	case $(plan "$v") in
+	redeopt)
+		# One deoptimization at the attach (the plan), one when the flags went back.
+		check "$t V8 deoptimized it at the attach and again at the exit, then optimized it again" \
+			wait_for 10 deopted_since "$tag" 1 ;;
+	deopt)
+		sleep 2
+		check "$t V8 deoptimized it at the attach only" eval '[ "$(deopts "$tag")" -eq 1 ]' ;;
+	none)
+		sleep 2
+		check "$t the session left its code alone" eval '[ "$(deopts "$tag")" -eq 0 ]' ;;
+	esac
+	diag "$v: $(deopts "$tag") deoptimization(s)"
+	if [ "$(plan "$v")" = redeopt ]; then
+		# A weekend mode's burst: the profiler off between bursts puts the flags back as
+		# well. One burst of 2 s (the first window), then a window of memory only: a
+		# deoptimization at the burst's start (the plan), V8 optimizes it again within the
+		# burst, and one more deoptimization at the burst's end.
+		m=$(grep -c . "$WORK/$tag.out")
+		"$NTOP_JS" --pid "${!pv}" -b --json -n 2 -d 2 --cpu-every 30 \
+			>"$WORK/$tag.burst.jsonl" 2>"$WORK/$tag.burst.err"
+		ok $? "$t a session with CPU bursts"
+		wait_for 10 eval '[ "$(tail -n 1 "$WORK/$tag.out")" = optimized ]'
+		seq=$(tail -n +$((m + 1)) "$WORK/$tag.out" | tr '\n' ' ')
+		diag "$v: after the burst: $seq"
+		case $seq in
+		"deoptimized optimized deoptimized optimized "*)
+			ok 0 "$t its burst's end deoptimized it again, and V8 optimized it with its inlining" ;;
+		"deoptimized optimized "*)
+			ok 1 "$t its burst's end deoptimized it again, and V8 optimized it with its inlining" ;;
+		*)	# Not optimized again within the burst: nothing to see at its end.
+			skip "$t the burst's end" "V8 did not optimize it again within the burst" ;;
+		esac
+	fi
+	check "$t the target is still running" alive "${!pv}"
+	diag "$v: $(tr "\n" " " <"$WORK/$tag.out")"
+	kill "${!pv}" 2>/dev/null
+done
+done_testing

@@ -1,0 +1,29 @@
+// A target that watches V8 optimize and deoptimize its hot function, for the tests of what a
+// session leaves behind: V8's own status of `outer` (which inlines `inner` once hot), read
+// through V8's test syntax, switched on here at run time (only to watch; the
+// accuracy tests run targets without it). Prints "optimized" and "deoptimized" at each change,
+// then "ready PID" once outer is optimized.
+'use strict';
+const v8 = require('v8');
+v8.setFlagsFromString('--allow-natives-syntax');
+const status = new Function('f', 'return %GetOptimizationStatus(f)');
+function inner(x) { return (x * 31 + 7) % 1000003; }
+function outer(n) { let s = 0; for (let i = 0; i < n; i++) s = inner(s + i); return s; }
+// Bits 1-6 of the status say how the function runs now (optimized, by which compiler); their
+// numbering moved between V8 versions, all of them are 0 once it is deoptimized.
+const optimized = () => (status(outer) & 0x7e) !== 0;
+let sink = 0, was = false, ready = false;
+// The status is read before each run of outer: a deoptimization comes between two timer
+// callbacks (an evaluation, the lease's timer), so the next one sees it before V8 can have
+// optimized outer again.
+setInterval(() => {
+	const now = optimized();
+	if (now !== was)
+		console.log(now ? 'optimized' : 'deoptimized');
+	was = now;
+	if (now && !ready) {
+		ready = true;
+		console.log('ready', process.pid);
+	}
+	sink = outer(20000 + (sink & 1));
+}, 1);
