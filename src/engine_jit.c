@@ -161,17 +161,17 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	 * finds them as the app had them, and its timer cannot later undo this session's. A live
 	 * session's lease (another ntop-js watching) is left to it: the flags are its to put
 	 * back. */
-	snprintf(expr, sizeof expr, "(function(v,I,g,k,L,id,D){var p=g[k],n=Date.now();"
+	snprintf(expr, sizeof expr, "(function(v,I,g,k,L,id){var p=g[k],n=Date.now();"
 		"if(p&&p.id!==id&&n-p.w<L/2)return null;if(p){clearInterval(p.t);"
 		"if(p.r)v.setFlagsFromString(p.r)}var t=v.cachedDataVersionTag,l='%s'.split(' '),"
 		"r=[];for(var i=0;i<l.length;i++){var a=t();v.setFlagsFromString('--no-'+l[i].slice(2));"
 		"if(t()!==a)r.push(l[i])}var s=g[k]={id:id,until:n+L,w:n,r:r.join(' ')};"
 		"s.b=function(){clearInterval(s.t);if(g[k]===s)delete g[k];if(!s.r)return;"
-		"v.setFlagsFromString(s.r);if(D)" JIT_DEOPT_JS "};"
+		"v.setFlagsFromString(s.r);" JIT_DEOPT_JS "};"
 		"s.t=setInterval(function(){if(Date.now()>s.until)s.b()},5000);"
 		"if(s.t.unref)s.t.unref();return s.r})(" V8_MODULE "," INSPECTOR_MODULE ",globalThis,"
-		"Symbol.for('ntop-js.jit'),%.0f,'%s',%d)", e->jit.restore, engine_lease_s(e) * 1e3,
-		e->title_prefix, e->jit.redeopt);
+		"Symbol.for('ntop-js.jit'),%.0f,'%s')", e->jit.restore, engine_lease_s(e) * 1e3,
+		e->title_prefix);
 	/* Marked at once: a leave that starts before the reply must still put them back (the
 	 * inspector runs the two evaluations in order). */
 	e->jit_flags_set = true;
@@ -237,9 +237,9 @@ static void jit_on_restored(void *ud, enum session_outcome o, const struct proto
 }
 
 /* Leaving, with the profiler already off: the flags go back, then the door closes. Off
- * first, because the deoptimization that comes with the flags must not run under a profile:
+ * first, so that the deoptimization that comes with the flags does not run under a profile:
  * on Node 22 a function deoptimized while a CPU profile ran stayed in baseline code for 10 s
- * and more in 2 of 4 tries (none of 4 with the profiler off). */
+ * and more in 2 of 4 tries (doc/inlining.md). */
 void engine_jit_leave(struct engine *e)
 {
 	if (!engine_jit_restore(e, jit_on_restored))

@@ -96,7 +96,8 @@ static void jit_plan_switch_off(struct jit_plan *p, const char *flags, const cha
 void jit_plan_leave(const char *why, struct jit_plan *p)
 {
 	memset(p, 0, sizeof *p);
-	/* Every version measured (V8 10 to 14, Node 18 to 26) loses inlined frames somewhere. */
+	/* Up to V8 13 inlined frames are lost; V8 14 keeps them, but --leave-jit does not ask
+	 * the version (and OSR code from before the attach is lost on every version). */
 	p->exact = false;
 	p->caveat = why;
 }
@@ -133,8 +134,4 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 	if (major >= 12)
 		jit_plan_switch_off(p, target_flags, "maglev-inlining");
 	p->deopt = true;
-	/* When the flags go back, code optimized without inlining is deoptimized again, so that
-	 * V8 optimizes it with its inlining. Not on V8 12: there a function deoptimized so stayed
-	 * in baseline code for 30 s and more in 3 of 4 tries, slower than without inlining. */
-	p->redeopt = major != 12;
 }

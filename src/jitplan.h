@@ -18,8 +18,8 @@
 struct jit_plan {
 	char set[128];       /* flags for v8.setFlagsFromString at attach; "" for none */
 	char restore[128];   /* the flags that put them back, of those that were on ("" none) */
-	bool deopt;          /* deoptimize all code once the profiler runs */
-	bool redeopt;        /* and again when the flags go back, with the profiler off */
+	bool deopt;          /* deoptimize all code once the profiler runs (and again, with the
+	                      * profiler off, when the flags go back: engine_jit.c) */
 	bool exact;          /* inlined callees keep their own rows once the plan is carried out */
 	const char *caveat;  /* when !exact: why, in a few words; else NULL */
 };

@@ -4,8 +4,7 @@
 # its inlining until V8 happened to optimize it again (a server a fifth to a half slower for
 # the rest of its life). When the flags go back, the target deoptimizes its code once more, so
 # that hot code is optimized again with its inlining: at a polite exit, after a weekend mode's
-# CPU burst, and (jit_lease.sh) by the lease's timer once ntop-js was killed. On Node 22 the
-# second deoptimization is not done (V8 12 may leave such code in baseline), and on Node 26
+# CPU burst, and (jit_lease.sh) by the lease's timer once ntop-js was killed. On Node 26
 # nothing is changed at all.
 # tests/targets/reopt.js prints V8's own "optimized"/"deoptimized" for its hot function.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -20,16 +19,20 @@ deopted_since() {
 }
 
 # plan VERSION: what the session does to the JIT on that line (src/jitplan.c): "redeopt"
-# (flags off and a deoptimization at the attach, flags back and another at the exit),
-# "deopt" (the same without the second: V8 12 may leave deoptimized code in baseline), or
-# "none" (V8 14 names inlined frames itself).
+# (flags off and a deoptimization at the attach, flags back and another at the exit), or
+# "none" (V8 14 names inlined frames itself). On Node 22 the same as "redeopt", but this
+# target's one hot function is not always optimized again: V8 12 leaves it in baseline code
+# for 30 s and more in some tries (doc/inlining.md; the express servers of bench/jit-cost.sh
+# came back to their full rate), so only the two deoptimizations are checked there.
 plan() {
 	case $1 in
-	22*) echo deopt ;;
+	22*) echo redeopt-only ;;
 	26*) echo none ;;
 	*) echo redeopt ;;
 	esac
 }
+# deopted NAME N: the target printed N deoptimizations or more.
+deopted() { [ "$(deopts "$1")" -ge "$2" ]; }
 
 for v in $versions; do
 	matrix_node "$v" || continue
@@ -46,9 +49,8 @@ for v in $versions; do
 		# One deoptimization at the attach (the plan), one when the flags went back.
 		check "$t V8 deoptimized it at the attach and again at the exit, then optimized it again" \
 			wait_for 10 deopted_since "$tag" 1 ;;
-	deopt)
-		sleep 2
-		check "$t V8 deoptimized it at the attach only" eval '[ "$(deopts "$tag")" -eq 1 ]' ;;
+	redeopt-only)
+		check "$t V8 deoptimized it at the attach and again at the exit" wait_for 5 deopted "$tag" 2 ;;
 	none)
 		sleep 2
 		check "$t the session left its code alone" eval '[ "$(deopts "$tag")" -eq 0 ]' ;;
