@@ -18,22 +18,9 @@ const fs = require('fs');
 const [cmd, ...args] = process.argv.slice(2);
 
 // ---- capture
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function inspectorUrl() {
-	process.kill(Number(pid), 'SIGUSR1');
-	for (let i = 0; i < 200; i++) {
-		await sleep(50);
-		const m = fs.readFileSync(`/tmp/jit-probe.${pid}.err`, 'utf8').match(/ws:\/\/127\.0\.0\.1:\d+\/\S+/);
-		if (m) return m[0];
-	}
-	throw new Error('no inspector');
-}
+const { connect, sleep } = require('./probe-client');
 async function capture() {
-	const ws = new WebSocket(await inspectorUrl());
-	await new Promise((ok, fail) => { ws.onopen = ok; ws.onerror = fail; });
-	let id = 0; const pending = new Map();
-	ws.onmessage = e => { const m = JSON.parse(e.data); if (m.id) { pending.get(m.id)(m); pending.delete(m.id); } };
-	const call = (method, params = {}) => new Promise(r => { pending.set(++id, r); ws.send(JSON.stringify({ id, method, params })); });
+	const { ws, call } = await connect(pid);
 	await call('Profiler.enable');
 	await call('Profiler.setSamplingInterval', { interval: Number(iv || 1000) });
 	await call('Profiler.start');

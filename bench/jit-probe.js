@@ -14,36 +14,14 @@
 // of the non-idle samples. --gc-heap also prints the heap used after a forced GC before and
 // after the steps (the GCs are the probe's, never ntop-js's).
 // Needs a global WebSocket (Node 22 or newer) for itself; the target can be any version.
-const fs = require('fs');
 const [pid, mode, nwin, wins] = process.argv.slice(2);
 const gcHeap = process.argv.includes('--gc-heap');
-const sleep = ms => new Promise(r => setTimeout(r, ms));
+const { connect, sleep } = require('./probe-client');
 const CON = "(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector')).console";
 const V8 = "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))";
 
-async function inspectorUrl() {
-	process.kill(Number(pid), 'SIGUSR1');
-	for (let i = 0; i < 200; i++) {
-		await sleep(50);
-		const m = fs.readFileSync(`/tmp/jit-probe.${pid}.err`, 'utf8').match(/ws:\/\/127\.0\.0\.1:\d+\/\S+/);
-		if (m) return m[0];
-	}
-	throw new Error('the target opened no inspector');
-}
-
 (async () => {
-	const ws = new WebSocket(await inspectorUrl());
-	await new Promise((ok, fail) => { ws.onopen = ok; ws.onerror = fail; });
-	let id = 0;
-	const pending = new Map(), events = [];
-	ws.onmessage = e => {
-		const m = JSON.parse(e.data);
-		if (m.id) { pending.get(m.id)(m); pending.delete(m.id); } else events.push(m);
-	};
-	const call = (method, params = {}) => new Promise(r => {
-		pending.set(++id, r);
-		ws.send(JSON.stringify({ id, method, params }));
-	});
+	const { ws, call, events } = await connect(pid);
 	const evaluate = expr => call('Runtime.evaluate', { expression: expr, includeCommandLineAPI: true, returnByValue: true });
 	const heap = async () => { await call('HeapProfiler.collectGarbage'); return (await call('Runtime.getHeapUsage')).result.usedSize; };
 
