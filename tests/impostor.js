@@ -285,7 +285,8 @@ class Conn {
 			this.reply(msg.id, { result: { type: 'string', value: off[1] } });
 			return;
 		}
-		if (/var s=g\[k\];if\(s(&&s\.id===id)?\)\{clearInterval/.test(expr))
+		// Putting them back: the lease's own function (flags, then a deoptimization).
+		if (/if\(s&&s\.id===id\)s\.b\(\)/.test(expr))
 			log('put-back');
 		if (/getHeapSpaceStatistics/.test(expr)) {
 			const name = scenario === 'escapes' ? ESCAPES[0] + 'space' : 'old_space';
