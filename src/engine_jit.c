@@ -1,8 +1,8 @@
 /* engine_jit.c: the engine's JIT step (jitplan.h). Once the first profile runs, it learns the
- * target's V8 version and flags in one evaluation, switches off the inlining that would lose
- * frames, and deoptimizes all code (precise coverage started and stopped at once), so that
- * hot code is optimized again under the running profiler, with its inlined frames. At detach
- * it puts the flags back. */
+ * target's V8 version and flags in one evaluation and, up to V8 13, switches off the inlining
+ * whose callees the profiler cannot name, and deoptimizes all code (precise coverage started
+ * and stopped at once), so that hot code is optimized again without it. At detach it puts the
+ * flags back and deoptimizes once more, so that V8 optimizes the code with its inlining. */
 #include "config.h"
 
 #include "engine_priv.h"
@@ -19,14 +19,16 @@
 
 /* Run in the target when the flags go back (at detach, after a CPU burst, or by the lease's
  * timer): code V8 optimized while they were off has no inlining, and would stay so until V8
- * happened to optimize it again, a server slower by a fifth to a half for the rest of its life.
+ * happened to optimize it again (a server a fifth slower after ntop-js left: doc/benchmarks.md
+ * section 18).
  * Switching the coverage mode deoptimizes all code once, as the attach did, so that hot code
  * is optimized again, now with its inlining. An in-process session does it, so that the
  * lease's timer can too, with ntop-js gone; it is synchronous, and the mode ends as it was.
  * Bytecode flushing stays off, as the attach's switch already left it (doc/inlining.md). */
-#define JIT_DEOPT_JS "try{var S=new I.Session();S.connect();S.post('Profiler.enable');" \
+#define JIT_DEOPT_JS "try{var S=new I.Session();S.connect();try{S.post('Profiler.enable');" \
 	"S.post('Profiler.startPreciseCoverage',{callCount:false,detailed:false});" \
-	"S.post('Profiler.stopPreciseCoverage');S.post('Profiler.disable');S.disconnect()}catch(e){}"
+	"S.post('Profiler.stopPreciseCoverage');S.post('Profiler.disable')}finally{S.disconnect()}}" \
+	"catch(e){}"
 
 /* What the plan depends on, read in one evaluation. */
 static const char jit_probe_expr[] =
@@ -237,9 +239,8 @@ static void jit_on_restored(void *ud, enum session_outcome o, const struct proto
 }
 
 /* Leaving, with the profiler already off: the flags go back, then the door closes. Off
- * first, so that the deoptimization that comes with the flags does not run under a profile:
- * on Node 22 a function deoptimized while a CPU profile ran stayed in baseline code for 10 s
- * and more in 2 of 4 tries (doc/inlining.md). */
+ * first, so that the deoptimization that comes with the flags, and V8's recompiling after it,
+ * are not profiled. */
 void engine_jit_leave(struct engine *e)
 {
 	if (!engine_jit_restore(e, jit_on_restored))

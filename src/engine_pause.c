@@ -62,13 +62,15 @@ static void estimate_now(const struct engine *e, struct pause_estimate *est)
 }
 
 /* The pause the profiler's start costs this session: the start, and the deoptimization when
- * the JIT step will do one (eval mode without --leave-jit; the plan may still skip it). */
+ * the JIT step will do one (eval mode without --leave-jit, up to V8 13 or a version not known
+ * yet; the plan may still skip it). */
 double engine_start_pause_s(const struct engine *e)
 {
 	struct pause_estimate est;
+	int major = e->pause_in.v8_major;
 
 	estimate_now(e, &est);
-	if (e->eval_mode && !e->cfg.leave_jit)
+	if (e->eval_mode && !e->cfg.leave_jit && major <= 13)
 		return est.start_s + est.deopt_s;
 	return est.start_s;
 }

@@ -1,15 +1,12 @@
 /* jitplan.h: what ntop-js does to a target's JIT so that CPU time lands on the function that
  * spends it, decided per V8 version from measurements (doc/inlining.md).
  *
- * V8's profiler builds a sample's inlined frames from source positions that an optimizing
- * compiler records only while a profiler runs. Code optimized before the attach has none,
- * so the time of a function inlined into it is charged to its caller. And some compilers lose
- * inlined frames even under a running profile: TurboFan up to V8 13 (Node 18-24) for some
- * code (a timer's callback chain, an express route's helpers), Maglev in V8 13 (Node 24)
- * always. The plan therefore switches
- * off the inlining that loses frames, for the session only, and deoptimizes all code once
- * the profiler runs, so that hot code is optimized again with its frames. At detach the
- * flags are put back; the code keeps whatever it was compiled with until V8 recompiles it. */
+ * Up to V8 13 (Node 18-24) V8's profiler names the inlined functions of a frame only below
+ * the sampled one: a sample inside an inlined callee is charged to its caller, however the
+ * code was compiled. The plan there switches inlining off for the session and deoptimizes all
+ * code once the profiler runs, so that hot code is optimized again without it; at detach the
+ * flags go back and the code is deoptimized again, to be optimized with its inlining
+ * (engine_jit.c). V8 14 (Node 25, 26) names inlined callees itself: nothing is changed. */
 #ifndef NTOP_JITPLAN_H
 #define NTOP_JITPLAN_H
 

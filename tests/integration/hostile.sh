@@ -238,10 +238,10 @@ check_all "$CASES"
 check_all "$HEAVY"
 
 # Case by case, what the table cannot say.
-check "jit-v8-11: the inlining flag of V8 11 for the session, the deopt, then the flag back" \
-	diff <(printf 'switch-off %s\ncall %s\ncall %s\nput-back\n' '--turbo-inlining' \
-		Profiler.startPreciseCoverage Profiler.stopPreciseCoverage) \
-	<(grep -E '^switch-off |^put-back|^call Profiler\.(start|stop)PreciseCoverage' "$WORK/jit-v8-11/imp.out")
+check "jit-v8-11: the inlining flag of V8 11 for the session, the deopt, then the profiler off and the flag back" \
+	diff <(printf 'switch-off %s\ncall %s\ncall %s\ncall %s\nput-back\n' '--turbo-inlining' \
+		Profiler.startPreciseCoverage Profiler.stopPreciseCoverage Profiler.disable) \
+	<(grep -E '^switch-off |^put-back|^call Profiler\.((start|stop)PreciseCoverage|disable)$' "$WORK/jit-v8-11/imp.out")
 check "jit-v8-11: the windows say so" jsonl_check "$WORK/jit-v8-11/out" \
 	'l => l.every(w => w.inlining.exact && w.inlining.deoptimized &&
 		w.inlining.v8_flags === "--no-turbo-inlining") || l[0].inlining'

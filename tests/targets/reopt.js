@@ -1,17 +1,27 @@
 // A target that watches V8 optimize and deoptimize its hot function, for the tests of what a
 // session leaves behind: V8's own status of `outer` (which inlines `inner` once hot), read
-// through V8's test syntax, switched on here at run time (only to watch; the
-// accuracy tests run targets without it). Prints "optimized" and "deoptimized" at each change,
-// then "ready PID" once outer is optimized.
+// through V8's test syntax, switched on here at run time (only to watch; the accuracy tests
+// run targets without it). Prints "optimized" and "deoptimized" at each change, then
+// "ready PID" once outer is optimized, and "session METHOD" for each in-process inspector
+// call that switches the coverage mode (the deoptimization that comes with the flags put
+// back).
 'use strict';
 const v8 = require('v8');
 v8.setFlagsFromString('--allow-natives-syntax');
 const status = new Function('f', 'return %GetOptimizationStatus(f)');
 function inner(x) { return (x * 31 + 7) % 1000003; }
 function outer(n) { let s = 0; for (let i = 0; i < n; i++) s = inner(s + i); return s; }
-// Bits 1-6 of the status say how the function runs now (optimized, by which compiler); their
-// numbering moved between V8 versions, all of them are 0 once it is deoptimized.
-const optimized = () => (status(outer) & 0x7e) !== 0;
+// The status's "optimized" bit (Maglev or TurboFan code): 1 << 4 up to V8 13; V8 14 dropped
+// a flag before it, so 1 << 3 there.
+const OPTIMIZED = parseInt(process.versions.v8, 10) >= 14 ? 0x08 : 0x10;
+const optimized = () => (status(outer) & OPTIMIZED) !== 0;
+const { Session } = require('inspector');
+const post = Session.prototype.post;
+Session.prototype.post = function (method) {
+	if (/PreciseCoverage$/.test(method))
+		console.log('session', method);
+	return post.apply(this, arguments);
+};
 let sink = 0, was = false, ready = false;
 // The status is read before each run of outer: a deoptimization comes between two timer
 // callbacks (an evaluation, the lease's timer), so the next one sees it before V8 can have
