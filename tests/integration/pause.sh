@@ -10,16 +10,21 @@ MANY=$top_srcdir/bench/targets/many-functions.js
 [ -f "$MANY" ] || skip_all "bench/targets/many-functions.js not found"
 # 700 MB of small live records (like a cache) and 1,000 functions: a pause of about a second
 # when V8's profiler starts. The target prints its worst event-loop stall every second.
-start_node big --max-old-space-size=3000 --inspect-port=0 "$MANY" --functions 1000 --heap-mb 700
-wait_for 60 grep -q '"event":"ready"' "$WORK/big.out"
-# node itself crashed (SIGSEGV) while building this heap, before anything was attached, in two
-# runs of the whole suite on a loaded machine: once more, and say so.
-if dead "$big_PID"; then
-	diag "the target died before it was ready ($(tail -c 200 "$WORK/big.err")); once more"
+start_big() {
 	start_node big --max-old-space-size=3000 --inspect-port=0 "$MANY" --functions 1000 --heap-mb 700
 	wait_for 60 grep -q '"event":"ready"' "$WORK/big.out"
-fi
-sleep 2
+	sleep 2
+}
+# node itself crashed (SIGSEGV) while building or holding this heap, before anything was
+# attached, in runs of the whole suite on a loaded machine: say how, and start it once more.
+revive_big() {
+	alive "$big_PID" && return 0
+	wait "$big_PID" 2>/dev/null
+	diag "the target died (status $?: $(tail -c 200 "$WORK/big.err")); once more"
+	start_big
+}
+start_big
+revive_big
 
 # stall_max FROM_S TO_S: the worst stall the target reported between two of its clocks.
 stall_max() {
@@ -127,6 +132,7 @@ diag "$(cat "$WORK/alloc.err")"
 
 # The live view: memory only, and the question, at once.
 require_tmux
+revive_big
 term_start 160 40 "$NTOP_JS --pid $big_PID --no-config -d 0.5 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 check "the live view asks before starting the profiler" \
 	wait_screen 15 'Start the CPU profiler\? It will pause the target about [0-9.]+ m?s'
