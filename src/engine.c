@@ -323,6 +323,7 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 	 * again (up to 200 ms in a large app), not the app's work: leave it out. */
 	if (!e->have_trim && p->n_samples)
 		trim = p->start_time_us + (p->time_deltas[0] > 0 ? (double)p->time_deltas[0] : 0);
+	engine_fix_profile(e, p);
 	aggregate_window(p, e->ft, trim, &e->ws);
 	engine_loop_take_profile(e, p, trim);
 	/* Windows overlap only in eval mode: the next profile starts before this one ends. */
@@ -939,6 +940,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	e->cpu_starting = false;
 	e->last_tick_s = 0;
 	engine_jit_reset(e);
+	engine_fix_free(e);
 	engine_door_reset(e);
 	return engine_start(e, cause);
 }
@@ -966,6 +968,7 @@ void engine_free(struct engine *e)
 	cumulative_free(&e->cum);
 	functab_free(e->ft);
 	origins_free(&e->origins);
+	engine_fix_free(e);
 	free(e->fail_why);
 	free(e);
 }

@@ -40,6 +40,7 @@ struct engine_config {
 	bool no_eval;
 	bool no_cpu;              /* never start the CPU profiler unless engine_start_cpu() */
 	bool leave_jit;           /* change nothing in the target's JIT (jitplan.h) */
+	bool repair_inlining;     /* leave the JIT, repair the profiles (inlinefix.h) */
 	double max_pause_s;       /* the longest pause the profiler's start may cause unasked */
 	bool ask_pause;           /* over it: hold the profiler back (on_cpu_held), else refuse */
 	double cpu_every_s;       /* > 0: the profiler runs one window (a burst) every so often */

@@ -42,6 +42,8 @@ static bool jit_pending(const struct engine *e)
 	return e->state == ST_SETUP || (e->state == ST_RUNNING && e->cpu_starting);
 }
 
+#define JIT_REPAIR_CAVEAT "--repair-inlining: given back where a line names one function"
+
 static void jit_done(struct engine *e)
 {
 	if (jit_pending(e))
@@ -143,6 +145,14 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	jit_member(val, "flags", flags, sizeof flags);
 	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
 		JSON_T_TRUE, &e->jit);
+	/* --repair-inlining: where V8 loses inlined frames, the JIT is left alone and the
+	 * profiles are repaired instead (engine_fix.c); where it keeps them, nothing is needed. */
+	if (e->cfg.repair_inlining && jit_v8_major(v8) <= 13) {
+		jit_plan_leave(JIT_REPAIR_CAVEAT, &e->jit);
+		jit_done(e);
+		engine_fix_start(e);
+		return;
+	}
 	/* A worker shares V8's flags with the main thread, whose engine set them (and puts them
 	 * back): this isolate's code is only deoptimized, to be optimized again under them. */
 	if (e->cfg.worker) {
@@ -193,8 +203,13 @@ void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 void engine_jit_start(struct engine *e)
 {
 	if (!e->eval_mode || e->cfg.leave_jit) {
-		jit_plan_leave(e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
+		jit_plan_leave(e->cfg.repair_inlining ? JIT_REPAIR_CAVEAT :
+			e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
 		jit_done(e);
+		/* without the version (--no-eval): repaired whatever it is (V8 14 needs none, and
+		 * its line ticks are then its own) */
+		if (e->cfg.repair_inlining)
+			engine_fix_start(e);
 		return;
 	}
 	engine_evaluate(e, jit_probe_expr, jit_on_probe);

@@ -75,6 +75,14 @@ double engine_start_pause_s(const struct engine *e)
 	return est.start_s;
 }
 
+double engine_coverage_pause_s(const struct engine *e)
+{
+	struct pause_estimate est;
+
+	estimate_now(e, &est);
+	return est.deopt_s;
+}
+
 double engine_gc_pause_s(const struct engine *e)
 {
 	struct pause_estimate est;

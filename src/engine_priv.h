@@ -23,6 +23,7 @@ struct engine_timer;
 struct snapshot_file;
 struct inbox;
 struct inbox_msg;
+struct inlinefix;
 
 struct engine_mem {
 	struct memseries *series;
@@ -146,6 +147,9 @@ struct engine {
 	bool burst_ending;            /* the profile that ends the burst is on its way */
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 	struct engine_door door;
+	struct inlinefix *fix;        /* --repair-inlining, once the plan wants it (engine_fix.c) */
+	bool fix_cov_pending;         /* a getBestEffortCoverage is on its way */
+	double fix_cov_next_s;        /* monotonic time coverage may be asked for again */
 };
 
 
@@ -196,6 +200,16 @@ void engine_jit_pause_profiler(struct engine *e);
 void engine_jit_renewal(const struct engine *e, char *out, size_t outsz);
 /* Forgets the plan before a re-attach (--follow). */
 void engine_jit_reset(struct engine *e);
+
+/* --repair-inlining (engine_fix.c): starts repairing (asks for the functions' ranges), repairs
+ * a window's profile before it is aggregated, frees what it holds. */
+struct inlinefix_stats;
+void engine_fix_start(struct engine *e);
+void engine_fix_profile(struct engine *e, struct profile *p);
+void engine_fix_free(struct engine *e);
+bool engine_fix_stats(const struct engine *e, struct inlinefix_stats *st);
+/* The pause a best-effort coverage costs (a heap walk), estimated (engine_pause.c). */
+double engine_coverage_pause_s(const struct engine *e);
 
 /* engine_door.c */
 /* How long a lease in the target (the door's, the JIT flags') outlives its last renewal. */

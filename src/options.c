@@ -71,6 +71,9 @@ static const char usage_text[] =
 	"                         charge inlined functions to their callers\n"
 	"                         (by default, up to Node 24, ntop-js switches off the inlining\n"
 	"                         that hides them for the session; ntop-js(1))\n"
+	"      --repair-inlining  change nothing in the target's JIT, and give inlined\n"
+	"                         functions their time back from the profile's line ticks and\n"
+	"                         the target's function ranges (Node 18-24; experimental)\n"
 	"      --no-cpu           no CPU profiling: memory only, with no attach pause and no\n"
 	"                         sampler cost (the live view starts the profiler on c)\n"
 	"      --max-pause SECS   the longest pause ntop-js may cause without asking (default\n"
@@ -139,7 +142,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_REPAIR_INLINING, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
 	OPT_PUSH, OPT_PUSH_EVERY, OPT_PUSH_NAME, OPT_PUSH_TENANT,
 	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS,
 	OPT_SERVE_TOKEN_FILE, OPT_SERVE_ALLOW_HOST };
@@ -159,6 +162,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
+	{ "repair-inlining", no_argument, NULL, OPT_REPAIR_INLINING },
 	{ "no-workers", no_argument, NULL, OPT_NO_WORKERS },
 	{ "no-source-maps", no_argument, NULL, OPT_NO_SOURCE_MAPS },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
@@ -389,6 +393,9 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			break;
 		case OPT_LEAVE_JIT:
 			o->leave_jit = true;
+			break;
+		case OPT_REPAIR_INLINING:
+			o->repair_inlining = true;
 			break;
 		case OPT_NO_CPU:
 			o->no_cpu = true;

@@ -47,6 +47,7 @@ struct options {
 	size_t top_n;
 	bool no_eval;
 	bool leave_jit;       /* --leave-jit */
+	bool repair_inlining; /* --repair-inlining */
 	bool no_workers;      /* --no-workers */
 	bool no_source_maps;  /* --no-source-maps */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */

@@ -70,7 +70,9 @@ check "and its inspector (the windows renew that lease too)" listens "$target_PI
 # A second ntop-js beside the running one leaves that session's leases alone.
 lines=$(wc -l <"$WORK/out.jsonl")
 "$NTOP_JS" --pid "$target_PID" -b --json -n 2 -d 0.5 >/dev/null 2>"$WORK/second.err"
-ok $? "a second ntop-js beside the running session"
+second_rc=$?
+ok $second_rc "a second ntop-js beside the running session"
+[ "$second_rc" -eq 0 ] || diag "second ntop-js: exit $second_rc: $(tr '\n' ' ' <"$WORK/second.err")"
 check "it leaves the running session's flags as they are" \
 	eval '[ "$(flag_lines)" -eq "$n_set" ] && ! has_line "lease off"'
 check "and its inspector open" listens "$target_PID"

@@ -170,11 +170,13 @@ before=$(wc -l <"$WORK/other.out")
 	-o "$WORK/two.cpuprofile" >"$WORK/two.jsonl" 2>"$WORK/ntop-two.err"
 ok $? "two processes, each with workers: status 0 ($(head -c 300 "$WORK/ntop-two.err"))"
 during=$(wc -l <"$WORK/other.out")
-check "the second process's inner worker is in the threads array with its pid and nestedWork" \
-	jsonl_check "$WORK/two.jsonl" "l => l.slice(3).every(w => w.threads.some(t => t.target.pid === $other_PID &&
+two_threads=$(jsonl_check "$WORK/two.jsonl" "l => l.slice(3).every(w => w.threads.some(t => t.target.pid === $other_PID &&
 		t.thread_name === 'inner' && t.top.some(f => f.function === 'nestedWork'))) &&
 		l.slice(3).every(w => w.threads.some(t => t.target.pid === $nested_PID && t.thread_name === 'inner')) ||
-		l.map(w => w.threads.map(t => t.target.pid + ':' + t.thread_name))"
+		JSON.stringify(l.map(w => w.threads.map(t => t.target.pid + ':' + t.thread_name + ':' +
+			(t.top || []).slice(0, 3).map(f => f.function + '=' + f.self_pct).join('/'))))" 2>&1)
+ok $? "the second process's inner worker is in the threads array with its pid and nestedWork"
+[ -z "$two_threads" ] || diag "windows' threads (pid:name:top): $two_threads"
 check "-o: its threads' profiles are named by its pid" sh -c "ls '$WORK'/two-p$other_PID-t*.cpuprofile"
 check "while attached, ntop-js keeps its keys in the second process's workers too" sh -c \
 	"[ \$(sed -n '${before},${during}p' '$WORK/other.out' | awk '\$1 == \"syms\" && \$2 > 0 && \$3 > 0' | wc -l) -gt 0 ]"

@@ -1,0 +1,120 @@
+/* engine_fix.c: --repair-inlining: the JIT is left as it is and each window's profile is
+ * repaired (inlinefix.h) with the functions' ranges, which best-effort coverage gives: once
+ * when the profiler has started, and again (at most every ENGINE_FIX_COVERAGE_EVERY_S) when a
+ * profile names a script they do not cover. The scripts' texts are read with the target's
+ * rights through the source-map cache, off the loop. */
+#include "config.h"
+
+#include "engine_priv.h"
+#include "exitcode.h"
+#include "inlinefix.h"
+#include "smapcache.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Coverage walks the target's heap (a pause like the deoptimization's): not more often. */
+#define ENGINE_FIX_COVERAGE_EVERY_S 30.0
+
+static void fix_on_coverage(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	char *err = NULL;
+
+	if (!e->fix)
+		return;
+	e->fix_cov_pending = false;
+	if (o == SESSION_REPLY && m->error.n) {
+		e->h->on_notice(e->ud, "inlined functions are not repaired: the target refused "
+			"Profiler.getBestEffortCoverage.");
+		inlinefix_free(e->fix);
+		e->fix = NULL;
+		return;
+	}
+	if (!engine_reply_ok(e, o, m, "Profiler.getBestEffortCoverage"))
+		return;
+	if (inlinefix_take_coverage(e->fix, m->result, &err) < 0) {
+		engine_fail(e, EXIT_PROTOCOL, err);
+		return;
+	}
+}
+
+/* Asks for the ranges, unless that would pause the target for longer than --max-pause. */
+static void fix_ask_coverage(struct engine *e)
+{
+	double pause_s = engine_coverage_pause_s(e), now = engine_mono_s(e);
+
+	if (e->fix_cov_pending || now < e->fix_cov_next_s || e->state != ST_RUNNING)
+		return;
+	e->fix_cov_next_s = now + ENGINE_FIX_COVERAGE_EVERY_S;
+	if (isfinite(pause_s) && pause_s > e->cfg.max_pause_s) {
+		char p[48], *msg;
+		pause_format(pause_s, p, sizeof p);
+		msg = xasprintf("inlined functions are not repaired: reading the functions' ranges "
+			"would pause the target for %s; --max-pause %.1f allows it.", p,
+			ceil(pause_s * 10) / 10);
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+		inlinefix_free(e->fix);
+		e->fix = NULL;
+		return;
+	}
+	e->fix_cov_pending = true;
+	engine_call(e, "Profiler.getBestEffortCoverage", NULL, fix_on_coverage);
+}
+
+void engine_fix_start(struct engine *e)
+{
+	if (e->fix)
+		return;
+	if (!e->cfg.smap) {
+		e->h->on_notice(e->ud, "inlined functions are not repaired: without --pid ntop-js "
+			"cannot read the target's scripts.");
+		return;
+	}
+	e->fix = inlinefix_new();
+	e->fix_cov_next_s = 0;
+	e->fix_cov_pending = false;
+	fix_ask_coverage(e);
+}
+
+static int fix_text(void *ud, const char *path, const char **text, size_t *len, const char **why)
+{
+	struct engine *e = ud;
+
+	switch (smapcache_text(e->cfg.smap, path, text, len, why)) {
+	case SMAPCACHE_MAPPED:
+		return 1;
+	case SMAPCACHE_PENDING:
+		return 0;
+	case SMAPCACHE_NONE:
+		break;
+	}
+	return -1;
+}
+
+void engine_fix_profile(struct engine *e, struct profile *p)
+{
+	if (!e->fix)
+		return;
+	inlinefix_resolve(e->fix, fix_text, e);
+	inlinefix_apply(e->fix, p, e->ft, NULL);
+	if (inlinefix_wants_coverage(e->fix))
+		fix_ask_coverage(e);
+}
+
+void engine_fix_free(struct engine *e)
+{
+	inlinefix_free(e->fix);
+	e->fix = NULL;
+	e->fix_cov_pending = false;
+}
+
+bool engine_fix_stats(const struct engine *e, struct inlinefix_stats *st)
+{
+	if (!e->fix)
+		return false;
+	inlinefix_get_stats(e->fix, st);
+	return true;
+}

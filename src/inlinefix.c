@@ -1,0 +1,922 @@
+/* inlinefix.c: see inlinefix.h. */
+#include "config.h"
+
+#include "inlinefix.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "functab.h"
+#include "profile.h"
+#include "smapfind.h"
+#include "util.h"
+
+#define NONE UINT32_MAX
+/* The profiler's column of a function is the '(' of its parameters, coverage's the start of
+ * its name or keyword: at most this far apart on one line. */
+#define PAREN_SCAN_MAX 256
+
+struct fix_fn {
+	uint32_t start, end;    /* UTF-16 offsets, as coverage gives them */
+	uint32_t line, end_line; /* 1-based */
+	int32_t col;            /* 0-based, where the profiler puts the function */
+	int32_t parent;         /* the enclosing function's index, or -1 */
+	bool top;               /* the script's own top-level code: never an inlined callee */
+	char *name;
+	uint32_t func;          /* its function-table index once interned, or NONE */
+};
+
+enum script_state { S_TEXT, S_READY, S_UNUSABLE };
+
+struct fix_script {
+	char *url;
+	enum script_state state;
+	uint32_t src_len;       /* the top-level function's end: the source's length, or 0 */
+	struct fix_fn *fns;     /* by start, outer first (READY: with lines) */
+	size_t n_fns;
+};
+
+struct inlinefix {
+	struct fix_script *s;
+	size_t n, cap;
+	uint32_t *slots;        /* url hash -> index into s, NONE for empty */
+	size_t n_slots;
+	size_t total_fns;
+	bool want_coverage;
+	const void *ft_seen;    /* the function table the interned indices belong to */
+	struct inlinefix_stats st;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool file_url(const char *url)
+{
+	return !strncmp(url, "file://", 7) || url[0] == '/';
+}
+
+struct inlinefix *inlinefix_new(void)
+{
+	struct inlinefix *x = xcalloc(1, sizeof(*x));
+
+	x->n_slots = 64;
+	x->slots = xmalloc(x->n_slots * sizeof(*x->slots));
+	memset(x->slots, 0xff, x->n_slots * sizeof(*x->slots));
+	return x;
+}
+
+static void script_free(struct fix_script *sc)
+{
+	for (size_t k = 0; k < sc->n_fns; k++)
+		free(sc->fns[k].name);
+	free(sc->fns);
+	free(sc->url);
+}
+
+void inlinefix_free(struct inlinefix *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		script_free(&x->s[i]);
+	free(x->s);
+	free(x->slots);
+	free(x);
+}
+
+static struct fix_script *find(const struct inlinefix *x, const char *url)
+{
+	size_t mask = x->n_slots - 1;
+
+	for (size_t k = hash_str(url) & mask;; k = (k + 1) & mask) {
+		uint32_t i = x->slots[k];
+		if (i == NONE)
+			return NULL;
+		if (!strcmp(x->s[i].url, url))
+			return &x->s[i];
+	}
+}
+
+static void slots_put(uint32_t *slots, size_t n_slots, const char *url, uint32_t i)
+{
+	size_t k = hash_str(url) & (n_slots - 1);
+
+	while (slots[k] != NONE)
+		k = (k + 1) & (n_slots - 1);
+	slots[k] = i;
+}
+
+static struct fix_script *add(struct inlinefix *x, char *url)
+{
+	if ((x->n + 1) * 2 > x->n_slots) {
+		size_t ns = x->n_slots * 2;
+		uint32_t *slots = xmalloc(ns * sizeof(*slots));
+		memset(slots, 0xff, ns * sizeof(*slots));
+		for (size_t i = 0; i < x->n; i++)
+			slots_put(slots, ns, x->s[i].url, (uint32_t)i);
+		free(x->slots);
+		x->slots = slots;
+		x->n_slots = ns;
+	}
+	x->s = xreallocarray_grow(x->s, &x->cap, x->n + 1, sizeof(*x->s));
+	memset(&x->s[x->n], 0, sizeof(x->s[x->n]));
+	x->s[x->n].url = url;
+	slots_put(x->slots, x->n_slots, url, (uint32_t)x->n);
+	return &x->s[x->n++];
+}
+
+/* ---- coverage */
+
+static int get_offset(struct json_span obj, const char *key, uint32_t *out)
+{
+	struct json_span v;
+	double d;
+
+	if (json_object_get(obj, key, &v) != 1 || json_number(v, &d) || !(d >= 0 && d <= INT32_MAX))
+		return -1;
+	*out = (uint32_t)d;
+	return 0;
+}
+
+/* One FunctionCoverage: its name and first range (the function's own). */
+static int take_function(struct json_span fn, struct fix_fn *out)
+{
+	struct json_span name, ranges, r;
+	size_t pos = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (json_span_type(fn) != JSON_T_OBJECT ||
+	    json_object_get(fn, "functionName", &name) != 1 ||
+	    json_object_get(fn, "ranges", &ranges) != 1 || json_span_type(ranges) != JSON_T_ARRAY ||
+	    json_array_next(ranges, &pos, &r) != 1 || json_span_type(r) != JSON_T_OBJECT ||
+	    get_offset(r, "startOffset", &out->start) || get_offset(r, "endOffset", &out->end) ||
+	    out->end < out->start || json_string_decode(name, &out->name, NULL))
+		return -1;
+	out->func = NONE;
+	return 0;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct fix_fn *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
+static int take_script(struct inlinefix *x, struct json_span sc)
+{
+	struct json_span url_s, fns, fn;
+	struct fix_script *s;
+	char *url = NULL;
+	size_t pos = 0;
+	int r;
+
+	if (json_span_type(sc) != JSON_T_OBJECT || json_object_get(sc, "url", &url_s) != 1 ||
+	    json_string_decode(url_s, &url, NULL) ||
+	    json_object_get(sc, "functions", &fns) != 1 || json_span_type(fns) != JSON_T_ARRAY) {
+		free(url);
+		return -1;
+	}
+	if (!file_url(url) || find(x, url) || x->n >= INLINEFIX_MAX_SCRIPTS) {
+		free(url);
+		return 0;
+	}
+	s = add(x, url);
+	size_t cap = 0;
+	while ((r = json_array_next(fns, &pos, &fn)) == 1) {
+		if (x->total_fns >= INLINEFIX_MAX_FUNCS)
+			break;
+		s->fns = xreallocarray_grow(s->fns, &cap, s->n_fns + 1, sizeof(*s->fns));
+		if (take_function(fn, &s->fns[s->n_fns])) {
+			free(s->fns[s->n_fns].name);
+			s->state = S_UNUSABLE;
+			return -1;
+		}
+		if (s->fns[s->n_fns].start == 0 && s->fns[s->n_fns].end > s->src_len)
+			s->src_len = s->fns[s->n_fns].end;
+		s->n_fns++;
+		x->total_fns++;
+	}
+	if (r < 0)
+		return -1;
+	qsort(s->fns, s->n_fns, sizeof(*s->fns), cmp_fn);
+	s->state = S_TEXT;
+	return 1;
+}
+
+int inlinefix_take_coverage(struct inlinefix *x, struct json_span result, char **err)
+{
+	struct json_span arr, sc;
+	size_t pos = 0;
+	int r, added = 0;
+
+	x->want_coverage = false;
+	if (json_span_type(result) != JSON_T_OBJECT || json_object_get(result, "result", &arr) != 1 ||
+	    json_span_type(arr) != JSON_T_ARRAY) {
+		*err = xstrdup("the target's coverage reply has no result array.");
+		return -1;
+	}
+	while ((r = json_array_next(arr, &pos, &sc)) == 1) {
+		int t = take_script(x, sc);
+		if (t < 0) {
+			*err = xstrdup("the target's coverage reply holds a malformed script entry.");
+			return -1;
+		}
+		added += t;
+	}
+	if (r < 0) {
+		*err = xstrdup("the target's coverage reply is malformed.");
+		return -1;
+	}
+	return added;
+}
+
+bool inlinefix_wants_coverage(const struct inlinefix *x)
+{
+	return x->want_coverage;
+}
+
+/* ---- texts: offsets to lines */
+
+/* UTF-16 units and bytes of the UTF-8 sequence at t (n bytes left); an invalid byte is one
+ * unit, as a replacement character. */
+static unsigned units_of(const unsigned char *t, size_t n, size_t *adv)
+{
+	size_t len = util_utf8_seq((const char *)t, n);
+
+	*adv = len ? len : 1;
+	return len == 4 ? 2 : 1;
+}
+
+struct line_map {
+	uint32_t *start;        /* first UTF-16 offset of each line */
+	size_t *byte;           /* and its byte offset in the text */
+	size_t n, cap;
+	uint32_t units;         /* the text's length in UTF-16 units */
+};
+
+static void line_push(struct line_map *m, uint32_t unit, size_t byte)
+{
+	m->start = xreallocarray_grow(m->start, &m->cap, m->n + 1, sizeof(*m->start));
+	m->byte = xrealloc(m->byte, m->cap * sizeof(*m->byte));
+	m->start[m->n] = unit;
+	m->byte[m->n++] = byte;
+}
+
+/* Lines end where V8's do: \n, \r\n, a lone \r, U+2028 and U+2029. */
+static void map_lines(const unsigned char *t, size_t len, struct line_map *m)
+{
+	uint32_t u = 0;
+	size_t i = 0, adv;
+
+	line_push(m, 0, 0);
+	while (i < len && u < UINT32_MAX - 2) {
+		unsigned k = units_of(t + i, len - i, &adv);
+		bool end = t[i] == '\n' || (t[i] == '\r' && !(i + 1 < len && t[i + 1] == '\n')) ||
+			(adv == 3 && t[i] == 0xe2 && t[i + 1] == 0x80 && (t[i + 2] == 0xa8 || t[i + 2] == 0xa9));
+		u += k;
+		i += adv;
+		if (end)
+			line_push(m, u, i);
+	}
+	m->units = u;
+}
+
+/* 0-based line holding UTF-16 offset off. */
+static size_t line_of(const struct line_map *m, uint32_t off)
+{
+	size_t lo = 0, hi = m->n - 1;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi + 1) / 2;
+		if (m->start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Whether the function ending at UTF-16 offset end ends with '}'. Only looked at within
+ * ENDS_SCAN_MAX bytes of its line's start (a minified line is not walked once per function);
+ * further away it is taken on trust. */
+#define ENDS_SCAN_MAX 4096
+static bool ends_block(const unsigned char *t, size_t len, const struct line_map *m, uint32_t end)
+{
+	size_t ln, i, adv, last = SIZE_MAX;
+	uint32_t u;
+
+	if (!end)
+		return false;
+	ln = line_of(m, end - 1);
+	i = m->byte[ln];
+	u = m->start[ln];
+	while (i < len && u < end && i - m->byte[ln] < ENDS_SCAN_MAX) {
+		last = i;
+		u += units_of(t + i, len - i, &adv);
+		i += adv;
+	}
+	if (u < end)
+		return i - m->byte[ln] >= ENDS_SCAN_MAX;
+	return last != SIZE_MAX && t[last] == '}';
+}
+
+static bool ident_byte(unsigned char c)
+{
+	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') ||
+		((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* Whether the word [w, w+n) is one of the keywords that may come before a function's name. */
+static bool head_keyword(const unsigned char *w, size_t n)
+{
+	static const char *const kw[] = { "function", "async", "get", "set", "static" };
+
+	for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
+		if (strlen(kw[k]) == n && !memcmp(w, kw[k], n))
+			return true;
+	return false;
+}
+
+/* The profiler's column for function f, which coverage starts at f->start on line ln: the '('
+ * of its parameters when only keywords and a name come before it ("function f(", "async m(",
+ * "static get x("), else where coverage starts (arrows, "x =>"). A name written there must be
+ * the function's (the last word of it: "get x"), and such a function ends with '}': else the
+ * file is not the one the target loaded, and *stale is set. *checked counts the functions
+ * that could be checked. */
+static int32_t profiler_column(const unsigned char *t, size_t len, const struct line_map *m,
+	size_t ln, const struct fix_fn *f, bool *stale, size_t *checked)
+{
+	size_t i = m->byte[ln], adv, word = 0, word_len = 0, words = 0;
+	uint32_t u = m->start[ln], col = f->start - m->start[ln];
+	bool async_only = false;
+	const char *last = strrchr(f->name, ' ');
+
+	last = last ? last + 1 : f->name;
+	while (i < len && u < f->start) { /* to the start: a walk along one line */
+		u += units_of(t + i, len - i, &adv);
+		i += adv;
+	}
+	for (size_t k = 0; i < len && k < PAREN_SCAN_MAX;) {
+		unsigned char c = t[i];
+		if (c == '(') {
+			if (word_len && *last && (strlen(last) != word_len || memcmp(t + word, last, word_len)))
+				*stale = true;
+			/* a function with a keyword or name before its parameters has a block body */
+			if (words && !(words == 1 && async_only)) {
+				if (!ends_block(t, len, m, f->end))
+					*stale = true;
+				(*checked)++;
+			}
+			return (int32_t)(u - m->start[ln]);
+		}
+		if (ident_byte(c)) {
+			size_t w0 = i;
+			while (i < len && ident_byte(t[i]) && k < PAREN_SCAN_MAX) {
+				u += units_of(t + i, len - i, &adv);
+				i += adv;
+				k += adv;
+			}
+			if (!head_keyword(t + w0, i - w0)) {
+				word = w0;
+				word_len = i - w0;
+			}
+			async_only = words == 0 && i - w0 == 5 && !memcmp(t + w0, "async", 5);
+			words++;
+			continue;
+		}
+		if (!(c == ' ' || c == '\t' || c == '*'))
+			break;
+		u++;
+		i++;
+		k++;
+	}
+	return (int32_t)col;
+}
+
+static void script_build(struct fix_script *s, const char *text, size_t len)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	struct line_map m = {0};
+	int32_t *stack;
+	size_t depth = 0;
+
+	if (len >= 3 && t[0] == 0xef && t[1] == 0xbb && t[2] == 0xbf) { /* Node strips a BOM */
+		t += 3;
+		len -= 3;
+	}
+	map_lines(t, len, &m);
+	/* a file changed since the target loaded it has other offsets: leave it */
+	if (s->src_len ? m.units != s->src_len :
+	    s->n_fns && s->fns[s->n_fns - 1].end > m.units) {
+		s->state = S_UNUSABLE;
+		goto out;
+	}
+	bool stale = false;
+	size_t checked = 0;
+	stack = xmalloc((s->n_fns + 1) * sizeof(*stack));
+	for (size_t k = 0; k < s->n_fns; k++) {
+		struct fix_fn *f = &s->fns[k];
+		size_t ln = line_of(&m, f->start);
+		if (f->end > m.units || f->start > m.units) {
+			free(stack);
+			s->state = S_UNUSABLE;
+			goto out;
+		}
+		f->line = (uint32_t)ln + 1;
+		f->end_line = (uint32_t)line_of(&m, f->end > f->start ? f->end - 1 : f->start) + 1;
+		f->top = f->start == 0 && f->end >= m.units;
+		f->col = f->top ? 0 : profiler_column(t, len, &m, ln, f, &stale, &checked);
+		while (depth && s->fns[stack[depth - 1]].end < f->end)
+			depth--;
+		f->parent = depth ? stack[depth - 1] : -1;
+		stack[depth++] = (int32_t)k;
+	}
+	free(stack);
+	/* a file none of whose functions could be checked is not taken on trust either */
+	s->state = stale || (s->n_fns && !checked) ? S_UNUSABLE : S_READY;
+out:
+	free(m.start);
+	free(m.byte);
+}
+
+bool inlinefix_resolve(struct inlinefix *x, inlinefix_text_fn text, void *ud)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < x->n; i++) {
+		struct fix_script *s = &x->s[i];
+		const char *buf, *why;
+		char *path = NULL, *err = NULL;
+		size_t len;
+		int r;
+
+		if (s->state != S_TEXT)
+			continue;
+		if (smapfind_url_path(s->url, &path, &err)) {
+			free(err);
+			s->state = S_UNUSABLE;
+			x->st.scripts_unusable++;
+			continue;
+		}
+		r = text(ud, path, &buf, &len, &why);
+		free(path);
+		if (r == 0)
+			continue;
+		if (r > 0)
+			script_build(s, buf, len);
+		else
+			s->state = S_UNUSABLE;
+		if (s->state == S_READY) {
+			x->st.scripts_ready++;
+			any = true;
+		} else {
+			x->st.scripts_unusable++;
+		}
+	}
+	return any;
+}
+
+/* ---- lookups in a READY script */
+
+/* The function whose start the profiler gives as 1-based line and 0-based column. */
+static int32_t own_fn(const struct fix_script *s, uint32_t line, int32_t col)
+{
+	size_t lo = 0, hi = s->n_fns;
+	int32_t best = -1;
+
+	while (lo < hi) { /* first function starting on or after the line */
+		size_t mid = (lo + hi) / 2;
+		if (s->fns[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < s->n_fns && s->fns[k].line == line; k++) {
+		if (s->fns[k].col == col)
+			return (int32_t)k;
+		if (best < 0 || abs(s->fns[k].col - col) < abs(s->fns[best].col - col))
+			best = (int32_t)k;
+	}
+	return best;
+}
+
+/* The innermost function (not the top level) holding 1-based line, or -1. Ranges nest: the
+ * last function starting on or before the line holds it, or one of its enclosing ones does. */
+static int32_t innermost(const struct fix_script *s, uint32_t line)
+{
+	size_t lo = 0, hi = s->n_fns;
+	int32_t j;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->fns[mid].line <= line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = (int32_t)lo - 1; j >= 0; j = s->fns[j].parent)
+		if (s->fns[j].end_line >= line)
+			return s->fns[j].top ? -1 : j;
+	return -1;
+}
+
+static bool nested_in(const struct fix_script *s, int32_t f, int32_t outer)
+{
+	for (; f >= 0; f = s->fns[f].parent)
+		if (f == outer)
+			return true;
+	return false;
+}
+
+static uint32_t fn_func(struct inlinefix *x, struct fix_script *s, int32_t k, struct functab *ft)
+{
+	struct fix_fn *f = &s->fns[k];
+
+	if (f->func == NONE)
+		f->func = functab_intern(ft, f->name, strlen(f->name), s->url, strlen(s->url),
+			(int32_t)f->line - 1, f->col);
+	(void)x;
+	return f->func;
+}
+
+/* ---- repair */
+
+/* Where one node's ticks of one line go: an existing node below it, or a new child. */
+struct dest {
+	uint32_t node;          /* an existing node's index, or NONE */
+	uint32_t func;          /* for a new child */
+	uint64_t ticks;
+	int64_t cur;            /* smooth weighted round robin */
+	uint32_t new_index;
+};
+
+struct node_plan {
+	uint32_t node;
+	size_t first, count;    /* its dests */
+	uint64_t stay;          /* ticks that stay on the node */
+	int64_t stay_cur;
+};
+
+struct repair {
+	struct inlinefix *x;
+	struct profile *p;
+	struct functab *ft;
+	uint32_t *sub_end;      /* the end of each node's subtree (preorder) */
+	uint32_t *depth;
+	uint32_t *tick_dest;    /* per tick entry: its dest index, or NONE (stays) */
+	struct dest *dests;
+	size_t n_dests, dests_cap;
+	struct node_plan *plans;
+	size_t n_plans, plans_cap;
+	uint64_t visits;
+	size_t n_new;
+};
+
+/* A candidate callee for a line of node i, looked for below it: in the scripts of the
+ * functions called below (other than the node's own script), and the node below it that is
+ * that callee, if one is. */
+struct cand {
+	struct fix_script *s;
+	int32_t fn;
+	uint32_t node;          /* the shallowest node below that is the function, or NONE */
+};
+
+static void cand_add(struct cand *c, size_t *n, size_t max, struct fix_script *s, int32_t fn,
+	uint32_t node, const struct repair *r)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (c[k].s == s && c[k].fn == fn) {
+			if (node != NONE && (c[k].node == NONE || r->depth[node] < r->depth[c[k].node]))
+				c[k].node = node;
+			return;
+		}
+	if (*n < max)
+		c[(*n)++] = (struct cand){s, fn, node};
+}
+
+/* Whether node j is function fn of script s. */
+static bool node_is(const struct repair *r, uint32_t j, const struct fix_script *s, int32_t fn)
+{
+	const struct func_info *fi = functab_get(r->ft, r->p->nodes[j].func);
+
+	return fi->kind == FUNC_JS && !strcmp(fi->url, s->url) &&
+		fi->line + 1 == (int32_t)s->fns[fn].line && own_fn(s, (uint32_t)fi->line + 1, fi->column) == fn;
+}
+
+#define MAX_CANDS 8
+
+/* The dest of line `line` of node i (function me of script s), or NONE to leave it. */
+static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
+	uint32_t line, size_t plan_first)
+{
+	struct cand c[MAX_CANDS];
+	size_t n = 0;
+	int32_t f = innermost(s, line);
+	uint32_t node = NONE, func;
+	struct fix_script *ts = s;
+	int32_t tf = -1;
+
+	if (f == me)
+		return NONE;
+	if (f >= 0 && nested_in(s, f, me)) {
+		ts = s;
+		tf = f;
+	} else {
+		/* outside the node's function: a callee's line, in this script or another */
+		if (f >= 0)
+			cand_add(c, &n, MAX_CANDS, s, f, NONE, r);
+		for (uint32_t j = i + 1; j < r->sub_end[i] && r->visits < INLINEFIX_MAX_VISITS; j++) {
+			const struct func_info *fi = functab_get(r->ft, r->p->nodes[j].func);
+			struct fix_script *js;
+			int32_t jf;
+			r->visits++;
+			if (fi->kind != FUNC_JS || !fi->url[0])
+				continue;
+			js = find(r->x, fi->url);
+			if (!js || js->state != S_READY)
+				continue;
+			if (js == s) {
+				if (f >= 0 && node_is(r, j, s, f))
+					cand_add(c, &n, MAX_CANDS, s, f, j, r);
+				continue;
+			}
+			jf = innermost(js, line);
+			if (jf >= 0)
+				cand_add(c, &n, MAX_CANDS, js, jf, node_is(r, j, js, jf) ? j : NONE, r);
+		}
+		/* one that runs below this node wins; then this script's; then the only one */
+		size_t seen = 0, pick = 0;
+		for (size_t k = 0; k < n; k++)
+			if (c[k].node != NONE) {
+				seen++;
+				pick = k;
+			}
+		if (seen != 1) {
+			if (f >= 0)
+				pick = 0;
+			else if (n == 1)
+				pick = 0;
+			else
+				return NONE - 1; /* unresolved */
+		}
+		ts = c[pick].s;
+		tf = c[pick].fn;
+		node = c[pick].node;
+	}
+	func = fn_func(r->x, ts, tf, r->ft);
+	if (node == NONE) {
+		/* an existing child that is the function: keep the tree as V8 would have made it */
+		for (uint32_t j = i + 1; j < r->sub_end[i]; j = r->sub_end[j])
+			if (r->p->nodes[j].func == func) {
+				node = j;
+				break;
+			}
+	}
+	for (size_t d = plan_first; d < r->n_dests; d++)
+		if (node != NONE ? r->dests[d].node == node :
+		    (r->dests[d].node == NONE && r->dests[d].func == func))
+			return (uint32_t)d;
+	r->dests = xreallocarray_grow(r->dests, &r->dests_cap, r->n_dests + 1, sizeof(*r->dests));
+	r->dests[r->n_dests] = (struct dest){node, func, 0, 0, NONE};
+	if (node == NONE)
+		r->n_new++;
+	return (uint32_t)r->n_dests++;
+}
+
+static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)
+{
+	const struct profile_node *nd = &r->p->nodes[i];
+	const struct func_info *fi = functab_get(r->ft, nd->func);
+	struct fix_script *s;
+	struct node_plan pl = {i, r->n_dests, 0, 0, 0};
+	int32_t me;
+
+	if (fi->kind != FUNC_JS || !fi->url[0] || fi->line < 0 || !nd->ticks_count)
+		return;
+	s = find(r->x, fi->url);
+	if (!s) {
+		if (file_url(fi->url))
+			r->x->want_coverage = true;
+		return;
+	}
+	if (s->state != S_READY || (me = own_fn(s, (uint32_t)fi->line + 1, fi->column)) < 0)
+		return;
+	for (uint32_t k = 0; k < nd->ticks_count; k++) {
+		uint32_t t = nd->ticks_first + k;
+		const struct position_tick *pt = &r->p->ticks[t];
+		uint32_t d = place_line(r, i, s, me, pt->line, pl.first);
+		st->ticks += pt->ticks;
+		if (d == NONE - 1) {
+			st->unresolved += pt->ticks;
+			d = NONE;
+		}
+		r->tick_dest[t] = d;
+		if (d == NONE)
+			pl.stay += pt->ticks;
+		else
+			r->dests[d].ticks += pt->ticks;
+	}
+	pl.count = r->n_dests - pl.first;
+	if (pl.count) {
+		r->plans = xreallocarray_grow(r->plans, &r->plans_cap, r->n_plans + 1, sizeof(*r->plans));
+		r->plans[r->n_plans++] = pl;
+	}
+}
+
+/* Each sample of a planned node goes to the node or one of its dests, interleaved in
+ * proportion to their ticks (smooth weighted round robin), so that any stretch of the window
+ * keeps the proportion. Returns per sample its target: an old index, or n_nodes + dest. */
+static void assign_samples(struct repair *r, uint32_t *plan_of, struct inlinefix_stats *st)
+{
+	struct profile *p = r->p;
+	uint32_t n = (uint32_t)p->n_nodes;
+
+	for (size_t s = 0; s < p->n_samples; s++) {
+		uint32_t i = p->samples[s], k = plan_of[i];
+		struct node_plan *pl;
+		uint64_t total;
+		int64_t best;
+		uint32_t to = i;
+
+		if (functab_get(r->ft, p->nodes[i].func)->kind == FUNC_JS)
+			st->samples++;
+		if (k == NONE)
+			continue;
+		pl = &r->plans[k];
+		total = pl->stay;
+		for (size_t d = pl->first; d < pl->first + pl->count; d++)
+			total += r->dests[d].ticks;
+		pl->stay_cur += (int64_t)pl->stay;
+		best = pl->stay_cur;
+		for (size_t d = pl->first; d < pl->first + pl->count; d++) {
+			r->dests[d].cur += (int64_t)r->dests[d].ticks;
+			if (r->dests[d].cur > best) {
+				best = r->dests[d].cur;
+				to = n + (uint32_t)d;
+			}
+		}
+		if (to == i)
+			pl->stay_cur -= (int64_t)total;
+		else
+			r->dests[to - n].cur -= (int64_t)total;
+		if (to != i) {
+			st->moved++;
+			p->nodes[i].hit_count -= p->nodes[i].hit_count > 0;
+			to = r->dests[to - n].node != NONE ? r->dests[to - n].node : to;
+			if (to < n)
+				p->nodes[to].hit_count++;
+		}
+		p->samples[s] = to;
+	}
+}
+
+/* Lays the nodes out again with the new children right after their parents (leaves, so the
+ * order stays a depth-first preorder), and the moved line ticks on their new nodes. */
+static void rebuild(struct repair *r, const uint32_t *plan_of)
+{
+	struct profile *p = r->p;
+	uint32_t n = (uint32_t)p->n_nodes, total = n + (uint32_t)r->n_new, w = 0;
+	size_t nd = r->n_dests, nt = 0;
+	struct profile_node *nodes = xcalloc(total, sizeof(*nodes));
+	uint32_t *map = xmalloc(n * sizeof(*map));
+	struct position_tick *ticks = xmalloc((p->n_ticks ? p->n_ticks : 1) * sizeof(*ticks));
+	uint32_t *new_hits = xcalloc(nd + 1, sizeof(*new_hits));
+	/* the moved ticks by dest (first[d] .. first[d + 1]), and the dests into each node */
+	size_t *first = xcalloc(nd + 2, sizeof(*first));
+	uint32_t *by_dest = xmalloc((p->n_ticks ? p->n_ticks : 1) * sizeof(*by_dest));
+	uint32_t *into = xmalloc(n * sizeof(*into)), *next_into = xmalloc((nd + 1) * sizeof(*next_into));
+
+	for (size_t s = 0; s < p->n_samples; s++)
+		if (p->samples[s] >= n)
+			new_hits[p->samples[s] - n]++;
+	for (size_t t = 0; t < p->n_ticks; t++)
+		if (r->tick_dest[t] != NONE)
+			first[r->tick_dest[t] + 2]++;
+	for (size_t d = 0; d < nd; d++)
+		first[d + 2] += first[d + 1];
+	for (size_t t = 0; t < p->n_ticks; t++)
+		if (r->tick_dest[t] != NONE)
+			by_dest[first[r->tick_dest[t] + 1]++] = (uint32_t)t;
+	for (uint32_t i = 0; i < n; i++)
+		into[i] = NONE;
+	for (size_t d = nd; d-- > 0;)
+		if (r->dests[d].node != NONE) {
+			next_into[d] = into[r->dests[d].node];
+			into[r->dests[d].node] = (uint32_t)d;
+		}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct profile_node *o = &p->nodes[i];
+		uint32_t k = plan_of[i];
+		map[i] = w;
+		nodes[w] = *o;
+		nodes[w].parent = o->parent >= 0 ? (int32_t)map[o->parent] : -1;
+		nodes[w].ticks_first = (uint32_t)nt;
+		/* its own ticks, then those moved to it from above */
+		for (uint32_t t = o->ticks_first; t < o->ticks_first + o->ticks_count; t++)
+			if (r->tick_dest[t] == NONE)
+				ticks[nt++] = p->ticks[t];
+		for (uint32_t d = into[i]; d != NONE; d = next_into[d])
+			for (size_t q = first[d]; q < first[d + 1]; q++)
+				ticks[nt++] = p->ticks[by_dest[q]];
+		nodes[w].ticks_count = (uint32_t)(nt - nodes[w].ticks_first);
+		w++;
+		if (k == NONE)
+			continue;
+		for (size_t d = r->plans[k].first; d < r->plans[k].first + r->plans[k].count; d++) {
+			struct dest *de = &r->dests[d];
+			if (de->node != NONE)
+				continue;
+			de->new_index = w;
+			nodes[w] = (struct profile_node){de->func, (int32_t)map[i], new_hits[d],
+				(uint32_t)nt, 0};
+			for (size_t q = first[d]; q < first[d + 1]; q++)
+				ticks[nt++] = p->ticks[by_dest[q]];
+			nodes[w].ticks_count = (uint32_t)(nt - nodes[w].ticks_first);
+			w++;
+		}
+	}
+	for (size_t s = 0; s < p->n_samples; s++)
+		p->samples[s] = p->samples[s] >= n ? r->dests[p->samples[s] - n].new_index :
+			map[p->samples[s]];
+	free(p->nodes);
+	free(p->ticks);
+	p->nodes = nodes;
+	p->n_nodes = w;
+	p->ticks = ticks;
+	p->n_ticks = nt;
+	free(map);
+	free(new_hits);
+	free(first);
+	free(by_dest);
+	free(into);
+	free(next_into);
+}
+
+void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
+	struct inlinefix_stats *st_out)
+{
+	struct repair r = {.x = x, .p = p, .ft = ft};
+	struct inlinefix_stats st = {0};
+	uint32_t n = (uint32_t)p->n_nodes, *plan_of;
+
+	if (!n)
+		return;
+	if (x->ft_seen != ft) { /* indices interned into another table mean nothing here */
+		for (size_t i = 0; i < x->n; i++)
+			for (size_t k = 0; k < x->s[i].n_fns; k++)
+				x->s[i].fns[k].func = NONE;
+		x->ft_seen = ft;
+	}
+	r.sub_end = xmalloc(n * sizeof(*r.sub_end));
+	r.depth = xmalloc(n * sizeof(*r.depth));
+	r.tick_dest = xmalloc((p->n_ticks ? p->n_ticks : 1) * sizeof(*r.tick_dest));
+	plan_of = xmalloc(n * sizeof(*plan_of));
+	for (uint32_t i = 0; i < n; i++) {
+		r.sub_end[i] = i + 1;
+		r.depth[i] = p->nodes[i].parent >= 0 ? r.depth[p->nodes[i].parent] + 1 : 0;
+		plan_of[i] = NONE;
+	}
+	for (uint32_t i = n; i-- > 1;)
+		if (r.sub_end[i] > r.sub_end[p->nodes[i].parent])
+			r.sub_end[p->nodes[i].parent] = r.sub_end[i];
+	for (size_t t = 0; t < p->n_ticks; t++)
+		r.tick_dest[t] = NONE;
+	for (uint32_t i = 0; i < n; i++)
+		if (p->nodes[i].hit_count)
+			plan_node(&r, i, &st);
+	for (size_t k = 0; k < r.n_plans; k++)
+		plan_of[r.plans[k].node] = (uint32_t)k;
+	assign_samples(&r, plan_of, &st);
+	if (r.n_plans)
+		rebuild(&r, plan_of);
+	free(plan_of);
+	free(r.sub_end);
+	free(r.depth);
+	free(r.tick_dest);
+	free(r.dests);
+	free(r.plans);
+	x->st.samples += st.samples;
+	x->st.moved += st.moved;
+	x->st.unresolved += st.unresolved;
+	x->st.ticks += st.ticks;
+	if (st_out) {
+		st_out->samples += st.samples;
+		st_out->moved += st.moved;
+		st_out->unresolved += st.unresolved;
+		st_out->ticks += st.ticks;
+	}
+}
+
+void inlinefix_get_stats(const struct inlinefix *x, struct inlinefix_stats *st)
+{
+	*st = x->st;
+}

@@ -1,0 +1,251 @@
+/* Unit tests for inlinefix.c: a real profile of a warm Node 20 process whose hot function has
+ * its helpers inlined (tests/fixtures/inlinefix, made by its record.js with default flags),
+ * repaired with the real best-effort coverage of the same process; and what the repair must
+ * refuse (a changed file, malformed coverage). */
+#include "config.h"
+
+#include "aggregate.h"
+#include "fixture.h"
+#include "functab.h"
+#include "inlinefix.h"
+#include "jsonpull.h"
+#include "profile.h"
+#include "tap.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The texts the fixture's URLs name (file:///FIXTURE/x.js), from the source tree; "changed"
+ * gives lib.js with a line added, as a file edited after the target loaded it. */
+struct texts {
+	bool changed;
+	char *bufs[4];
+	int n;
+};
+
+static int text_of(void *ud, const char *path, const char **text, size_t *len, const char **why)
+{
+	struct texts *t = ud;
+	const char *base = strrchr(path, '/');
+	char name[64];
+	char *buf;
+
+	snprintf(name, sizeof name, "inlinefix%s", base ? base : "/none");
+	buf = fixture_read_text(name, len);
+	if (!buf) {
+		*why = "no such file";
+		return -1;
+	}
+	if (t->changed) {
+		char *more = xasprintf("// edited after the target loaded it: a line added, as a deploy adds it\n%s", buf);
+		free(buf);
+		buf = more;
+		*len = strlen(buf);
+	}
+	t->bufs[t->n++ % 4] = buf;
+	*text = buf;
+	return 1;
+}
+
+static void texts_free(struct texts *t)
+{
+	for (int i = 0; i < 4 && i < t->n; i++)
+		free(t->bufs[i]);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Self time share (of JS time) of the function named name, in w. */
+static double self_pct(const struct window_stats *w, const struct functab *ft, const char *name)
+{
+	double us = 0;
+
+	for (size_t i = 0; i < w->n_funcs; i++)
+		if (!strcmp(functab_get(ft, w->funcs[i].func)->name, name))
+			us += w->funcs[i].self_us;
+	return w->js_us > 0 ? 100 * us / w->js_us : 0;
+}
+
+static size_t rows_named(const struct window_stats *w, const struct functab *ft, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n_funcs; i++)
+		n += !strcmp(functab_get(ft, w->funcs[i].func)->name, name);
+	return n;
+}
+
+static bool diag_false(const char *why)
+{
+	printf("# %s\n", why);
+	return false;
+}
+
+static uint64_t hits_of(const struct profile *p)
+{
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < p->n_nodes; i++)
+		h += p->nodes[i].hit_count;
+	return h;
+}
+
+/* Nodes in preorder, samples on nodes, ticks in bounds, and the hit counts V8 gave (which
+ * need not equal the samples) moved, not made up. */
+static bool preorder_ok(const struct profile *p, uint64_t want_hits)
+{
+	uint64_t hits = 0;
+
+	if (!p->n_nodes || p->nodes[0].parent != -1)
+		return diag_false("no root");
+	for (size_t i = 1; i < p->n_nodes; i++)
+		if (p->nodes[i].parent < 0 || (size_t)p->nodes[i].parent >= i)
+			return diag_false("a parent after its child");
+	for (size_t s = 0; s < p->n_samples; s++)
+		if (p->samples[s] >= p->n_nodes)
+			return diag_false("a sample on no node");
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		hits += p->nodes[i].hit_count;
+		if ((size_t)p->nodes[i].ticks_first + p->nodes[i].ticks_count > p->n_ticks)
+			return diag_false("ticks past the end");
+	}
+	if (hits != want_hits)
+		printf("# hit counts %llu, were %llu\n", (unsigned long long)hits,
+			(unsigned long long)want_hits);
+	return hits == want_hits;
+}
+
+static int load(struct functab *ft, struct profile *p, struct json_span *cov, char **cov_buf)
+{
+	size_t len, clen;
+	char *buf = fixture_read("inlinefix/profile.json", &len), *err = NULL;
+	int r;
+
+	*cov_buf = fixture_read("inlinefix/coverage.json", &clen);
+	if (!buf || !*cov_buf)
+		return -1;
+	r = profile_parse(buf, len, ft, p, &err);
+	free(buf);
+	free(err);
+	if (r || json_validate(*cov_buf, clen, cov))
+		return -1;
+	return 0;
+}
+
+static void test_repair(void)
+{
+	struct functab *ft = functab_create();
+	struct profile p;
+	struct json_span cov;
+	char *cov_buf = NULL, *err = NULL;
+	struct inlinefix *x = inlinefix_new();
+	struct inlinefix_stats st = {0};
+	struct window_stats before, after;
+	struct texts t = {0};
+	size_t n_samples;
+	uint64_t hits;
+
+	window_stats_init(&before);
+	window_stats_init(&after);
+	if (load(ft, &p, &cov, &cov_buf)) {
+		ok(0, "the fixture loads");
+		return;
+	}
+	n_samples = p.n_samples;
+	hits = hits_of(&p);
+	aggregate_window(&p, ft, -INFINITY, &before);
+	ok(self_pct(&before, ft, "hot") > 95, "as V8 gives it, hot() has all the time (%.1f %%)",
+		self_pct(&before, ft, "hot"));
+
+	/* before the coverage, nothing is known: nothing moves, and coverage is asked for */
+	inlinefix_apply(x, &p, ft, &st);
+	is_int(st.moved, 0, "without coverage nothing moves");
+	ok(inlinefix_wants_coverage(x), "and coverage is wanted");
+
+	is_int(inlinefix_take_coverage(x, cov, &err), 3, "the coverage names main.js, lib.js and record.js");
+	ok(!inlinefix_wants_coverage(x), "the coverage is no longer wanted");
+	inlinefix_apply(x, &p, ft, &st);
+	is_int(st.moved, 0, "nothing moves before the texts are read");
+	ok(inlinefix_resolve(x, text_of, &t), "the texts make the scripts usable");
+
+	memset(&st, 0, sizeof st);
+	inlinefix_apply(x, &p, ft, &st);
+	ok(preorder_ok(&p, hits), "the repaired profile is a well-formed preorder with every sample on a node");
+	is_int(p.n_samples, n_samples, "no sample is lost");
+	aggregate_window(&p, ft, -INFINITY, &after);
+	is_num(after.js_us, before.js_us, 1, "the JS time is the same");
+	/* the recording's line ticks: scale (nested) 536, mix32 (lib.js) 162 + 28 on a line
+	 * round2 shares, round2 104 (+ 28): within a sample or two of interleaving */
+	ok(self_pct(&after, ft, "scale") > 55, "the nested closure gets its time (%.1f %%)",
+		self_pct(&after, ft, "scale"));
+	ok(self_pct(&after, ft, "mix32") > 17, "the helper in another file gets its time (%.1f %%)",
+		self_pct(&after, ft, "mix32"));
+	ok(self_pct(&after, ft, "round2") > 10, "the helper in the same file gets its time (%.1f %%)",
+		self_pct(&after, ft, "round2"));
+	ok(self_pct(&after, ft, "hot") < 10, "hot() keeps its own lines only (%.1f %%)",
+		self_pct(&after, ft, "hot"));
+	is_int(rows_named(&after, ft, "mix32"), 1,
+		"mix32's samples join the node V8 gave it below hot(): one row, not two");
+	ok(st.moved > 0.85 * st.samples, "%llu of %llu samples moved",
+		(unsigned long long)st.moved, (unsigned long long)st.samples);
+
+	/* the same profile again changes nothing more: moved ticks are now the callees' own */
+	{
+		struct inlinefix_stats again = {0};
+		inlinefix_apply(x, &p, ft, &again);
+		is_int(again.moved, 0, "a repaired profile needs no more repair");
+	}
+	window_stats_free(&before);
+	window_stats_free(&after);
+	profile_release(&p);
+	inlinefix_free(x);
+	functab_free(ft);
+	free(cov_buf);
+	free(err);
+	texts_free(&t);
+}
+
+static void test_refusals(void)
+{
+	struct functab *ft = functab_create();
+	struct profile p;
+	struct json_span cov, bad;
+	char *cov_buf = NULL, *err = NULL;
+	struct inlinefix *x = inlinefix_new();
+	struct inlinefix_stats st = {0}, total;
+	struct texts t = {.changed = true};
+	const char *junk = "{\"result\":[{\"url\":\"file:///a.js\",\"functions\":[{\"functionName\":1}]}]}";
+
+	if (load(ft, &p, &cov, &cov_buf)) {
+		ok(0, "the fixture loads");
+		return;
+	}
+	inlinefix_take_coverage(x, cov, &err);
+	ok(!inlinefix_resolve(x, text_of, &t), "files changed since the target loaded them are not used");
+	inlinefix_get_stats(x, &total);
+	is_int(total.scripts_unusable, 3, "all three are counted unusable");
+	inlinefix_apply(x, &p, ft, &st);
+	is_int(st.moved, 0, "and nothing moves");
+
+	ok(!json_validate(junk, strlen(junk), &bad), "(the malformed coverage is valid JSON)");
+	{
+		struct inlinefix *y = inlinefix_new();
+		is_int(inlinefix_take_coverage(y, bad, &err), -1, "a function entry without a name string is refused");
+		ok(err && strstr(err, "coverage"), "with a sentence: %s", err ? err : "(none)");
+		inlinefix_free(y);
+	}
+	profile_release(&p);
+	inlinefix_free(x);
+	functab_free(ft);
+	free(cov_buf);
+	free(err);
+	texts_free(&t);
+}
+
+int main(void)
+{
+	test_repair();
+	test_refusals();
+	return done_testing();
+}
