@@ -17,6 +17,21 @@
 /* Coverage walks the target's heap (a pause like the deoptimization's): not more often. */
 #define ENGINE_FIX_COVERAGE_EVERY_S 30.0
 
+static int fix_text(void *ud, const char *path, const char **text, size_t *len, const char **why)
+{
+	struct engine *e = ud;
+
+	switch (smapcache_text(e->cfg.smap, path, text, len, why)) {
+	case SMAPCACHE_MAPPED:
+		return 1;
+	case SMAPCACHE_PENDING:
+		return 0;
+	case SMAPCACHE_NONE:
+		break;
+	}
+	return -1;
+}
+
 static void fix_on_coverage(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
@@ -38,6 +53,8 @@ static void fix_on_coverage(void *ud, enum session_outcome o, const struct proto
 		engine_fail(e, EXIT_PROTOCOL, err);
 		return;
 	}
+	/* the texts start loading now, not at the next window */
+	inlinefix_resolve(e->fix, fix_text, e);
 }
 
 /* Asks for the ranges, unless that would pause the target for longer than --max-pause. */
@@ -45,7 +62,8 @@ static void fix_ask_coverage(struct engine *e)
 {
 	double pause_s = engine_coverage_pause_s(e), now = engine_mono_s(e);
 
-	if (e->fix_cov_pending || now < e->fix_cov_next_s || e->state != ST_RUNNING)
+	if (e->fix_cov_pending || now < e->fix_cov_next_s ||
+	    (e->state != ST_RUNNING && e->state != ST_SETUP))
 		return;
 	e->fix_cov_next_s = now + ENGINE_FIX_COVERAGE_EVERY_S;
 	if (isfinite(pause_s) && pause_s > e->cfg.max_pause_s) {
@@ -79,21 +97,6 @@ void engine_fix_start(struct engine *e)
 	fix_ask_coverage(e);
 }
 
-static int fix_text(void *ud, const char *path, const char **text, size_t *len, const char **why)
-{
-	struct engine *e = ud;
-
-	switch (smapcache_text(e->cfg.smap, path, text, len, why)) {
-	case SMAPCACHE_MAPPED:
-		return 1;
-	case SMAPCACHE_PENDING:
-		return 0;
-	case SMAPCACHE_NONE:
-		break;
-	}
-	return -1;
-}
-
 void engine_fix_profile(struct engine *e, struct profile *p)
 {
 	if (!e->fix)
@@ -109,12 +112,4 @@ void engine_fix_free(struct engine *e)
 	inlinefix_free(e->fix);
 	e->fix = NULL;
 	e->fix_cov_pending = false;
-}
-
-bool engine_fix_stats(const struct engine *e, struct inlinefix_stats *st)
-{
-	if (!e->fix)
-		return false;
-	inlinefix_get_stats(e->fix, st);
-	return true;
 }

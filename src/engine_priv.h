@@ -203,11 +203,9 @@ void engine_jit_reset(struct engine *e);
 
 /* --repair-inlining (engine_fix.c): starts repairing (asks for the functions' ranges), repairs
  * a window's profile before it is aggregated, frees what it holds. */
-struct inlinefix_stats;
 void engine_fix_start(struct engine *e);
 void engine_fix_profile(struct engine *e, struct profile *p);
 void engine_fix_free(struct engine *e);
-bool engine_fix_stats(const struct engine *e, struct inlinefix_stats *st);
 /* The pause a best-effort coverage costs (a heap walk), estimated (engine_pause.c). */
 double engine_coverage_pause_s(const struct engine *e);
 

@@ -23,7 +23,15 @@ struct fix_fn {
 	int32_t parent;         /* the enclosing function's index, or -1 */
 	bool top;               /* the script's own top-level code: never an inlined callee */
 	char *name;
+	uint32_t name_hash;     /* of the name's last word ("Foo.bar", "get bar": bar); 0: none */
 	uint32_t func;          /* its function-table index once interned, or NONE */
+};
+
+/* A name written before a '(' in the script's text ("fnvStep(", "x.mix("): a call, or what
+ * looks like one (a string or comment may hold some: they only add candidates). */
+struct call_site {
+	uint32_t off;           /* UTF-16 offset of the name */
+	uint32_t hash;
 };
 
 enum script_state { S_TEXT, S_READY, S_UNUSABLE };
@@ -34,6 +42,8 @@ struct fix_script {
 	uint32_t src_len;       /* the top-level function's end: the source's length, or 0 */
 	struct fix_fn *fns;     /* by start, outer first (READY: with lines) */
 	size_t n_fns;
+	struct call_site *calls; /* READY: by offset */
+	size_t n_calls;
 };
 
 struct inlinefix {
@@ -56,6 +66,26 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+static uint32_t hash_bytes(const char *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	return h ? h : 1;
+}
+
+/* The hash of a function's name as a call would write it: its last word. */
+static uint32_t name_hash(const char *name)
+{
+	const char *w = name;
+
+	for (const char *q = name; *q; q++)
+		if (*q == '.' || *q == ' ')
+			w = q + 1;
+	return *w ? hash_bytes(w, strlen(w)) : 0;
+}
+
 static bool file_url(const char *url)
 {
 	return !strncmp(url, "file://", 7) || url[0] == '/';
@@ -76,6 +106,7 @@ static void script_free(struct fix_script *sc)
 	for (size_t k = 0; k < sc->n_fns; k++)
 		free(sc->fns[k].name);
 	free(sc->fns);
+	free(sc->calls);
 	free(sc->url);
 }
 
@@ -159,6 +190,7 @@ static int take_function(struct json_span fn, struct fix_fn *out)
 	    out->end < out->start || json_string_decode(name, &out->name, NULL))
 		return -1;
 	out->func = NONE;
+	out->name_hash = name_hash(out->name);
 	return 0;
 }
 
@@ -352,8 +384,15 @@ static bool head_keyword(const unsigned char *w, size_t n)
  * the function's (the last word of it: "get x"), and such a function ends with '}': else the
  * file is not the one the target loaded, and *stale is set. *checked counts the functions
  * that could be checked. */
+/* Where the last walk along a line stopped: functions come by start, so that a line holding
+ * many (minified code) is walked once, not once per function. */
+struct walk {
+	size_t line, byte;
+	uint32_t unit;
+};
+
 static int32_t profiler_column(const unsigned char *t, size_t len, const struct line_map *m,
-	size_t ln, const struct fix_fn *f, bool *stale, size_t *checked)
+	size_t ln, const struct fix_fn *f, struct walk *cur, bool *stale, size_t *checked)
 {
 	size_t i = m->byte[ln], adv, word = 0, word_len = 0, words = 0;
 	uint32_t u = m->start[ln], col = f->start - m->start[ln];
@@ -361,10 +400,15 @@ static int32_t profiler_column(const unsigned char *t, size_t len, const struct 
 	const char *last = strrchr(f->name, ' ');
 
 	last = last ? last + 1 : f->name;
-	while (i < len && u < f->start) { /* to the start: a walk along one line */
+	if (cur->line == ln && cur->unit <= f->start) {
+		i = cur->byte;
+		u = cur->unit;
+	}
+	while (i < len && u < f->start) { /* to the start along the line */
 		u += units_of(t + i, len - i, &adv);
 		i += adv;
 	}
+	*cur = (struct walk){ln, i, u};
 	for (size_t k = 0; i < len && k < PAREN_SCAN_MAX;) {
 		unsigned char c = t[i];
 		if (c == '(') {
@@ -402,6 +446,47 @@ static int32_t profiler_column(const unsigned char *t, size_t len, const struct 
 	return (int32_t)col;
 }
 
+/* Words that come before a '(' without being a call. */
+static bool not_a_call(const unsigned char *w, size_t n)
+{
+	static const char *const kw[] = { "if", "for", "while", "switch", "catch", "function",
+		"return", "typeof", "await", "yield", "new", "in", "of", "do", "else", "void",
+		"delete", "instanceof", "case", "with", "async", "super", "import" };
+
+	for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
+		if (strlen(kw[k]) == n && !memcmp(w, kw[k], n))
+			return true;
+	return false;
+}
+
+/* Every word followed by '(' (spaces between allowed), with its UTF-16 offset. */
+static void collect_calls(struct fix_script *s, const unsigned char *t, size_t len)
+{
+	size_t i = 0, adv, cap = 0;
+	uint32_t u = 0;
+
+	while (i < len) {
+		if (ident_byte(t[i]) && !(t[i] >= '0' && t[i] <= '9')) {
+			size_t w0 = i, j;
+			uint32_t u0 = u;
+			while (i < len && ident_byte(t[i])) {
+				u += units_of(t + i, len - i, &adv);
+				i += adv;
+			}
+			for (j = i; j < len && (t[j] == ' ' || t[j] == '\t'); j++)
+				;
+			if (j < len && t[j] == '(' && !not_a_call(t + w0, i - w0)) {
+				s->calls = xreallocarray_grow(s->calls, &cap, s->n_calls + 1, sizeof(*s->calls));
+				s->calls[s->n_calls++] = (struct call_site){u0,
+					hash_bytes((const char *)t + w0, i - w0)};
+			}
+			continue;
+		}
+		u += units_of(t + i, len - i, &adv);
+		i += adv;
+	}
+}
+
 static void script_build(struct fix_script *s, const char *text, size_t len)
 {
 	const unsigned char *t = (const unsigned char *)text;
@@ -422,6 +507,8 @@ static void script_build(struct fix_script *s, const char *text, size_t len)
 	}
 	bool stale = false;
 	size_t checked = 0;
+	struct walk cur = {SIZE_MAX, 0, 0};
+	collect_calls(s, t, len);
 	stack = xmalloc((s->n_fns + 1) * sizeof(*stack));
 	for (size_t k = 0; k < s->n_fns; k++) {
 		struct fix_fn *f = &s->fns[k];
@@ -434,7 +521,7 @@ static void script_build(struct fix_script *s, const char *text, size_t len)
 		f->line = (uint32_t)ln + 1;
 		f->end_line = (uint32_t)line_of(&m, f->end > f->start ? f->end - 1 : f->start) + 1;
 		f->top = f->start == 0 && f->end >= m.units;
-		f->col = f->top ? 0 : profiler_column(t, len, &m, ln, f, &stale, &checked);
+		f->col = f->top ? 0 : profiler_column(t, len, &m, ln, f, &cur, &stale, &checked);
 		while (depth && s->fns[stack[depth - 1]].end < f->end)
 			depth--;
 		f->parent = depth ? stack[depth - 1] : -1;
@@ -527,6 +614,27 @@ static int32_t innermost(const struct fix_script *s, uint32_t line)
 		if (s->fns[j].end_line >= line)
 			return s->fns[j].top ? -1 : j;
 	return -1;
+}
+
+/* Whether function fn of script s writes a call of a function named like hash. */
+static bool calls_name(const struct fix_script *s, int32_t fn, uint32_t hash)
+{
+	const struct fix_fn *f = &s->fns[fn];
+	size_t lo = 0, hi = s->n_calls;
+
+	if (!hash)
+		return false;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->calls[mid].off < f->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n_calls && s->calls[lo].off < f->end; lo++)
+		if (s->calls[lo].hash == hash)
+			return true;
+	return false;
 }
 
 static bool nested_in(const struct fix_script *s, int32_t f, int32_t outer)
@@ -653,15 +761,34 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 			if (jf >= 0)
 				cand_add(c, &n, MAX_CANDS, js, jf, node_is(r, j, js, jf) ? j : NONE, r);
 		}
-		/* one that runs below this node wins; then this script's; then the only one */
-		size_t seen = 0, pick = 0;
+		/* one that runs below this node wins; then one that the node's function calls by
+		 * name (looked for in every script when none was found below); then this script's;
+		 * then the only one */
+		size_t seen = 0, named = 0, pick = 0, pick_named = 0;
 		for (size_t k = 0; k < n; k++)
 			if (c[k].node != NONE) {
 				seen++;
 				pick = k;
 			}
+		if (seen != 1 && f < 0 && n == 0)
+			for (size_t q = 0; q < r->x->n && r->visits < INLINEFIX_MAX_VISITS; q++) {
+				struct fix_script *qs = &r->x->s[q];
+				int32_t qf;
+				r->visits++;
+				if (qs == s || qs->state != S_READY || (qf = innermost(qs, line)) < 0)
+					continue;
+				if (calls_name(s, me, qs->fns[qf].name_hash))
+					cand_add(c, &n, MAX_CANDS, qs, qf, NONE, r);
+			}
+		for (size_t k = 0; k < n && seen != 1; k++)
+			if (calls_name(s, me, c[k].s->fns[c[k].fn].name_hash)) {
+				named++;
+				pick_named = k;
+			}
 		if (seen != 1) {
-			if (f >= 0)
+			if (named == 1)
+				pick = pick_named;
+			else if (f >= 0)
 				pick = 0;
 			else if (n == 1)
 				pick = 0;
