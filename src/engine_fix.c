@@ -14,8 +14,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Coverage walks the target's heap (a pause like the deoptimization's): not more often. */
+/* Coverage walks the target's heap (a pause like the deoptimization's): not more often, and
+ * not without end for a script it never lists. */
 #define ENGINE_FIX_COVERAGE_EVERY_S 30.0
+#define ENGINE_FIX_MAX_ASKS 10
 
 static int fix_text(void *ud, const char *path, const char **text, size_t *len, const char **why)
 {
@@ -32,6 +34,16 @@ static int fix_text(void *ud, const char *path, const char **text, size_t *len, 
 	return -1;
 }
 
+/* The repair is an extra: what stops it costs a notice, not the session. */
+static void fix_off(struct engine *e, const char *why)
+{
+	char *msg = xasprintf("inlined functions are not repaired: %s", why);
+
+	e->h->on_notice(e->ud, msg);
+	free(msg);
+	engine_fix_free(e);
+}
+
 static void fix_on_coverage(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
@@ -41,16 +53,14 @@ static void fix_on_coverage(void *ud, enum session_outcome o, const struct proto
 		return;
 	e->fix_cov_pending = false;
 	if (o == SESSION_REPLY && m->error.n) {
-		e->h->on_notice(e->ud, "inlined functions are not repaired: the target refused "
-			"Profiler.getBestEffortCoverage.");
-		inlinefix_free(e->fix);
-		e->fix = NULL;
+		fix_off(e, "the target refused Profiler.getBestEffortCoverage.");
 		return;
 	}
 	if (!engine_reply_ok(e, o, m, "Profiler.getBestEffortCoverage"))
 		return;
 	if (inlinefix_take_coverage(e->fix, m->result, &err) < 0) {
-		engine_fail(e, EXIT_PROTOCOL, err);
+		fix_off(e, err);
+		free(err);
 		return;
 	}
 	/* the texts start loading now, not at the next window */
@@ -62,22 +72,22 @@ static void fix_ask_coverage(struct engine *e)
 {
 	double pause_s = engine_coverage_pause_s(e), now = engine_mono_s(e);
 
-	if (e->fix_cov_pending || now < e->fix_cov_next_s ||
+	if (e->fix_cov_pending || now < e->fix_cov_next_s || e->fix_asks >= ENGINE_FIX_MAX_ASKS ||
 	    (e->state != ST_RUNNING && e->state != ST_SETUP))
 		return;
 	e->fix_cov_next_s = now + ENGINE_FIX_COVERAGE_EVERY_S;
 	if (isfinite(pause_s) && pause_s > e->cfg.max_pause_s) {
-		char p[48], *msg;
+		char p[48], *why;
+		if (e->fix_asks)
+			return; /* the ranges already known stay: only this new look is skipped */
 		pause_format(pause_s, p, sizeof p);
-		msg = xasprintf("inlined functions are not repaired: reading the functions' ranges "
-			"would pause the target for %s; --max-pause %.1f allows it.", p,
-			ceil(pause_s * 10) / 10);
-		e->h->on_notice(e->ud, msg);
-		free(msg);
-		inlinefix_free(e->fix);
-		e->fix = NULL;
+		why = xasprintf("reading the functions' ranges would pause the target for %s; "
+			"--max-pause %.1f allows it.", p, ceil(pause_s * 10) / 10);
+		fix_off(e, why);
+		free(why);
 		return;
 	}
+	e->fix_asks++;
 	e->fix_cov_pending = true;
 	engine_call(e, "Profiler.getBestEffortCoverage", NULL, fix_on_coverage);
 }
@@ -87,13 +97,14 @@ void engine_fix_start(struct engine *e)
 	if (e->fix)
 		return;
 	if (!e->cfg.smap) {
-		e->h->on_notice(e->ud, "inlined functions are not repaired: without --pid ntop-js "
-			"cannot read the target's scripts.");
+		e->h->on_notice(e->ud, "inlined functions are not repaired: ntop-js reads the "
+			"target's scripts only with --pid and without --no-source-maps.");
 		return;
 	}
 	e->fix = inlinefix_new();
 	e->fix_cov_next_s = 0;
 	e->fix_cov_pending = false;
+	e->fix_asks = 0;
 	fix_ask_coverage(e);
 }
 

@@ -212,9 +212,12 @@ void engine_jit_start(struct engine *e)
 		jit_plan_leave(e->cfg.repair_inlining ? JIT_REPAIR_CAVEAT :
 			e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
 		jit_done(e);
-		/* without the version (--no-eval): repaired whatever it is (V8 14 needs none, and
-		 * its line ticks are then its own) */
-		if (e->cfg.repair_inlining)
+		/* without the version (--no-eval) a V8 14 profile, which needs no repair, could not
+		 * be told apart */
+		if (e->cfg.repair_inlining && !e->eval_mode)
+			e->h->on_notice(e->ud, "inlined functions are not repaired with --no-eval: the "
+				"target's V8 version is not known.");
+		else if (e->cfg.repair_inlining)
 			engine_fix_start(e);
 		return;
 	}

@@ -70,6 +70,9 @@ double engine_start_pause_s(const struct engine *e)
 	int major = e->pause_in.v8_major;
 
 	estimate_now(e, &est);
+	/* --repair-inlining: the coverage's heap walk comes right before the deoptimization */
+	if (e->eval_mode && e->cfg.repair_inlining && major <= 13)
+		return est.start_s + 2 * est.deopt_s;
 	if (e->eval_mode && !e->cfg.leave_jit && major <= 13)
 		return est.start_s + est.deopt_s;
 	return est.start_s;

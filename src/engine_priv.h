@@ -150,6 +150,7 @@ struct engine {
 	struct inlinefix *fix;        /* --repair-inlining, once the plan wants it (engine_fix.c) */
 	bool fix_cov_pending;         /* a getBestEffortCoverage is on its way */
 	double fix_cov_next_s;        /* monotonic time coverage may be asked for again */
+	unsigned fix_asks;            /* coverage asked for so far */
 };
 
 

@@ -15,6 +15,10 @@
 /* The profiler's column of a function is the '(' of its parameters, coverage's the start of
  * its name or keyword: at most this far apart on one line. */
 #define PAREN_SCAN_MAX 256
+/* A file whose lines average more than this, with more functions than lines, is minified. */
+#define MINIFIED_LINE_UNITS 300
+/* Functions looked at on one line to find a node's own (a minified file is refused above). */
+#define OWN_SCAN_MAX 64
 
 struct fix_fn {
 	uint32_t start, end;    /* UTF-16 offsets, as coverage gives them */
@@ -39,7 +43,6 @@ enum script_state { S_TEXT, S_READY, S_UNUSABLE };
 struct fix_script {
 	char *url;
 	enum script_state state;
-	uint32_t src_len;       /* the top-level function's end: the source's length, or 0 */
 	struct fix_fn *fns;     /* by start, outer first (READY: with lines) */
 	size_t n_fns;
 	struct call_site *calls; /* READY: by offset */
@@ -223,17 +226,15 @@ static int take_script(struct inlinefix *x, struct json_span sc)
 	}
 	s = add(x, url);
 	size_t cap = 0;
+	s->state = S_UNUSABLE; /* until it is whole */
 	while ((r = json_array_next(fns, &pos, &fn)) == 1) {
 		if (x->total_fns >= INLINEFIX_MAX_FUNCS)
-			break;
+			return 1; /* cut short: its lines would fall to enclosing functions */
 		s->fns = xreallocarray_grow(s->fns, &cap, s->n_fns + 1, sizeof(*s->fns));
 		if (take_function(fn, &s->fns[s->n_fns])) {
 			free(s->fns[s->n_fns].name);
-			s->state = S_UNUSABLE;
 			return -1;
 		}
-		if (s->fns[s->n_fns].start == 0 && s->fns[s->n_fns].end > s->src_len)
-			s->src_len = s->fns[s->n_fns].end;
 		s->n_fns++;
 		x->total_fns++;
 	}
@@ -297,8 +298,11 @@ struct line_map {
 
 static void line_push(struct line_map *m, uint32_t unit, size_t byte)
 {
+	size_t cap = m->cap;
+
 	m->start = xreallocarray_grow(m->start, &m->cap, m->n + 1, sizeof(*m->start));
-	m->byte = xrealloc(m->byte, m->cap * sizeof(*m->byte));
+	if (m->cap != cap || !m->byte)
+		m->byte = xrealloc(m->byte, m->cap * sizeof(*m->byte));
 	m->start[m->n] = unit;
 	m->byte[m->n++] = byte;
 }
@@ -499,9 +503,11 @@ static void script_build(struct fix_script *s, const char *text, size_t len)
 		len -= 3;
 	}
 	map_lines(t, len, &m);
-	/* a file changed since the target loaded it has other offsets: leave it */
-	if (s->src_len ? m.units != s->src_len :
-	    s->n_fns && s->fns[s->n_fns - 1].end > m.units) {
+	/* a file changed since the target loaded it has other offsets (coverage does not list
+	 * the top level, so its length cannot be compared: the functions are checked below);
+	 * minified code has many functions on a line, which line ticks cannot tell apart */
+	if ((s->n_fns && s->fns[s->n_fns - 1].end > m.units) ||
+	    (m.units / m.n > MINIFIED_LINE_UNITS && s->n_fns > m.n)) {
 		s->state = S_UNUSABLE;
 		goto out;
 	}
@@ -587,7 +593,7 @@ static int32_t own_fn(const struct fix_script *s, uint32_t line, int32_t col)
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k < s->n_fns && s->fns[k].line == line; k++) {
+	for (size_t k = lo; k < s->n_fns && s->fns[k].line == line && k < lo + OWN_SCAN_MAX; k++) {
 		if (s->fns[k].col == col)
 			return (int32_t)k;
 		if (best < 0 || abs(s->fns[k].col - col) < abs(s->fns[best].col - col))
@@ -637,6 +643,18 @@ static bool calls_name(const struct fix_script *s, int32_t fn, uint32_t hash)
 	return false;
 }
 
+/* Whether line is function f's alone: inside its first and last lines, or on them when what
+ * encloses f is the script's top level (which does not run hot). A line f shares with the
+ * function around it ("xs.map(x => x + 1)", "}, function next() {") could be either's. */
+static bool owns_line(const struct fix_script *s, int32_t f, uint32_t line)
+{
+	const struct fix_fn *fn = &s->fns[f];
+
+	if (line > fn->line && line < fn->end_line)
+		return true;
+	return fn->parent < 0 || s->fns[fn->parent].top;
+}
+
 static bool nested_in(const struct fix_script *s, int32_t f, int32_t outer)
 {
 	for (; f >= 0; f = s->fns[f].parent)
@@ -671,6 +689,7 @@ struct node_plan {
 	uint32_t node;
 	size_t first, count;    /* its dests */
 	uint64_t stay;          /* ticks that stay on the node */
+	uint64_t total;         /* all its ticks */
 	int64_t stay_cur;
 };
 
@@ -717,7 +736,8 @@ static bool node_is(const struct repair *r, uint32_t j, const struct fix_script 
 	const struct func_info *fi = functab_get(r->ft, r->p->nodes[j].func);
 
 	return fi->kind == FUNC_JS && !strcmp(fi->url, s->url) &&
-		fi->line + 1 == (int32_t)s->fns[fn].line && own_fn(s, (uint32_t)fi->line + 1, fi->column) == fn;
+		fi->line >= 0 && (uint32_t)fi->line + 1 == s->fns[fn].line &&
+		own_fn(s, (uint32_t)fi->line + 1, fi->column) == fn;
 }
 
 #define MAX_CANDS 8
@@ -735,6 +755,11 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 
 	if (f == me)
 		return NONE;
+	if (f >= 0 && !owns_line(s, f, line)) {
+		if (nested_in(s, f, me))
+			return NONE; /* a line of the node's own too: it stays */
+		f = -1;      /* shared in this script: perhaps another script's line */
+	}
 	if (f >= 0 && nested_in(s, f, me)) {
 		ts = s;
 		tf = f;
@@ -758,7 +783,7 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 				continue;
 			}
 			jf = innermost(js, line);
-			if (jf >= 0)
+			if (jf >= 0 && owns_line(js, jf, line))
 				cand_add(c, &n, MAX_CANDS, js, jf, node_is(r, j, js, jf) ? j : NONE, r);
 		}
 		/* one that runs below this node wins; then one that the node's function calls by
@@ -775,7 +800,8 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 				struct fix_script *qs = &r->x->s[q];
 				int32_t qf;
 				r->visits++;
-				if (qs == s || qs->state != S_READY || (qf = innermost(qs, line)) < 0)
+				if (qs == s || qs->state != S_READY || (qf = innermost(qs, line)) < 0 ||
+				    !owns_line(qs, qf, line))
 					continue;
 				if (calls_name(s, me, qs->fns[qf].name_hash))
 					cand_add(c, &n, MAX_CANDS, qs, qf, NONE, r);
@@ -824,7 +850,7 @@ static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)
 	const struct profile_node *nd = &r->p->nodes[i];
 	const struct func_info *fi = functab_get(r->ft, nd->func);
 	struct fix_script *s;
-	struct node_plan pl = {i, r->n_dests, 0, 0, 0};
+	struct node_plan pl = {.node = i, .first = r->n_dests};
 	int32_t me;
 
 	if (fi->kind != FUNC_JS || !fi->url[0] || fi->line < 0 || !nd->ticks_count)
@@ -853,6 +879,9 @@ static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)
 			r->dests[d].ticks += pt->ticks;
 	}
 	pl.count = r->n_dests - pl.first;
+	pl.total = pl.stay;
+	for (size_t d = pl.first; d < pl.first + pl.count; d++)
+		pl.total += r->dests[d].ticks;
 	if (pl.count) {
 		r->plans = xreallocarray_grow(r->plans, &r->plans_cap, r->n_plans + 1, sizeof(*r->plans));
 		r->plans[r->n_plans++] = pl;
@@ -879,9 +908,7 @@ static void assign_samples(struct repair *r, uint32_t *plan_of, struct inlinefix
 		if (k == NONE)
 			continue;
 		pl = &r->plans[k];
-		total = pl->stay;
-		for (size_t d = pl->first; d < pl->first + pl->count; d++)
-			total += r->dests[d].ticks;
+		total = pl->total;
 		pl->stay_cur += (int64_t)pl->stay;
 		best = pl->stay_cur;
 		for (size_t d = pl->first; d < pl->first + pl->count; d++) {

@@ -15,7 +15,8 @@
  * callee's node below it (the one the profile already has on that path, which keeps the
  * intermediate frames), or to a new leaf child, interleaved in proportion to the line ticks
  * (which of the node's samples were in the callee is not known, only how many). A line that
- * could belong to two functions stays where V8 put it.
+ * could belong to two functions (a one-line callback and the code around it; two scripts'
+ * functions) stays where V8 put it; a minified file is not used.
  *
  * Pure data, no I/O: the engine asks for coverage, and gives the texts through a callback. */
 #ifndef NTOP_INLINEFIX_H

@@ -34,6 +34,12 @@ plan() {
 	*) echo redeopt ;;
 	esac
 }
+# unopt_at_exit_reoptimized NAME: between the attach's deoptimization and the exit's coverage
+# switch the target printed "optimized" (so the switch had optimized code to drop).
+unopt_at_exit_reoptimized() {
+	awk '/^deoptimized$/ && !d { d = 1; next } d && /^optimized$/ { o = 1 }
+		/^session Profiler.startPreciseCoverage/ { exit !o } END { }' "$WORK/$1.out"
+}
 # deopted NAME N: the target printed N deoptimizations or more.
 deopted() { [ "$(deopts "$1")" -ge "$2" ]; }
 
@@ -53,7 +59,10 @@ for v in $versions; do
 		check "$t V8 deoptimized it at the attach and again at the exit, then optimized it again" \
 			wait_for 10 deopted_since "$tag" 1 ;;
 	redeopt-only)
-		check "$t V8 deoptimized it at the attach and again at the exit" wait_for 5 deopted "$tag" 2 ;;
+		# (when V8 12 left it in baseline code from the attach's deoptimization to the exit,
+		# the exit's switch, which the target made, had no optimized code to drop)
+		check "$t V8 deoptimized it at the attach and again at the exit (or it was not optimized again before it)" \
+			wait_for 5 eval 'deopted "$tag" 2 || { [ "$(switches "$tag")" -ge 1 ] && ! unopt_at_exit_reoptimized "$tag"; }' ;;
 	none)
 		sleep 2
 		check "$t the session left its code alone" \

@@ -243,9 +243,57 @@ static void test_refusals(void)
 	texts_free(&t);
 }
 
+/* A text given as is, for coverage written by hand. */
+static int text_fixed(void *ud, const char *path, const char **text, size_t *len, const char **why)
+{
+	(void)path;
+	(void)why;
+	*text = ud;
+	*len = strlen(ud);
+	return 1;
+}
+
+/* Minified code (a long line of many functions) is refused: line ticks cannot tell them apart. */
+static void test_minified(void)
+{
+	char *text, *covj;
+	struct inlinefix *x = inlinefix_new();
+	struct inlinefix_stats st;
+	struct json_span span;
+	char *err = NULL;
+
+	text = xstrdup("");
+	covj = xstrdup("{\"result\":[{\"url\":\"file:///m.js\",\"functions\":[");
+	for (int k = 0; k < 200; k++) {
+		size_t start = strlen(text);
+		char *more = xasprintf("%sfunction f%d(a){return a+%d}", text, k, k);
+		char *c = xasprintf("%s%s{\"functionName\":\"f%d\",\"ranges\":[{\"startOffset\":%zu,"
+			"\"endOffset\":%zu,\"count\":1}]}", covj, k ? "," : "", k, start, strlen(more));
+		free(text);
+		free(covj);
+		text = more;
+		covj = c;
+	}
+	{
+		char *c = xasprintf("%s]}]}", covj);
+		free(covj);
+		covj = c;
+	}
+	ok(!json_validate(covj, strlen(covj), &span), "(the hand-written coverage is valid JSON)");
+	is_int(inlinefix_take_coverage(x, span, &err), 1, "one script of 200 functions");
+	ok(!inlinefix_resolve(x, text_fixed, text), "a minified line of 200 functions is not used");
+	inlinefix_get_stats(x, &st);
+	is_int(st.scripts_unusable, 1, "it is counted unusable");
+	inlinefix_free(x);
+	free(text);
+	free(covj);
+	free(err);
+}
+
 int main(void)
 {
 	test_repair();
 	test_refusals();
+	test_minified();
 	return done_testing();
 }
