@@ -60,14 +60,6 @@ struct inlinefix {
 	struct inlinefix_stats st;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static uint32_t hash_bytes(const char *p, size_t n)
 {
@@ -76,6 +68,12 @@ static uint32_t hash_bytes(const char *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)p[i]) * 16777619u;
 	return h ? h : 1;
+}
+
+/* The url table's hash. */
+static uint32_t hash_str(const char *s)
+{
+	return hash_bytes(s, strlen(s));
 }
 
 /* The hash of a function's name as a call would write it: its last word. */

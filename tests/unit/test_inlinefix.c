@@ -133,6 +133,17 @@ static int load(struct functab *ft, struct profile *p, struct json_span *cov, ch
 	return 0;
 }
 
+static void release(struct profile *p, struct inlinefix *x, struct functab *ft, char *cov_buf,
+	char *err, struct texts *t)
+{
+	profile_release(p);
+	inlinefix_free(x);
+	functab_free(ft);
+	free(cov_buf);
+	free(err);
+	texts_free(t);
+}
+
 static void test_repair(void)
 {
 	struct functab *ft = functab_create();
@@ -198,12 +209,7 @@ static void test_repair(void)
 	}
 	window_stats_free(&before);
 	window_stats_free(&after);
-	profile_release(&p);
-	inlinefix_free(x);
-	functab_free(ft);
-	free(cov_buf);
-	free(err);
-	texts_free(&t);
+	release(&p, x, ft, cov_buf, err, &t);
 }
 
 static void test_refusals(void)
@@ -235,12 +241,7 @@ static void test_refusals(void)
 		ok(err && strstr(err, "coverage"), "with a sentence: %s", err ? err : "(none)");
 		inlinefix_free(y);
 	}
-	profile_release(&p);
-	inlinefix_free(x);
-	functab_free(ft);
-	free(cov_buf);
-	free(err);
-	texts_free(&t);
+	release(&p, x, ft, cov_buf, err, &t);
 }
 
 /* A text given as is, for coverage written by hand. */
