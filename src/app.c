@@ -750,8 +750,7 @@ static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held
 	cfg.loop = true;
 	cfg.block_ms = a->opt.block_threshold_s * 1e3;
 	cfg.ask_pause = !a->opt.batch;
-	cfg.leave_jit = a->opt.leave_jit;
-	cfg.repair_inlining = a->opt.repair_inlining;
+	cfg.jit_method = a->opt.inlining;
 	cfg.timeout_s = a->opt.timeout_s;
 	cfg.iterations = 0; /* -n: app_on_window, so that the workers leave first */
 	cfg.workers = !a->opt.no_workers;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "blocks.h"
+#include "jitplan.h"
 
 struct loop;
 struct attach_result;
@@ -39,8 +40,7 @@ struct engine_config {
 	long interval_us;
 	bool no_eval;
 	bool no_cpu;              /* never start the CPU profiler unless engine_start_cpu() */
-	bool leave_jit;           /* change nothing in the target's JIT (jitplan.h) */
-	bool repair_inlining;     /* leave the JIT, repair the profiles (inlinefix.h) */
+	enum jit_method jit_method; /* how inlined functions get their time (jitplan.h) */
 	double max_pause_s;       /* the longest pause the profiler's start may cause unasked */
 	bool ask_pause;           /* over it: hold the profiler back (on_cpu_held), else refuse */
 	double cpu_every_s;       /* > 0: the profiler runs one window (a burst) every so often */
@@ -76,6 +76,7 @@ struct engine_jit_info {
 	const char *flags;    /* V8 flags set for the session ("" for none) */
 	bool deopt;           /* all code was deoptimized once at attach */
 	double pause_ms;      /* how long that took, as seen from ntop-js */
+	bool repaired;        /* exact by the repair of the profiles (no flag set: jitplan.h) */
 };
 
 /* A worker thread of the target (engine_workers.c). */

@@ -1,8 +1,10 @@
 /* engine_jit.c: the engine's JIT step (jitplan.h). Once the first profile runs, it learns the
- * target's V8 version and flags in one evaluation and, up to V8 13, switches off the inlining
- * whose callees the profiler cannot name, and deoptimizes all code (precise coverage started
- * and stopped at once), so that hot code is optimized again without it. At detach it puts the
- * flags back and deoptimizes once more, so that V8 optimizes the code with its inlining. */
+ * target's V8 version and flags in one evaluation and, up to V8 13, either starts the repair
+ * of the profiles (engine_fix.c) or switches off the inlining whose callees the profiler
+ * cannot name; either way it deoptimizes all code once (precise coverage started and stopped
+ * at once), so that hot code is optimized again under the profiler. With the flags switched,
+ * at detach it puts them back and deoptimizes once more, so that V8 optimizes the code with
+ * its inlining. */
 #include "config.h"
 
 #include "engine_priv.h"
@@ -41,8 +43,6 @@ static bool jit_pending(const struct engine *e)
 {
 	return e->state == ST_SETUP || (e->state == ST_RUNNING && e->cpu_starting);
 }
-
-#define JIT_REPAIR_CAVEAT "--repair-inlining: given back where a line names one function"
 
 static void jit_done(struct engine *e)
 {
@@ -144,21 +144,18 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	jit_member(val, "v8", v8, sizeof v8);
 	jit_member(val, "flags", flags, sizeof flags);
 	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
-		JSON_T_TRUE, &e->jit);
-	/* --repair-inlining: where V8 loses inlined frames, the JIT is left alone and the
-	 * profiles are repaired instead (engine_fix.c); where it keeps them, nothing is needed. */
-	if (e->cfg.repair_inlining && jit_v8_major(v8) <= 13) {
-		bool deopt = e->jit.deopt;
-		jit_plan_leave(JIT_REPAIR_CAVEAT, &e->jit);
+		JSON_T_TRUE, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit);
+	/* The repair: no flag, but one deoptimization: code V8 optimized before the profiler ran
+	 * is listed to it incompletely, and its samples land on the callers' call lines
+	 * (express's handleRequest: 2.8-7.9 % without, 0.1-1.7 % with it; doc/inlining.md);
+	 * optimized again, it keeps its inlining. */
+	if (e->jit.repair) {
 		engine_fix_start(e);
-		/* no flag, but one deoptimization: code V8 optimized before the profiler ran is
-		 * listed to it incompletely, and its samples land on the callers' call lines
-		 * (express's handleRequest: 2.8-7.9 % without, 0.1-1.7 % with it; doc/inlining.md);
-		 * optimized again, it keeps its inlining */
-		e->jit.deopt = deopt;
 		jit_deopt(e);
 		return;
 	}
+	if (e->cfg.jit_method == JIT_REPAIR && !engine_jit_can_repair(e))
+		engine_fix_start(e); /* says why it cannot */
 	/* A worker shares V8's flags with the main thread, whose engine set them (and puts them
 	 * back): this isolate's code is only deoptimized, to be optimized again under them. */
 	if (e->cfg.worker) {
@@ -206,19 +203,22 @@ void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 			e->title_prefix);
 }
 
+/* The repair reads the target's scripts with its rights: only for a PID, with source maps. */
+bool engine_jit_can_repair(const struct engine *e)
+{
+	return e->cfg.smap != NULL && e->eval_mode;
+}
+
 void engine_jit_start(struct engine *e)
 {
-	if (!e->eval_mode || e->cfg.leave_jit) {
-		jit_plan_leave(e->cfg.repair_inlining ? JIT_REPAIR_CAVEAT :
-			e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
+	if (!e->eval_mode || e->cfg.jit_method == JIT_KEEP) {
+		jit_plan_leave(e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
 		jit_done(e);
 		/* without the version (--no-eval) a V8 14 profile, which needs no repair, could not
 		 * be told apart */
-		if (e->cfg.repair_inlining && !e->eval_mode)
+		if (e->cfg.jit_method == JIT_REPAIR)
 			e->h->on_notice(e->ud, "inlined functions are not repaired with --no-eval: the "
 				"target's V8 version is not known.");
-		else if (e->cfg.repair_inlining)
-			engine_fix_start(e);
 		return;
 	}
 	engine_evaluate(e, jit_probe_expr, jit_on_probe);
@@ -307,6 +307,12 @@ void engine_jit_info(const struct engine *e, struct engine_jit_info *out)
 {
 	out->exact = e->jit.exact;
 	out->caveat = e->jit.caveat;
+	out->repaired = e->jit.repair;
+	/* the repair can stop during the session (engine_fix.c says why in a notice) */
+	if (e->jit.repair && !e->fix && out->exact) {
+		out->exact = false;
+		out->caveat = "the repair stopped";
+	}
 	out->flags = e->jit.set;
 	out->deopt = e->jit.deopt && e->jit_pause_ms > 0;
 	out->pause_ms = e->jit_pause_ms;

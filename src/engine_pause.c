@@ -70,10 +70,10 @@ double engine_start_pause_s(const struct engine *e)
 	int major = e->pause_in.v8_major;
 
 	estimate_now(e, &est);
-	/* --repair-inlining: the coverage's heap walk comes right before the deoptimization */
-	if (e->eval_mode && e->cfg.repair_inlining && major <= 13)
+	/* the repair: the coverage's heap walk comes right before the deoptimization */
+	if (jit_plan_repairs(major, e->cfg.jit_method, engine_jit_can_repair(e)))
 		return est.start_s + 2 * est.deopt_s;
-	if (e->eval_mode && !e->cfg.leave_jit && major <= 13)
+	if (e->eval_mode && e->cfg.jit_method != JIT_KEEP && major <= 13)
 		return est.start_s + est.deopt_s;
 	return est.start_s;
 }

@@ -191,6 +191,8 @@ void engine_pause_check(struct engine *e);
 /* engine_jit.c */
 /* Carries out the JIT plan once the first profile runs, then calls engine_running(). */
 void engine_jit_start(struct engine *e);
+/* True if this session can read the target's scripts for the repair (engine_fix.c). */
+bool engine_jit_can_repair(const struct engine *e);
 /* At detach, with the profiler off: puts back the flags the plan switched off (and
  * deoptimizes, so that V8 optimizes again with them), then closes the inspector. */
 void engine_jit_leave(struct engine *e);

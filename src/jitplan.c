@@ -102,8 +102,19 @@ void jit_plan_leave(const char *why, struct jit_plan *p)
 	p->caveat = why;
 }
 
+/* The oldest V8 whose profiles the repair was measured to get right: V8 10 (Node 18) charges
+ * an inlined callee's samples to its caller's loop header, a line of the caller's own. */
+#define JIT_V8_REPAIRABLE 11
+
+bool jit_plan_repairs(int major, enum jit_method want, bool can_repair)
+{
+	if (!can_repair || major > 13)
+		return false;
+	return want == JIT_REPAIR || (want == JIT_AUTO && (major < 0 || major >= JIT_V8_REPAIRABLE));
+}
+
 void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,
-	struct jit_plan *p)
+	enum jit_method want, bool can_repair, struct jit_plan *p)
 {
 	int major = jit_v8_major(v8_version);
 
@@ -125,6 +136,16 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 	 * nothing to change (doc/inlining.md). */
 	if (major >= 14)
 		return;
+	if (jit_plan_repairs(major, want, can_repair)) {
+		p->repair = true;
+		p->deopt = true;
+		return;
+	}
+	if (want == JIT_REPAIR) {
+		jit_plan_leave("the repair reads the target's scripts: it needs --pid and source maps",
+			p);
+		return;
+	}
 	/* Up to V8 13 the profiler expands inlined frames only below the sampled one: a sample
 	 * inside an inlined callee is charged to its caller, whenever the code was compiled.
 	 * Without inlining there is nothing to lose. Maglev runs by default from V8 12 (Node

@@ -1,22 +1,37 @@
-/* jitplan.h: what ntop-js does to a target's JIT so that CPU time lands on the function that
- * spends it, decided per V8 version from measurements (doc/inlining.md).
+/* jitplan.h: what ntop-js does so that CPU time lands on the function that spends it through
+ * V8's inlining, decided per V8 version from measurements (doc/inlining.md).
  *
  * Up to V8 13 (Node 18-24) V8's profiler names the inlined functions of a frame only below
  * the sampled one: a sample inside an inlined callee is charged to its caller, however the
- * code was compiled. The plan there switches inlining off for the session and deoptimizes all
- * code once the profiler runs, so that hot code is optimized again without it; at detach the
- * flags go back and the code is deoptimized again, to be optimized with its inlining
- * (engine_jit.c). V8 14 (Node 25, 26) names inlined callees itself: nothing is changed. */
+ * code was compiled. Two remedies:
+ * - repair (the default on V8 11-13, Node 20-24, when ntop-js can read the target's scripts):
+ *   V8's inlining stays on and each profile is repaired by its lines (inlinefix.h,
+ *   engine_fix.c); all code is deoptimized once when the profiler starts, because code
+ *   optimized before it is listed to it incompletely. About the sampler's cost.
+ * - off (V8 10, Node 18, where lines do not tell the callee apart, and wherever the scripts
+ *   cannot be read): inlining is switched off for the session and all code deoptimized, so
+ *   that hot code is optimized again without it; at detach the flags go back and the code is
+ *   deoptimized again (engine_jit.c). A fifth of a server's throughput while attached.
+ * V8 14 (Node 25, 26) names inlined callees itself: nothing is changed. */
 #ifndef NTOP_JITPLAN_H
 #define NTOP_JITPLAN_H
 
 #include <stdbool.h>
+
+/* What the user asked for (--inlining). */
+enum jit_method {
+	JIT_AUTO,    /* repair where it was measured right and is possible, else off */
+	JIT_REPAIR,  /* keep V8's inlining and repair the profiles */
+	JIT_OFF,     /* switch V8's inlining off while attached */
+	JIT_KEEP,    /* change nothing, repair nothing (--leave-jit) */
+};
 
 struct jit_plan {
 	char set[128];       /* flags for v8.setFlagsFromString at attach; "" for none */
 	char restore[128];   /* the flags that put them back, of those that were on ("" none) */
 	bool deopt;          /* deoptimize all code once the profiler runs (and again, with the
 	                      * profiler off, when the flags go back: engine_jit.c) */
+	bool repair;         /* no flag: the profiles are repaired by their lines (inlinefix.h) */
 	bool exact;          /* inlined callees keep their own rows once the plan is carried out */
 	const char *caveat;  /* when !exact: why, in a few words; else NULL */
 };
@@ -24,9 +39,15 @@ struct jit_plan {
 /* Makes the plan for a target whose process.versions.v8 is v8_version. target_flags holds
  * the target's command-line and NODE_OPTIONS flags: an inlining the operator switched off
  * there is left off, neither set nor restored. coverage_on says that precise coverage is
- * collected (NODE_V8_COVERAGE): the deoptimization would end it, so it is not done. */
+ * collected (NODE_V8_COVERAGE): the deoptimization would end it, so it is not done. want is
+ * the user's choice (JIT_KEEP is the caller's: jit_plan_leave); can_repair says that the
+ * target's scripts can be read (a PID, source maps not switched off). */
 void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,
-	struct jit_plan *p);
+	enum jit_method want, bool can_repair, struct jit_plan *p);
+
+/* True if the plan for V8 major version major (-1: not known yet) would repair the profiles:
+ * what the attach's pause estimate needs before the version is asked. */
+bool jit_plan_repairs(int major, enum jit_method want, bool can_repair);
 
 /* The plan when nothing may be changed (--leave-jit, --no-eval, a refused step): not exact,
  * for the reason why. */

@@ -67,13 +67,15 @@ static const char usage_text[] =
 	"      --no-eval          never run code in the target: profile with Profiler.start/stop\n"
 	"                         per window instead (stalls large apps at every window, and\n"
 	"                         cannot close an inspector that ntop-js opened)\n"
-	"      --leave-jit        change nothing in the target's JIT: a warm process may then\n"
-	"                         charge inlined functions to their callers\n"
-	"                         (by default, up to Node 24, ntop-js switches off the inlining\n"
-	"                         that hides them for the session; ntop-js(1))\n"
-	"      --repair-inlining  change nothing in the target's JIT, and give inlined\n"
-	"                         functions their time back from the profile's line ticks and\n"
-	"                         the target's function ranges (Node 18-24; experimental)\n"
+	"      --inlining MODE    how functions V8 inlined get their time, up to Node 24:\n"
+	"                         repair: V8's inlining kept, their time given back from the\n"
+	"                         profile's lines (the default from Node 20, with --pid);\n"
+	"                         off: V8's inlining switched off while attached (the\n"
+	"                         default otherwise; exact, at a fifth of a busy server);\n"
+	"                         keep: nothing done, inlined functions may be charged to\n"
+	"                         their callers (ntop-js(1))\n"
+	"      --leave-jit        the same as --inlining keep\n"
+	"      --repair-inlining  the same as --inlining repair\n"
 	"      --no-cpu           no CPU profiling: memory only, with no attach pause and no\n"
 	"                         sampler cost (the live view starts the profiler on c)\n"
 	"      --max-pause SECS   the longest pause ntop-js may cause without asking (default\n"
@@ -142,7 +144,7 @@ enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT
 	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
 	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
 	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_REPAIR_INLINING, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
+	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_REPAIR_INLINING, OPT_INLINING, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
 	OPT_PUSH, OPT_PUSH_EVERY, OPT_PUSH_NAME, OPT_PUSH_TENANT,
 	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS,
 	OPT_SERVE_TOKEN_FILE, OPT_SERVE_ALLOW_HOST };
@@ -163,6 +165,7 @@ static const struct option long_opts[] = {
 	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
 	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
 	{ "repair-inlining", no_argument, NULL, OPT_REPAIR_INLINING },
+	{ "inlining", required_argument, NULL, OPT_INLINING },
 	{ "no-workers", no_argument, NULL, OPT_NO_WORKERS },
 	{ "no-source-maps", no_argument, NULL, OPT_NO_SOURCE_MAPS },
 	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
@@ -392,10 +395,25 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			o->no_source_maps = true;
 			break;
 		case OPT_LEAVE_JIT:
-			o->leave_jit = true;
+			o->inlining = JIT_KEEP;
 			break;
 		case OPT_REPAIR_INLINING:
-			o->repair_inlining = true;
+			o->inlining = JIT_REPAIR;
+			break;
+		case OPT_INLINING:
+			if (!strcmp(optarg, "repair"))
+				o->inlining = JIT_REPAIR;
+			else if (!strcmp(optarg, "off"))
+				o->inlining = JIT_OFF;
+			else if (!strcmp(optarg, "keep"))
+				o->inlining = JIT_KEEP;
+			else if (!strcmp(optarg, "auto"))
+				o->inlining = JIT_AUTO;
+			else {
+				*msg = xasprintf("--inlining takes repair, off, keep or auto, not '%.40s'.",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case OPT_NO_CPU:
 			o->no_cpu = true;

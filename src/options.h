@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "jitplan.h"
 #include "push.h"
 
 #define OPT_DELAY_MIN_S 0.05
@@ -46,8 +47,7 @@ struct options {
 	const char *folded;   /* folded stacks written on exit */
 	size_t top_n;
 	bool no_eval;
-	bool leave_jit;       /* --leave-jit */
-	bool repair_inlining; /* --repair-inlining */
+	enum jit_method inlining; /* --inlining (--leave-jit, --repair-inlining) */
 	bool no_workers;      /* --no-workers */
 	bool no_source_maps;  /* --no-source-maps */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */

@@ -372,6 +372,7 @@ static void report_json_jit(struct strbuf *out, const struct engine_jit_info *j)
 	json_str_or_null(out, j->exact ? NULL : j->caveat);
 	strbuf_puts(out, ",\"v8_flags\":");
 	strbuf_json_string(out, j->flags ? j->flags : "", j->flags ? strlen(j->flags) : 0);
+	strbuf_printf(out, ",\"repaired\":%s", j->repaired ? "true" : "false");
 	strbuf_printf(out, ",\"deoptimized\":%s,\"deopt_ms\":", j->deopt ? "true" : "false");
 	if (j->deopt)
 		json_fixed(out, j->pause_ms, 1);
@@ -390,9 +391,11 @@ static void report_text_jit(struct strbuf *out, const struct engine_jit_info *j)
 			"functions V8 inlined into them\n", j->caveat ? j->caveat : "?");
 		return;
 	}
-	if (!j->deopt && !(j->flags && j->flags[0]))
+	if (!j->deopt && !j->repaired && !(j->flags && j->flags[0]))
 		return; /* nothing was needed: nothing to say */
 	strbuf_puts(out, "Inlining: inlined functions have their own rows");
+	if (j->repaired)
+		strbuf_puts(out, ", given back from the profile's lines (V8's inlining kept)");
 	if (j->flags && j->flags[0])
 		strbuf_printf(out, "; V8 runs with %s while ntop-js is attached", j->flags);
 	if (j->deopt)

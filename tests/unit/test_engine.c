@@ -426,7 +426,7 @@ static void base_config(struct engine_config *cfg)
 	cfg->interval_us = 1000;
 	cfg->timeout_s = TIMEOUT_S;
 	cfg->max_pause_s = 10;
-	cfg->leave_jit = true;
+	cfg->jit_method = JIT_KEEP;
 	cfg->max_message_bytes = (size_t)64 << 20;
 	cfg->calltree_max_samples = 100000;
 }

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "jitplan.h"
+
+#include <string.h>
 #include "tap.h"
 
 int main(void)
@@ -15,54 +17,80 @@ int main(void)
 	is_int(jit_v8_major("12"), -1, "a major without a dot");
 	is_int(jit_v8_major(NULL), -1, "no version");
 
-	jit_plan_make("10.2.154.26-node.39", "", false, &p);
+	jit_plan_make("10.2.154.26-node.39", "", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-turbo-inlining", "Node 18: TurboFan inlining off");
 	is_str(p.restore, "--turbo-inlining", "Node 18: and back on at detach");
 	ok(p.deopt && p.exact, "Node 18: deoptimized, then exact");
 
-	jit_plan_make("11.3.244.8-node.38", "", false, &p);
+	jit_plan_make("11.3.244.8-node.38", "", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-turbo-inlining", "Node 20: TurboFan's inlining off (Maglev is off)");
 	is_str(p.restore, "--turbo-inlining", "Node 20: back at detach");
 	ok(p.deopt, "Node 20: deoptimized");
 
-	jit_plan_make("12.4.254.21-node.57", "--max-old-space-size=4096", false, &p);
+	jit_plan_make("12.4.254.21-node.57", "--max-old-space-size=4096", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "Node 22: both inlinings off");
 	ok(p.deopt, "Node 22: deoptimized");
 
-	jit_plan_make("13.6.233.17-node.53", "", false, &p);
+	jit_plan_make("13.6.233.17-node.53", "", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "Node 24: both inlinings off");
 	is_str(p.restore, "--turbo-inlining --maglev-inlining", "Node 24: both back at detach");
 	ok(p.deopt && p.exact, "Node 24: deoptimized, then exact");
 
-	jit_plan_make("14.6.202.34-node.34", "", false, &p);
+	jit_plan_make("14.6.202.34-node.34", "", false, JIT_OFF, true, &p);
 	ok(!p.set[0] && !p.restore[0] && !p.deopt && p.exact && !p.caveat,
 		"Node 26: nothing changed, and exact (V8 14 names inlined frames itself)");
 
-	jit_plan_make("15.0.245.4", "", false, &p);
+	jit_plan_make("15.0.245.4", "", false, JIT_OFF, true, &p);
 	ok(!p.deopt && !p.exact && !p.set[0] && p.caveat, "a V8 newer than measured: nothing done, said");
 
-	jit_plan_make("12.4.254.21-node.57", "--no-turbo-inlining", false, &p);
+	jit_plan_make("12.4.254.21-node.57", "--no-turbo-inlining", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-maglev-inlining", "an inlining the operator switched off is not set");
 	is_str(p.restore, "--maglev-inlining", "nor switched on at detach");
 
 	jit_plan_make("12.4.254.21-node.57", "--inspect-port=0 --noturbo_inlining --no_maglev-inlining",
-		false, &p);
+		false, JIT_OFF, true, &p);
 	ok(!p.set[0] && !p.restore[0] && p.deopt, "every spelling of the flag is understood");
 
-	jit_plan_make("12.4.254.21-node.57", "--no-turbo-inlining --turbo-inlining", false, &p);
+	jit_plan_make("12.4.254.21-node.57", "--no-turbo-inlining --turbo-inlining", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "the last mention wins");
 
-	jit_plan_make("12.4.254.21-node.57", "--turbo-inlining=false", false, &p);
+	jit_plan_make("12.4.254.21-node.57", "--turbo-inlining=false", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-maglev-inlining", "--name=false switches it off");
 
-	jit_plan_make("12.4.254.21-node.57", "--no-turbo-inlining-extra", false, &p);
+	jit_plan_make("12.4.254.21-node.57", "--no-turbo-inlining-extra", false, JIT_OFF, true, &p);
 	is_str(p.set, "--no-turbo-inlining --no-maglev-inlining", "a longer flag is another flag");
 
-	jit_plan_make("12.4.254.21-node.57", "", true, &p);
+	jit_plan_make("12.4.254.21-node.57", "", true, JIT_OFF, true, &p);
 	ok(!p.deopt && !p.exact && !p.set[0] && p.caveat, "precise coverage on: nothing done, said");
 
-	jit_plan_make("nonsense", "", false, &p);
+	jit_plan_make("nonsense", "", false, JIT_OFF, true, &p);
 	ok(!p.deopt && !p.exact && !p.set[0] && p.caveat, "an unknown version: nothing done, said");
+
+	/* the default: the repair where it was measured right and the scripts can be read */
+	jit_plan_make("11.3.244.8-node.38", "", false, JIT_AUTO, true, &p);
+	ok(p.repair && p.deopt && p.exact && !p.set[0] && !p.restore[0],
+		"Node 20 by default: repaired, deoptimized once, no flag");
+	jit_plan_make("13.6.233.17-node.53", "", false, JIT_AUTO, true, &p);
+	ok(p.repair && p.deopt && !p.set[0], "Node 24 by default: repaired");
+	jit_plan_make("10.2.154.26-node.39", "", false, JIT_AUTO, true, &p);
+	ok(!p.repair && p.deopt && !strcmp(p.set, "--no-turbo-inlining"),
+		"Node 18 by default: inlining off (lines do not tell its callees apart)");
+	jit_plan_make("12.4.254.21-node.57", "", false, JIT_AUTO, false, &p);
+	ok(!p.repair && !strcmp(p.set, "--no-turbo-inlining --no-maglev-inlining"),
+		"scripts that cannot be read (--port): inlining off");
+	jit_plan_make("10.2.154.26-node.39", "", false, JIT_REPAIR, true, &p);
+	ok(p.repair && p.deopt && !p.set[0], "Node 18: repaired when asked");
+	jit_plan_make("12.4.254.21-node.57", "", false, JIT_REPAIR, false, &p);
+	ok(!p.repair && !p.deopt && !p.exact && !p.set[0] && p.caveat,
+		"a repair asked for without the scripts: nothing done, said");
+	jit_plan_make("14.6.202.34-node.34", "", false, JIT_AUTO, true, &p);
+	ok(!p.repair && !p.deopt && p.exact, "Node 26: nothing to repair");
+	jit_plan_make("12.4.254.21-node.57", "", true, JIT_AUTO, true, &p);
+	ok(!p.repair && !p.deopt, "precise coverage on: no repair's deoptimization either");
+	ok(jit_plan_repairs(-1, JIT_AUTO, true) && jit_plan_repairs(12, JIT_AUTO, true) &&
+		!jit_plan_repairs(10, JIT_AUTO, true) && jit_plan_repairs(10, JIT_REPAIR, true) &&
+		!jit_plan_repairs(12, JIT_OFF, true) && !jit_plan_repairs(12, JIT_AUTO, false) &&
+		!jit_plan_repairs(14, JIT_REPAIR, true), "what the pause estimate expects");
 
 	jit_plan_leave("--leave-jit", &p);
 	ok(!p.deopt && !p.exact && !p.set[0], "left alone: not exact");

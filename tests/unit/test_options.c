@@ -37,11 +37,24 @@ int main(void)
 	is_num(o.delay_s, 1.0, 0, "default delay 1 s");
 	is_int(o.interval_us, 1000, "default interval 1000 us");
 	is_num(o.timeout_s, 10.0, 0, "default timeout 10 s");
-	ok(!o.batch && !o.json && !o.no_eval && !o.leave_jit, "flags off by default");
+	ok(!o.batch && !o.json && !o.no_eval && o.inlining == JIT_AUTO, "flags off by default");
 	options_free(&o);
 
 	is_int(parse(&o, &msg, "--pid", "7", "--leave-jit", NULL), 0, "--leave-jit parses");
-	ok(o.leave_jit && !o.no_eval, "and leaves the JIT alone, nothing else");
+	ok(o.inlining == JIT_KEEP && !o.no_eval, "and leaves the JIT alone, nothing else");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--pid=7", "--inlining", "off", NULL), 0, "--inlining off parses");
+	ok(o.inlining == JIT_OFF, "and switches V8's inlining off");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--pid=7", "--leave-jit", "--inlining=repair", NULL), 0,
+		"--inlining repair parses");
+	ok(o.inlining == JIT_REPAIR, "the last of --leave-jit and --inlining counts");
+	options_free(&o);
+	is_int(parse(&o, &msg, "--pid=7", "--inlining", "fast", NULL), EXIT_USAGE,
+		"--inlining refuses a mode it does not know");
+	ok(msg && strstr(msg, "repair, off, keep or auto"), "and names the modes");
+	free(msg);
+	msg = NULL;
 	options_free(&o);
 
 	is_int(parse(&o, &msg, "--pid", "7", "--no-cpu", NULL), 0, "--no-cpu parses");

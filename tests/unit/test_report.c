@@ -367,16 +367,29 @@ static void test_text(struct fixture *fx)
 /* What was done to the JIT, in both reports; rows that may hold inlined callees marked. */
 static void test_inlining(struct fixture *fx)
 {
-	struct engine_jit_info fixed = { true, NULL, "--no-maglev-inlining", true, 4.3 };
-	struct engine_jit_info left = { false, "--leave-jit", "", false, 0 };
-	struct engine_jit_info nothing = { true, NULL, "", false, 0 };
+	struct engine_jit_info fixed = { true, NULL, "--no-maglev-inlining", true, 4.3, false };
+	struct engine_jit_info left = { false, "--leave-jit", "", false, 0, false };
+	struct engine_jit_info nothing = { true, NULL, "", false, 0, false };
+	struct engine_jit_info repaired = { true, NULL, "", true, 12.0, true };
 	struct strbuf sb;
 
 	strbuf_init(&sb);
+	fx->rw.jit = &repaired;
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, ",\"inlining\":{\"exact\":true,\"why_not\":null,\"v8_flags\":\"\","
+		"\"repaired\":true,\"deoptimized\":true,\"deopt_ms\":12.0}") != NULL,
+		"JSON: repaired, no flag, the deoptimization");
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "Inlining: inlined functions have their own rows, given back from the "
+		"profile's lines (V8's inlining kept); all code was deoptimized once at attach "
+		"(12 ms)\n") != NULL, "text: the repair, in one line");
+	strbuf_reset(&sb);
+
 	fx->rw.jit = &fixed;
 	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, ",\"inlining\":{\"exact\":true,\"why_not\":null,\"v8_flags\":"
-		"\"--no-maglev-inlining\",\"deoptimized\":true,\"deopt_ms\":4.3}") != NULL,
+		"\"--no-maglev-inlining\",\"repaired\":false,\"deoptimized\":true,\"deopt_ms\":4.3}") != NULL,
 		"JSON: inlined functions exact, the flags and the deoptimization");
 	ok(!strstr(sb.data, "self_may_include_inlined"), "JSON: no row marked when exact");
 	strbuf_reset(&sb);
