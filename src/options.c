@@ -69,7 +69,7 @@ static const char usage_text[] =
 	"                         cannot close an inspector that ntop-js opened)\n"
 	"      --inlining MODE    how functions V8 inlined get their time, up to Node 24:\n"
 	"                         repair: V8's inlining kept, their time given back from the\n"
-	"                         profile's lines (the default from Node 20, with --pid);\n"
+	"                         profile's lines (the default on Node 24, with --pid);\n"
 	"                         off: V8's inlining switched off while attached (the\n"
 	"                         default otherwise; exact, at a fifth of a busy server);\n"
 	"                         keep: nothing done, inlined functions may be charged to\n"

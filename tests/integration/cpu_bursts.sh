@@ -21,7 +21,7 @@ watch_profiler() {
 		sleep 0.1
 	done
 }
-"$NTOP_JS" --pid "$target_PID" -b --json -d 1 --cpu-every 3 -n 8 -t 5 \
+"$NTOP_JS" --pid "$target_PID" --inlining off -b --json -d 1 --cpu-every 3 -n 8 -t 5 \
 	>"$WORK/out.jsonl" 2>"$WORK/ntop.err" &
 ntop=$!
 watch_profiler "$ntop" >"$WORK/thread.txt"

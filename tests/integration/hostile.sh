@@ -104,8 +104,9 @@ huge-values|huge-values|0|0||
 escapes|escapes|0|0||
 escapes-text|escapes|0|0||TEXT
 bad-memory|bad-memory|0|0||
-jit-v8-11|jit-v8-11|0|0||
-jit-refused|jit-refused|0|0||
+jit-v8-11|jit-v8-11|0|0||BATCH --inlining off
+jit-v8-11-repair|jit-v8-11|0|1|inlined functions are not repaired: the target refused Profiler.getBestEffortCoverage.|
+jit-refused|jit-refused|0|0||BATCH --inlining off
 jit-evil|jit-evil|0|0||
 binary-frames|binary-frames|0|0||
 ping-frames|ping-frames|0|0||

@@ -50,7 +50,7 @@ for v in $versions; do
 	pv=${tag}_PID
 	t="node $("$nb" --version):"
 	check "$t the target's hot function is optimized" wait_for 20 grep -q ready "$WORK/$tag.out"
-	"$NTOP_JS" --pid "${!pv}" -b --json -n 3 -d 0.5 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
+	"$NTOP_JS" --pid "${!pv}" --inlining off -b --json -n 3 -d 0.5 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
 	ok $? "$t a session of three windows"
 	diag "$v: flags $(jsonl_check "$WORK/$tag.jsonl" 'l => console.log(l[0].inlining.v8_flags) || true')"
 	case $(plan "$v") in
@@ -75,7 +75,7 @@ for v in $versions; do
 		# switches the coverage mode in the target (the deoptimization), and V8 optimizes
 		# the code again.
 		m=$(switches "$tag")
-		"$NTOP_JS" --pid "${!pv}" -b --json -n 2 -d 1 --cpu-every 30 \
+		"$NTOP_JS" --pid "${!pv}" --inlining off -b --json -n 2 -d 1 --cpu-every 30 \
 			>"$WORK/$tag.burst.jsonl" 2>"$WORK/$tag.burst.err"
 		ok $? "$t a session with CPU bursts"
 		check "$t its burst's end deoptimized the code (and its exit did not again)" \

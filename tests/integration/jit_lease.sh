@@ -26,7 +26,7 @@ wait_ready target
 # with the target's loop blocked, so the lease waits for that client to go instead.
 start_node held --inspect-port=0 "$TARGETS/hot.js"
 wait_ready held
-"$NTOP_JS" --pid "$held_PID" -b --json -d 0.5 --timeout 5 >"$WORK/held.jsonl" 2>"$WORK/held.err" &
+"$NTOP_JS" --pid "$held_PID" --inlining off -b --json -d 0.5 --timeout 5 >"$WORK/held.jsonl" 2>"$WORK/held.err" &
 held_ntop=$!
 pids_to_kill="$pids_to_kill $held_ntop"
 wait_for 20 eval '[ "$(wc -l <"$WORK/held.jsonl")" -ge 2 ]'
@@ -35,13 +35,13 @@ kill -STOP "$held_ntop"
 # unrenewed for half their length takes them over (below).
 start_node again --inspect-port=0 "$TARGETS/warm.js"
 wait_ready again
-"$NTOP_JS" --pid "$again_PID" -b --json -d 0.5 >/dev/null 2>"$WORK/again1.err" &
+"$NTOP_JS" --pid "$again_PID" --inlining off -b --json -d 0.5 >/dev/null 2>"$WORK/again1.err" &
 again_ntop=$!
 pids_to_kill="$pids_to_kill $again_ntop"
 wait_for 20 grep -qx "lease on" "$WORK/again.out"
 { kill -KILL $again_ntop; wait $again_ntop; } 2>/dev/null
 again_killed=$(date +%s)
-"$NTOP_JS" --pid "$target_PID" -b --json -d 0.5 --timeout 5 >"$WORK/out.jsonl" 2>"$WORK/ntop.err" &
+"$NTOP_JS" --pid "$target_PID" --inlining off -b --json -d 0.5 --timeout 5 >"$WORK/out.jsonl" 2>"$WORK/ntop.err" &
 ntop=$!
 pids_to_kill="$pids_to_kill $ntop"
 check "the session set its flags and its lease" wait_for 20 has_line "lease on"
@@ -55,7 +55,7 @@ check "the windows go on" wait_for 10 eval '[ "$(wc -l <"$WORK/out.jsonl")" -ge 
 # the dead one opened is closed at its end, before the leases would have lapsed.
 sleep_start=$(date +%s)
 sleep_until $(( again_killed + 35 ))
-"$NTOP_JS" --pid "$again_PID" -b --json -n 2 -d 0.5 >/dev/null 2>"$WORK/again2.err"
+"$NTOP_JS" --pid "$again_PID" --inlining off -b --json -n 2 -d 0.5 >/dev/null 2>"$WORK/again2.err"
 ok $? "a session on a target whose ntop-js was killed 35 s before"
 last=$(grep '^flags' "$WORK/again.out" | tail -n 1)
 ok $([ "$last" = "$want" ]; echo $?) "V8's flags end as the app had them (last: $last)"
@@ -69,7 +69,7 @@ check "and its inspector (the windows renew that lease too)" listens "$target_PI
 
 # A second ntop-js beside the running one leaves that session's leases alone.
 lines=$(wc -l <"$WORK/out.jsonl")
-"$NTOP_JS" --pid "$target_PID" -b --json -n 2 -d 0.5 >/dev/null 2>"$WORK/second.err"
+"$NTOP_JS" --pid "$target_PID" --inlining off -b --json -n 2 -d 0.5 >/dev/null 2>"$WORK/second.err"
 second_rc=$?
 ok $second_rc "a second ntop-js beside the running session"
 [ "$second_rc" -eq 0 ] || diag "second ntop-js: exit $second_rc: $(tr '\n' ' ' <"$WORK/second.err")"
@@ -104,7 +104,7 @@ check "the target is still running" alive "$target_PID"
 # left them, after a polite exit and after a lapsed lease alike.
 start_node own --inspect-port=0 "$TARGETS/own-flags.js"
 wait_ready own
-"$NTOP_JS" --pid "$own_PID" -b --json -n 3 -d 0.5 >/dev/null 2>"$WORK/own.err"
+"$NTOP_JS" --pid "$own_PID" --inlining off -b --json -n 3 -d 0.5 >/dev/null 2>"$WORK/own.err"
 ok $? "a session on a program that set its own flags"
 sleep 0.5
 check "its flags are as it left them after ntop-js left" \

@@ -55,7 +55,7 @@ check "with one sentence" grep -qx 'ntop-js: --no-cpu collects no CPU profile: -
 
 # 3. The live view: the memory screen first, then c, y: the profiler starts, with the JIT step.
 require_tmux
-term_start 160 40 "$NTOP_JS --pid $target_PID --no-cpu -d 0.5 --no-config 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
+term_start 160 40 "$NTOP_JS --pid $target_PID --no-cpu --inlining off -d 0.5 --no-config 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 check "the live view opens on the memory screen" wait_screen 10 '^MEMORY +zoom'
 check "the status line says memory only and how to start the CPU profiler" \
 	screen_has 'attached for memory only \(--no-cpu\); c starts the CPU profiler'

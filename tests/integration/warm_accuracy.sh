@@ -4,8 +4,9 @@
 # V8 inlines into their callers once warm, attached after 12 s of hot code. The reference
 # is the load itself: hotMain's and hotSide's self time must keep their 3:1 ratio in every
 # window, and neither may be charged to the timer chain that calls them (listOnTimeout,
-# tick), which is what V8 shows on Node 18-24 if nothing is done. The flags ntop-js set for
-# the session must be the plan's for that version and be put back when it leaves.
+# tick), which is what V8 shows on Node 18-24 if nothing is done. The plan must be the
+# version's (jitplan.h): on Node 24 the profiles repaired, no flag set; on Node 18-22 the
+# inlining switched off for the session and put back when it leaves; on Node 26 nothing.
 #
 #   NTOP_WARM_S   how long the targets run hot before the attach (default 12)
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -14,11 +15,17 @@ require_node
 warm=${NTOP_WARM_S:-12}
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 
-expected_flags() { # expected_flags VERSION: what jitplan sets on that line
+expected_flags() { # expected_flags VERSION: what jitplan sets on that line by default
 	case $1 in
 	18* | 20*) echo "--no-turbo-inlining" ;;
-	26*) echo "" ;;
-	*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
+	22*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
+	*) echo "" ;;
+	esac
+}
+expected_repair() { # expected_repair VERSION: true where the profiles are repaired by default
+	case $1 in
+	24*) echo true ;;
+	*) echo false ;;
 	esac
 }
 # flag_calls SET-FLAGS: the target's setFlagsFromString calls: one per flag switched off, then
@@ -87,9 +94,11 @@ check_version() { # check_version TAG VERSION
 			if (["hotMain", "hotSide", "tick", "listOnTimeout", "processTimers"].includes(f.function)) busy += f.self_ms; }
 			return chain < 0.05 * busy || [chain, busy]; }'
 	want=$(expected_flags "${v#v}")
-	check "$t the windows say inlined functions have their own rows, and what was set" jsonl_check "$WORK/$tag.jsonl" '
+	repair=$(expected_repair "${v#v}")
+	check "$t the windows say inlined functions have their own rows, and what was done" jsonl_check "$WORK/$tag.jsonl" '
 		l => l.every(w => w.inlining && w.inlining.exact === true && w.inlining.v8_flags === "'"$want"'" &&
-			w.inlining.deoptimized === ("'"$want"'" !== "")) || l[0].inlining'
+			w.inlining.repaired === '"$repair"' &&
+			w.inlining.deoptimized === ("'"$want"'" !== "" || '"$repair"')) || l[0].inlining'
 	check "$t the .cpuprofile has hotMain hot" "$NODE" "$top_srcdir/tests/check-cpuprofile.js" \
 		"$WORK/$tag.cpuprofile" --expect-hot hotMain:35
 	check "$t the folded stacks have hotMain under tick" grep -q 'tick ([^)]*);hotMain (' "$WORK/$tag.folded"
