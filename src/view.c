@@ -1,6 +1,7 @@
 /* view.c: see view.h. This file holds the view's life cycle, the key dispatch (global keys and
- * the one-line prompt) and the helpers the screens share; the screens themselves are in
- * view_table.c, view_detail.c, view_help.c, view_memory.c and view_loop.c. */
+ * the one-line prompt), the table of screens it dispatches to, and the helpers the screens
+ * share; the screens themselves are in view_table.c, view_detail.c, view_help.c,
+ * view_memory.c, view_loop.c and view_all.c. */
 #include "config.h"
 
 #include "view.h"
@@ -634,10 +635,30 @@ void view_show_memory(struct view *v)
 	v->screen = VS_MEMORY;
 }
 
+/* The screens by number; an unknown one shows the table. */
+static const struct screen *const view_screens[] = {
+	[VS_TABLE] = &screen_table,
+	[VS_DETAIL] = &screen_detail,
+	[VS_HELP] = &screen_help,
+	[VS_MEMORY] = &screen_memory,
+	[VS_LOOP] = &screen_loop,
+	[VS_ALL] = &screen_all,
+};
+
+static const struct screen *view_screen_now(const struct view *v)
+{
+	size_t i = (size_t)v->screen;
+
+	if (i < sizeof(view_screens) / sizeof(view_screens[0]) && view_screens[i])
+		return view_screens[i];
+	return &screen_table;
+}
+
 enum view_action view_key(struct view *v, const struct model *m, int key)
 {
-	bool had_msg = v->msg[0] != '\0', handled;
-	enum view_action a;
+	const struct screen *s = view_screen_now(v);
+	bool had_msg = v->msg[0] != '\0', handled = false;
+	enum view_action a = VA_NONE;
 
 	v->msg[0] = '\0';
 	if (key == 3) /* Ctrl-C */
@@ -646,16 +667,11 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 		return VA_REDRAW;
 	if (v->prompt != VP_NONE)
 		a = view_prompt_key(v, m, key);
-	else if (v->screen == VS_HELP)
-		a = view_help_key(v, key);
 	else {
-		a = view_common_key(v, m, key, &handled);
+		if (s->shared_keys)
+			a = view_common_key(v, m, key, &handled);
 		if (!handled)
-			a = v->screen == VS_DETAIL ? view_detail_key(v, m, key)
-				: v->screen == VS_MEMORY ? view_memory_key(v, m, key)
-				: v->screen == VS_LOOP ? view_loop_key(v, m, key)
-				: v->screen == VS_ALL ? view_all_key(v, m, key)
-				: view_table_key(v, m, key);
+			a = s->key(v, m, key);
 	}
 	return a == VA_NONE && had_msg ? VA_REDRAW : a;
 }
@@ -675,24 +691,5 @@ void view_draw(struct view *v, const struct model *m, struct grid *g, double now
 	grid_clear(g);
 	if (g->width <= 0 || g->height <= 0)
 		return;
-	switch (v->screen) {
-	case VS_HELP:
-		view_help_draw(v, m, g);
-		break;
-	case VS_DETAIL:
-		view_detail_draw(v, m, g);
-		break;
-	case VS_MEMORY:
-		view_memory_draw(v, m, g, now_wall_s);
-		break;
-	case VS_LOOP:
-		view_loop_draw(v, m, g, now_wall_s);
-		break;
-	case VS_ALL:
-		view_all_draw(v, m, g);
-		break;
-	default:
-		view_table_draw(v, m, g, now_wall_s);
-		break;
-	}
+	view_screen_now(v)->draw(v, m, g, now_wall_s);
 }

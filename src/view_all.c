@@ -26,7 +26,7 @@ static size_t all_count(const struct view *v, const struct model *m)
 	return n;
 }
 
-void view_all_draw(struct view *v, const struct model *m, struct grid *g)
+static void all_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	int bottom = view_draw_bottom(v, m, g, ALL_KEYS), y = 0, x, src_w = 6, name_w, page;
 	double total = 0;
@@ -93,7 +93,7 @@ void view_all_draw(struct view *v, const struct model *m, struct grid *g)
 	}
 }
 
-enum view_action view_all_key(struct view *v, const struct model *m, int key)
+static enum view_action all_key(struct view *v, const struct model *m, int key)
 {
 	size_t n = all_count(v, m);
 
@@ -131,3 +131,10 @@ enum view_action view_all_key(struct view *v, const struct model *m, int key)
 		return VA_NONE;
 	}
 }
+
+const struct screen screen_all = {
+	.name = "all",
+	.draw = all_draw,
+	.key = all_key,
+	.shared_keys = true,
+};

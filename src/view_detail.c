@@ -45,7 +45,7 @@ static void detail_refresh(struct view *v, const struct model *m)
 		v->detail_sel = n ? n - 1 : 0;
 }
 
-enum view_action view_detail_key(struct view *v, const struct model *m, int key)
+static enum view_action detail_key(struct view *v, const struct model *m, int key)
 {
 	size_t n, old = v->detail_sel;
 
@@ -167,7 +167,7 @@ static void detail_relative_row(const struct view *v, const struct model *m, str
 		grid_fill_attr(g, 0, y, w, GA_SELECTED);
 }
 
-void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
+static void detail_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	const struct func_info *fi = view_func(m, v->detail);
 	const char *name = view_func_name(m, v->detail);
@@ -275,3 +275,10 @@ void view_detail_draw(struct view *v, const struct model *m, struct grid *g)
 	}
 	free(lines);
 }
+
+const struct screen screen_detail = {
+	.name = "detail",
+	.draw = detail_draw,
+	.key = detail_key,
+	.shared_keys = true,
+};

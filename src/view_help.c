@@ -181,7 +181,7 @@ static void help_wrap(const struct help_entry *e, int width, char ***lines, size
 	} while (*s);
 }
 
-void view_help_draw(struct view *v, const struct model *m, struct grid *g)
+static void help_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	struct help_entry e[96];
 	size_t n_e = help_entries(m, e, 96), n = 0, cap = 0;
@@ -206,7 +206,7 @@ void view_help_draw(struct view *v, const struct model *m, struct grid *g)
 	free(lines);
 }
 
-enum view_action view_help_key(struct view *v, int key)
+static enum view_action help_key(struct view *v, const struct model *m, int key)
 {
 	int old = v->help_top, page = v->help_page > 1 ? v->help_page : 1;
 
@@ -235,3 +235,10 @@ enum view_action view_help_key(struct view *v, int key)
 		v->help_top = 0;
 	return v->help_top != old ? VA_REDRAW : VA_NONE;
 }
+
+const struct screen screen_help = {
+	.name = "help",
+	.draw = help_draw,
+	.key = help_key,
+	.shared_keys = false,
+};

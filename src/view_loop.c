@@ -325,7 +325,7 @@ static void loop_stack(const struct view *v, const struct model *m, struct grid 
 			view_func_internal(m, b->stack[i]) ? GA_DIM : GA_NORMAL, GA_DIM);
 }
 
-void view_loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+static void loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	char buf[256];
 	int bottom = view_draw_bottom(v, m, g, LOOP_KEYS), y = 0, list_last, n_shown, charts, x;
@@ -393,7 +393,7 @@ void view_loop_draw(struct view *v, const struct model *m, struct grid *g, doubl
 		loop_stack(v, m, g, list_last + 2, bottom - 1, &m->blocks[sel]);
 }
 
-enum view_action view_loop_key(struct view *v, const struct model *m, int key)
+static enum view_action loop_key(struct view *v, const struct model *m, int key)
 {
 	long sel = loop_selected(v, m), n = (long)m->n_blocks;
 	uint64_t first = m->blocks_total - m->n_blocks;
@@ -451,3 +451,10 @@ enum view_action view_loop_key(struct view *v, const struct model *m, int key)
 		return VA_NONE;
 	}
 }
+
+const struct screen screen_loop = {
+	.name = "loop",
+	.draw = loop_draw,
+	.key = loop_key,
+	.shared_keys = true,
+};

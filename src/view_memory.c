@@ -170,7 +170,7 @@ int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double f
 	return x;
 }
 
-enum view_action view_memory_key(struct view *v, const struct model *m, int key)
+static enum view_action memory_key(struct view *v, const struct model *m, int key)
 {
 	enum view_action a;
 
@@ -522,7 +522,7 @@ static void draw_title(const struct view *v, const struct model *m, struct grid 
 	view_put_at(g, x, 0, GA_DIM, VIEW_ZOOM_KEYS);
 }
 
-void view_memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+static void memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	int bottom = view_draw_bottom(v, m, g, MEMORY_KEYS), w = g->width, rest, plot, tables;
 	int growth_h, spaces_h, mid_want, mid, alloc_h, alloc_min, give, y;
@@ -572,3 +572,10 @@ void view_memory_draw(struct view *v, const struct model *m, struct grid *g, dou
 	}
 	draw_alloc(v, m, g, y + mid, alloc_h, side, now_wall_s);
 }
+
+const struct screen screen_memory = {
+	.name = "memory",
+	.draw = memory_draw,
+	.key = memory_key,
+	.shared_keys = true,
+};

@@ -1,7 +1,8 @@
 /* view_priv.h: the state shared by the view's screens (view.c: keys, common drawing;
  * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help;
  * view_memory.c and view_memchart.c: the memory screen and the header's memory line;
- * view_loop.c: the loop screen and the header's LOOP line).
+ * view_loop.c: the loop screen and the header's LOOP line; view_all.c: every thread side by
+ * side).
  * Private to those files. */
 #ifndef NTOP_VIEW_PRIV_H
 #define NTOP_VIEW_PRIV_H
@@ -21,6 +22,9 @@ struct mem_sample;
 #define VIEW_INPUT_MAX 128
 #define VIEW_NONE UINT32_MAX
 
+/* A screen of the view (as tmux's window modes): each one's file defines its struct screen,
+ * and view.c's table view_screens[] maps these numbers to them; nothing else dispatches on
+ * the screen. */
 enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP, VS_ALL };
 enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
@@ -79,6 +83,19 @@ struct view {
 	bool blk_stack;
 };
 
+struct screen {
+	const char *name;
+	/* Draws the screen into g (cleared, at least 1x1). */
+	void (*draw)(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
+	/* A key the prompt did not take (nor, with shared_keys, view.c's keys shared by every
+	 * screen); VA_NONE for one it does not bind. */
+	enum view_action (*key)(struct view *v, const struct model *m, int key);
+	bool shared_keys;
+};
+
+extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_loop,
+	screen_all;
+
 /* view.c: shared helpers. */
 const struct func_info *view_func(const struct model *m, uint32_t func);
 const char *view_func_name(const struct model *m, uint32_t func);
@@ -110,8 +127,6 @@ int view_status_line(int height);
 
 /* view_table.c */
 void view_table_build(struct view *v, const struct model *m);
-void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
-enum view_action view_table_key(struct view *v, const struct model *m, int key);
 void view_table_freeze(struct view *v, const struct model *m);
 bool view_search_next(struct view *v, const struct model *m, bool backwards);
 void view_column_heading(const struct view *v, const struct model *m, enum view_column c,
@@ -119,8 +134,6 @@ void view_column_heading(const struct view *v, const struct model *m, enum view_
 
 /* view_detail.c */
 void view_detail_open(struct view *v, uint32_t func, bool push);
-void view_detail_draw(struct view *v, const struct model *m, struct grid *g);
-enum view_action view_detail_key(struct view *v, const struct model *m, int key);
 
 /* view_memchart.c */
 /* "812.3M": bytes with one decimal in K, M, G, T (1024-based); "?" when not finite. */
@@ -154,8 +167,6 @@ int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double f
 /* The header's memory line (table screen). */
 void view_memory_line(const struct view *v, const struct model *m, struct grid *g, int y,
 	double now_wall_s);
-void view_memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
-enum view_action view_memory_key(struct view *v, const struct model *m, int key);
 /* Opens the heap snapshot confirmation (or says why not). */
 enum view_action view_snapshot_ask(struct view *v, const struct model *m);
 /* The confirmation's text. */
@@ -170,14 +181,5 @@ void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 /* view_loop.c */
 /* The header's LOOP line (table screen), when there is a reading. */
 void view_loop_line(const struct model *m, struct grid *g, int y);
-void view_loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
-/* view_all.c */
-void view_all_draw(struct view *v, const struct model *m, struct grid *g);
-enum view_action view_all_key(struct view *v, const struct model *m, int key);
-enum view_action view_loop_key(struct view *v, const struct model *m, int key);
-
-/* view_help.c */
-void view_help_draw(struct view *v, const struct model *m, struct grid *g);
-enum view_action view_help_key(struct view *v, int key);
 
 #endif

@@ -205,7 +205,7 @@ static enum view_action table_threshold(struct view *v, bool up)
 	return VA_NONE;
 }
 
-enum view_action view_table_key(struct view *v, const struct model *m, int key)
+static enum view_action table_key(struct view *v, const struct model *m, int key)
 {
 	switch (key) {
 	case '<':
@@ -600,7 +600,7 @@ static void draw_threads_line(const struct model *m, struct grid *g, int y)
 		view_put_at(g, x, y, GA_DIM, "  (t: next, T: all)");
 }
 
-void view_table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+static void table_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	int h = g->height, bottom, hdr, y0, page;
 	struct table_layout l;
@@ -669,3 +669,10 @@ void view_table_draw(struct view *v, const struct model *m, struct grid *g, doub
 			grid_fill_attr(g, 0, y0 + i, g->width, GA_SELECTED);
 	}
 }
+
+const struct screen screen_table = {
+	.name = "table",
+	.draw = table_draw,
+	.key = table_key,
+	.shared_keys = true,
+};
