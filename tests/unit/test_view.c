@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "view_priv.h"
 #include "tap.h"
+#include "view_fixture.h"
 
 #include <locale.h>
 #include <math.h>
@@ -123,78 +124,7 @@ static void fixture_free(struct fixture *fx)
 	functab_free(fx->ft);
 }
 
-/* --- reading the grid --- */
-
-static char *last;
-
-static char *row(const struct grid *g, int y)
-{
-	free(last);
-	last = grid_row_text(g, y);
-	return last;
-}
-
-/* The first line containing s, or -1. */
-static int find_line(const struct grid *g, const char *s)
-{
-	for (int y = 0; y < g->height; y++)
-		if (strstr(row(g, y), s))
-			return y;
-	return -1;
-}
-
-static bool screen_has(const struct grid *g, const char *s)
-{
-	return find_line(g, s) >= 0;
-}
-
-/* The cell where s starts on line y, or -1. */
-static int find_cell(const struct grid *g, int y, const char *s)
-{
-	char *text = grid_row_text(g, y), *hit = strstr(text, s);
-	int x = -1;
-
-	if (hit) {
-		size_t off = 0, want = (size_t)(hit - text);
-		for (x = 0; x < g->width && off < want; x++)
-			off += strlen(g->cells[y * g->width + x].ch);
-	}
-	free(text);
-	return x;
-}
-
-static int attr_at(const struct grid *g, int x, int y)
-{
-	if (x < 0 || y < 0 || x >= g->width || y >= g->height)
-		return -1;
-	return g->cells[y * g->width + x].attr;
-}
-
-static int selected_line(const struct grid *g)
-{
-	for (int y = 0; y < g->height; y++)
-		if (g->width > 0 && g->cells[y * g->width].attr == GA_SELECTED)
-			return y;
-	return -1;
-}
-
-static bool rows_fit(const struct grid *g)
-{
-	for (int y = 0; y < g->height; y++)
-		if (grid_text_cols(row(g, y)) != g->width)
-			return false;
-	return true;
-}
-
-static bool grid_clean(const struct grid *g)
-{
-	for (int i = 0; i < g->width * g->height; i++)
-		for (const unsigned char *p = (const unsigned char *)g->cells[i].ch; *p; p++)
-			if (*p < 0x20 || *p == 0x7f || *p == 0xff)
-				return false;
-	return true;
-}
-
+/* Feeds s to the view a character at a time, \n as Enter. */
 static enum view_action keys(struct view *v, const struct model *m, const char *s)
 {
 	enum view_action a = VA_NONE;
@@ -682,6 +612,46 @@ static void test_internal_rows(void)
 	functab_free(ft);
 }
 
+/* Every screen is one struct screen, and view_draw and view_key go through it: what the view
+ * draws on each screen is what that screen's own draw does, and only help keeps the shared
+ * keys away (q there goes back instead of quitting). */
+static void test_screens(struct fixture *fx)
+{
+	static const struct { enum view_screen n; const struct screen *s; } all[] = {
+		{ VS_TABLE, &screen_table }, { VS_DETAIL, &screen_detail }, { VS_HELP, &screen_help },
+		{ VS_MEMORY, &screen_memory }, { VS_LOOP, &screen_loop }, { VS_ALL, &screen_all },
+	};
+	struct grid a, b;
+
+	grid_init(&a);
+	grid_init(&b);
+	grid_resize(&a, 100, 30);
+	grid_resize(&b, 100, 30);
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		struct view *v = view_create(NULL);
+		bool same = true;
+
+		v->screen = all[i].n;
+		v->detail = fx->id[F_HOT];
+		view_draw(v, &fx->m, &a, NOW);
+		grid_clear(&b);
+		all[i].s->draw(v, &fx->m, &b, NOW);
+		for (int y = 0; y < a.height && same; y++) {
+			char *t = grid_row_text(&b, y);
+			same = strcmp(row(&a, y), t) == 0;
+			free(t);
+		}
+		ok(all[i].s->name && all[i].s->name[0] && all[i].s->key && same,
+			"screen %s: named, and the view draws it through its entry", all[i].s->name);
+		ok(all[i].s->shared_keys == (all[i].n != VS_HELP) &&
+			view_key(v, &fx->m, 'q') == (all[i].n == VS_HELP ? VA_REDRAW : VA_QUIT),
+			"screen %s: the shared keys as its entry says", all[i].s->name);
+		view_free(v);
+	}
+	grid_free(&a);
+	grid_free(&b);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -699,8 +669,9 @@ int main(void)
 	test_sizes(&fx);
 	test_random_keys(&fx);
 	test_pause_and_selection(&fx);
+	test_screens(&fx);
 	fixture_free(&fx);
 	test_wide_names();
-	free(last);
+	view_fixture_done();
 	return done_testing();
 }

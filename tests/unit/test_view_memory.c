@@ -13,6 +13,7 @@
 #include "model.h"
 #include "view_priv.h"
 #include "tap.h"
+#include "view_fixture.h"
 
 #include <locale.h>
 #include <math.h>
@@ -128,90 +129,6 @@ static void fixture_free(struct fixture *fx)
 }
 
 /* --- reading the grid --- */
-
-static char *last;
-
-static char *row(const struct grid *g, int y)
-{
-	free(last);
-	last = grid_row_text(g, y);
-	return last;
-}
-
-/* NTOP_TEST_DUMP=1 prints the screens as TAP comments, to look at them. */
-static void dump(const struct grid *g)
-{
-	if (!getenv("NTOP_TEST_DUMP"))
-		return;
-	for (int y = 0; y < g->height; y++)
-		printf("# |%s|\n", row(g, y));
-}
-
-static int find_line(const struct grid *g, const char *s)
-{
-	for (int y = 0; y < g->height; y++)
-		if (strstr(row(g, y), s))
-			return y;
-	return -1;
-}
-
-static bool screen_has(const struct grid *g, const char *s)
-{
-	return find_line(g, s) >= 0;
-}
-
-static int find_cell(const struct grid *g, int y, const char *s)
-{
-	char *text = grid_row_text(g, y), *hit = strstr(text, s);
-	int x = -1;
-
-	if (hit) {
-		size_t off = 0, want = (size_t)(hit - text);
-		for (x = 0; x < g->width && off < want; x++)
-			off += strlen(g->cells[y * g->width + x].ch);
-	}
-	free(text);
-	return x;
-}
-
-static int attr_at(const struct grid *g, int x, int y)
-{
-	if (x < 0 || y < 0 || x >= g->width || y >= g->height)
-		return -1;
-	return g->cells[y * g->width + x].attr;
-}
-
-static const char *cell(const struct grid *g, int x, int y)
-{
-	return g->cells[y * g->width + x].ch;
-}
-
-static int count_in(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
-static bool rows_fit(const struct grid *g)
-{
-	for (int y = 0; y < g->height; y++)
-		if (grid_text_cols(row(g, y)) != g->width)
-			return false;
-	return true;
-}
-
-/* No control byte (and, with ascii, nothing but ASCII) in any cell. */
-static bool grid_bytes_ok(const struct grid *g, bool ascii)
-{
-	for (int i = 0; i < g->width * g->height; i++)
-		for (const unsigned char *p = (const unsigned char *)g->cells[i].ch; *p; p++)
-			if (*p < 0x20 || *p == 0x7f || *p == 0xff || (ascii && *p >= 0x80))
-				return false;
-	return true;
-}
 
 /* Local time as the time axis shows it: with seconds on short spans. */
 static void clock_label(double t, bool seconds, char *out, size_t outsz)
@@ -1516,6 +1433,6 @@ int main(void)
 	test_chart_lines(true);
 	test_ascii(&fx);
 	fixture_free(&fx);
-	free(last);
+	view_fixture_done();
 	return done_testing();
 }
