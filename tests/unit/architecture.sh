@@ -49,7 +49,7 @@ for w in $(printf '%s\n' "$words" | grep -E '\.(c|h|sh|js|md)$|^(src|tests|bench
 	*/*) [ -e "$top_srcdir/$w" ] || missing="$missing $w" ;;
 	*.md|*.js) ;;
 	*)
-		[ -e "$src/$w" ] || [ -e "$top_srcdir/$w" ] || [ -n "$(find "$top_srcdir/tests" "$top_srcdir/bench" \
+		[ -e "$src/$w" ] || [ -e "$top_srcdir/$w" ] || [ -n "$(find -H "$top_srcdir/tests" "$top_srcdir/bench" \
 			"$top_srcdir/fuzz" -name "$w" 2>/dev/null | head -1)" ] || missing="$missing $w"
 		;;
 	esac
