@@ -283,16 +283,120 @@ static int http_send_all(int fd, const char *buf, size_t len, double deadline_s)
 	return 0;
 }
 
+/* One GET's answer as it is read: where from, its deadline, and what has come. */
+struct http_read {
+	const char *addr, *path;
+	double timeout_s, deadline_s;
+	int *errno_out;
+	char **cause;
+	struct strbuf in, dechunked;
+	struct http_reply rep;
+	int head;       /* 1 once the head is parsed */
+};
+
+/* The head and the body so far: *complete once the whole answer is in (eof: the peer closed
+ * the connection). 0, or -1 after http_fail. */
+static int http_read_progress(struct http_read *r, bool eof, bool *complete)
+{
+	if (!r->head && r->in.len) {
+		r->head = http_parse_head(r->in.data, r->in.len, &r->rep);
+		if (r->head < 0)
+			return http_fail(EPROTO, r->errno_out, r->cause,
+				"%s answered GET %s with something that is not HTTP.", r->addr, r->path);
+		if (r->head && r->rep.content_len > HTTP_MAX_BODY)
+			return http_fail(EMSGSIZE, r->errno_out, r->cause,
+				"%s announced a %lld-byte answer to GET %s (the limit is %d KiB).",
+				r->addr, r->rep.content_len, r->path, HTTP_MAX_BODY / 1024);
+	}
+	if (r->head && r->rep.chunked) {
+		int d = http_dechunk(r->in.data + r->rep.header_len, r->in.len - r->rep.header_len,
+			&r->dechunked);
+		if (d < 0)
+			return http_fail(EPROTO, r->errno_out, r->cause,
+				"%s sent a malformed or oversized chunked answer to GET %s.", r->addr, r->path);
+		*complete = d > 0;
+	} else if (r->head && r->rep.content_len >= 0) {
+		*complete = r->in.len - r->rep.header_len >= (size_t)r->rep.content_len;
+	}
+	if (eof && !*complete) {
+		if (!r->head || r->rep.chunked || r->rep.content_len >= 0)
+			return http_fail(EPROTO, r->errno_out, r->cause, r->head ?
+				"%s closed the connection in the middle of its answer to GET %s." :
+				"%s closed the connection without an HTTP answer to GET %s.", r->addr, r->path);
+		*complete = true; /* no length: the body ends at EOF */
+	}
+	return 0;
+}
+
+/* Reads until the answer is complete: 0, or -1 after http_fail. */
+static int http_read_reply(int fd, struct http_read *r)
+{
+	char chunk[16384];
+	bool complete = false;
+
+	while (!complete) {
+		ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int w = http_wait(fd, POLLIN, r->deadline_s);
+			if (w == 0)
+				return http_fail(ETIMEDOUT, r->errno_out, r->cause,
+					"%s did not answer GET %s within %.3g s.", r->addr, r->path, r->timeout_s);
+			if (w > 0)
+				continue;
+		}
+		if (n < 0) {
+			int err = errno;
+			return http_fail(err, r->errno_out, r->cause,
+				"reading the answer of %s to GET %s failed: %s.", r->addr, r->path,
+				strerror(err));
+		}
+		if (n > 0)
+			strbuf_append(&r->in, chunk, (size_t)n);
+		if (r->in.len > HTTP_MAX_HEADER_BYTES + HTTP_MAX_BODY + 65536)
+			return http_fail(EMSGSIZE, r->errno_out, r->cause,
+				"%s sent more than %d KiB for GET %s.", r->addr, HTTP_MAX_BODY / 1024, r->path);
+		if (http_read_progress(r, n == 0, &complete) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The complete answer's body, a copy: 0, or -1 after http_fail. */
+static int http_take_body(struct http_read *r, char **body, size_t *body_len)
+{
+	size_t blen;
+
+	if (r->rep.chunked) {
+		*body = xstrndup(r->dechunked.data ? r->dechunked.data : "", r->dechunked.len);
+		if (body_len)
+			*body_len = r->dechunked.len;
+		return 0;
+	}
+	blen = r->in.len - r->rep.header_len;
+	if (r->rep.content_len >= 0 && blen > (size_t)r->rep.content_len)
+		blen = (size_t)r->rep.content_len;
+	if (blen > HTTP_MAX_BODY)
+		return http_fail(EMSGSIZE, r->errno_out, r->cause, "%s sent more than %d KiB for GET %s.",
+			r->addr, HTTP_MAX_BODY / 1024, r->path);
+	*body = xstrndup(r->in.data + r->rep.header_len, blen);
+	if (body_len)
+		*body_len = blen;
+	return 0;
+}
+
 int http_get(const struct netns_ref *ns, const char *host, int port, const char *host_header,
 	const char *path, double timeout_s, int *status, char **body, size_t *body_len,
 	int *errno_out, char **cause)
 {
 	double deadline_s = util_now_mono_s() + (timeout_s > 0 ? timeout_s : 0.001);
-	char addr[300], chunk[16384];
-	struct strbuf req, in, dechunked;
-	struct http_reply rep = { 0 };
-	int fd, head = 0, rc = -1;
-	bool complete = false;
+	char addr[300];
+	struct strbuf req;
+	struct http_read r = { .path = path, .timeout_s = timeout_s, .deadline_s = deadline_s,
+		.errno_out = errno_out, .cause = cause };
+	int fd, rc = -1;
 
 	*body = NULL;
 	if (body_len)
@@ -304,6 +408,7 @@ int http_get(const struct netns_ref *ns, const char *host, int port, const char 
 	if (!host || !host[0] || strlen(host) > 255 || port <= 0 || port > 65535)
 		return http_fail(EINVAL, errno_out, cause, "invalid address for an HTTP request.");
 	http_format_addr(host, port, addr, sizeof(addr));
+	r.addr = addr;
 	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
 		!http_token_ok(host_header, 300))
 		return http_fail(EINVAL, errno_out, cause, "invalid HTTP request for %s.", addr);
@@ -312,103 +417,22 @@ int http_get(const struct netns_ref *ns, const char *host, int port, const char 
 		return -1;
 
 	strbuf_init(&req);
-	strbuf_init(&in);
-	strbuf_init(&dechunked);
+	strbuf_init(&r.in);
+	strbuf_init(&r.dechunked);
 	strbuf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n"
 		"Connection: close\r\n\r\n", path, host_header);
 	if (http_send_all(fd, req.data, req.len, deadline_s) < 0) {
 		int err = errno;
 		http_fail(err, errno_out, cause, "cannot send GET %s to %s: %s.", path, addr,
 			strerror(err));
-		goto out;
+	} else if (http_read_reply(fd, &r) == 0 && http_take_body(&r, body, body_len) == 0) {
+		*status = r.rep.status;
+		rc = 0;
 	}
-	while (!complete) {
-		ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			int w = http_wait(fd, POLLIN, deadline_s);
-			if (w == 0) {
-				http_fail(ETIMEDOUT, errno_out, cause,
-					"%s did not answer GET %s within %.3g s.", addr, path, timeout_s);
-				goto out;
-			}
-			if (w > 0)
-				continue;
-		}
-		if (n < 0) {
-			int err = errno;
-			http_fail(err, errno_out, cause, "reading the answer of %s to GET %s failed: %s.",
-				addr, path, strerror(err));
-			goto out;
-		}
-		if (n > 0)
-			strbuf_append(&in, chunk, (size_t)n);
-		if (in.len > HTTP_MAX_HEADER_BYTES + HTTP_MAX_BODY + 65536) {
-			http_fail(EMSGSIZE, errno_out, cause, "%s sent more than %d KiB for GET %s.",
-				addr, HTTP_MAX_BODY / 1024, path);
-			goto out;
-		}
-		if (!head && in.len) {
-			head = http_parse_head(in.data, in.len, &rep);
-			if (head < 0) {
-				http_fail(EPROTO, errno_out, cause,
-					"%s answered GET %s with something that is not HTTP.", addr, path);
-				goto out;
-			}
-			if (head && rep.content_len > HTTP_MAX_BODY) {
-				http_fail(EMSGSIZE, errno_out, cause,
-					"%s announced a %lld-byte answer to GET %s (the limit is %d KiB).",
-					addr, rep.content_len, path, HTTP_MAX_BODY / 1024);
-				goto out;
-			}
-		}
-		if (head && rep.chunked) {
-			int d = http_dechunk(in.data + rep.header_len, in.len - rep.header_len, &dechunked);
-			if (d < 0) {
-				http_fail(EPROTO, errno_out, cause,
-					"%s sent a malformed or oversized chunked answer to GET %s.", addr, path);
-				goto out;
-			}
-			complete = d > 0;
-		} else if (head && rep.content_len >= 0) {
-			complete = in.len - rep.header_len >= (size_t)rep.content_len;
-		}
-		if (n == 0 && !complete) {
-			if (!head || rep.chunked || rep.content_len >= 0) {
-				http_fail(EPROTO, errno_out, cause, head ?
-					"%s closed the connection in the middle of its answer to GET %s." :
-					"%s closed the connection without an HTTP answer to GET %s.", addr, path);
-				goto out;
-			}
-			complete = true; /* no length: the body ends at EOF */
-		}
-	}
-	if (rep.chunked) {
-		*body = xstrndup(dechunked.data ? dechunked.data : "", dechunked.len);
-		if (body_len)
-			*body_len = dechunked.len;
-	} else {
-		size_t blen = in.len - rep.header_len;
-		if (rep.content_len >= 0 && blen > (size_t)rep.content_len)
-			blen = (size_t)rep.content_len;
-		if (blen > HTTP_MAX_BODY) {
-			http_fail(EMSGSIZE, errno_out, cause, "%s sent more than %d KiB for GET %s.",
-				addr, HTTP_MAX_BODY / 1024, path);
-			goto out;
-		}
-		*body = xstrndup(in.data + rep.header_len, blen);
-		if (body_len)
-			*body_len = blen;
-	}
-	*status = rep.status;
-	rc = 0;
-out:
 	close(fd);
 	strbuf_free(&req);
-	strbuf_free(&in);
-	strbuf_free(&dechunked);
+	strbuf_free(&r.in);
+	strbuf_free(&r.dechunked);
 	return rc;
 }
 
@@ -472,16 +496,81 @@ static int ws_read_some(int fd, struct strbuf *in, double deadline_s)
 	}
 }
 
+/* Sends the upgrade and reads its answer into in: the answer's head length, or -1 after
+ * http_fail. */
+static int ws_upgrade(int fd, const char *addr, const char *path, const char *host_header,
+	struct strbuf *in, double deadline_s, char **cause)
+{
+	struct http_reply rep = { 0 };
+	struct strbuf req;
+	int head = 0, st, rc;
+
+	strbuf_init(&req);
+	strbuf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+		"Connection: Upgrade\r\nSec-WebSocket-Key: bnRvcC1qcyBtb3ZlIGl0IQ==\r\n"
+		"Sec-WebSocket-Version: 13\r\n\r\n", path, host_header);
+	rc = http_send_all(fd, req.data, req.len, deadline_s);
+	strbuf_free(&req);
+	if (rc < 0)
+		return http_fail(errno, NULL, cause, "cannot send the websocket upgrade to %s: %s.",
+			addr, strerror(errno));
+	while (head == 0) {
+		st = ws_read_some(fd, in, deadline_s);
+		if (st < 0 || (st == 1 && head == 0))
+			return http_fail(EPROTO, NULL, cause, "%s did not accept the websocket upgrade.",
+				addr);
+		if (in->len > HTTP_MAX_HEADER_BYTES)
+			return http_fail(EMSGSIZE, NULL, cause, "%s sent an oversized upgrade answer.", addr);
+		head = http_parse_head(in->data, in->len, &rep);
+		if (head < 0 || (head > 0 && rep.status != 101))
+			return http_fail(EPROTO, NULL, cause, "%s refused the websocket upgrade.", addr);
+	}
+	return (int)rep.header_len;
+}
+
+/* Looks at the frame at off: 1 with *reply set (a text frame) or left NULL (a close frame),
+ * 0 when it is not all in yet, -1 after http_fail. Frames from the server are unmasked. */
+static int ws_frame(const struct strbuf *in, size_t off, const char *addr, char **reply,
+	char **cause)
+{
+	const unsigned char *b = (const unsigned char *)in->data + off;
+	size_t have = in->len - off, hl = 2;
+	unsigned long long plen;
+
+	if (have < 2)
+		return 0;
+	plen = b[1] & 0x7f;
+	if (plen == 126)
+		hl = 4;
+	else if (plen == 127)
+		hl = 10;
+	if (have < hl)
+		return 0;
+	if (hl == 4)
+		plen = (unsigned long long)b[2] << 8 | b[3];
+	else if (hl == 10)
+		for (size_t i = 2; i < 10; i++)
+			plen = (i == 2 ? 0 : plen << 8) | b[i];
+	if (plen > HTTP_MAX_BODY || (b[1] & 0x80))
+		return http_fail(EPROTO, NULL, cause, "%s sent a websocket frame that is masked or "
+			"too large.", addr);
+	if ((b[0] & 0x0f) == 0x8)
+		return 1; /* closed */
+	if (have >= hl + plen && (b[0] & 0x0f) == 0x1) {
+		*reply = xstrndup((const char *)b + hl, (size_t)plen);
+		return 1;
+	}
+	return 0;
+}
+
 int http_ws_command(const struct netns_ref *ns, const char *host, int port,
 	const char *host_header, const char *path, const char *message, double timeout_s,
 	char **reply, char **cause)
 {
 	double deadline_s = util_now_mono_s() + (timeout_s > 0 ? timeout_s : 0.001);
 	char addr[300];
-	struct strbuf req, in;
-	struct http_reply rep = { 0 };
-	size_t off;
-	int fd, head = 0, rc = -1, st;
+	struct strbuf in;
+	int fd, rc = -1, st, off;
 
 	*reply = NULL;
 	*cause = NULL;
@@ -494,72 +583,22 @@ int http_ws_command(const struct netns_ref *ns, const char *host, int port,
 	fd = http_connect(ns, host, port, addr, timeout_s, deadline_s, NULL, cause);
 	if (fd < 0)
 		return -1;
-	strbuf_init(&req);
 	strbuf_init(&in);
-	strbuf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-		"Connection: Upgrade\r\nSec-WebSocket-Key: bnRvcC1qcyBtb3ZlIGl0IQ==\r\n"
-		"Sec-WebSocket-Version: 13\r\n\r\n", path, host_header);
-	if (http_send_all(fd, req.data, req.len, deadline_s) < 0) {
-		http_fail(errno, NULL, cause, "cannot send the websocket upgrade to %s: %s.", addr,
-			strerror(errno));
+	off = ws_upgrade(fd, addr, path, host_header, &in, deadline_s, cause);
+	if (off < 0)
 		goto out;
-	}
-	while (head == 0) {
-		st = ws_read_some(fd, &in, deadline_s);
-		if (st < 0 || (st == 1 && head == 0)) {
-			http_fail(EPROTO, NULL, cause, "%s did not accept the websocket upgrade.", addr);
-			goto out;
-		}
-		if (in.len > HTTP_MAX_HEADER_BYTES) {
-			http_fail(EMSGSIZE, NULL, cause, "%s sent an oversized upgrade answer.", addr);
-			goto out;
-		}
-		head = http_parse_head(in.data, in.len, &rep);
-		if (head < 0 || (head > 0 && rep.status != 101)) {
-			http_fail(EPROTO, NULL, cause, "%s refused the websocket upgrade.", addr);
-			goto out;
-		}
-	}
 	if (ws_send_text(fd, message, strlen(message), deadline_s) < 0) {
 		http_fail(errno, NULL, cause, "cannot send an inspector command to %s: %s.", addr,
 			strerror(errno));
 		goto out;
 	}
-	/* Frames from the server are unmasked: the first text frame is the reply; a close frame
-	 * or the end of the connection means the command closed the inspector. */
-	off = rep.header_len;
+	/* The first text frame is the reply; a close frame or the end of the connection means
+	 * the command closed the inspector. */
 	for (;;) {
-		const unsigned char *b = (const unsigned char *)in.data + off;
-		size_t have = in.len - off, hl = 2;
-		unsigned long long plen;
-
-		if (have >= 2) {
-			plen = b[1] & 0x7f;
-			if (plen == 126)
-				hl = 4;
-			else if (plen == 127)
-				hl = 10;
-			if (have >= hl) {
-				if (hl == 4)
-					plen = (unsigned long long)b[2] << 8 | b[3];
-				else if (hl == 10)
-					for (plen = 0, st = 2; st < 10; st++)
-						plen = plen << 8 | b[st];
-				if (plen > HTTP_MAX_BODY || (b[1] & 0x80)) {
-					http_fail(EPROTO, NULL, cause, "%s sent a websocket frame that is "
-						"masked or too large.", addr);
-					goto out;
-				}
-				if ((b[0] & 0x0f) == 0x8) {
-					rc = 0; /* closed */
-					goto out;
-				}
-				if (have >= hl + plen && (b[0] & 0x0f) == 0x1) {
-					*reply = xstrndup((const char *)b + hl, (size_t)plen);
-					rc = 0;
-					goto out;
-				}
-			}
+		st = ws_frame(&in, (size_t)off, addr, reply, cause);
+		if (st != 0) {
+			rc = st > 0 ? 0 : -1;
+			goto out;
 		}
 		st = ws_read_some(fd, &in, deadline_s);
 		if (st == 1) {
@@ -571,14 +610,13 @@ int http_ws_command(const struct netns_ref *ns, const char *host, int port,
 				"%.3g s.", addr, timeout_s);
 			goto out;
 		}
-		if (in.len - off > HTTP_MAX_BODY + 16) {
+		if (in.len - (size_t)off > HTTP_MAX_BODY + 16) {
 			http_fail(EMSGSIZE, NULL, cause, "%s sent too much.", addr);
 			goto out;
 		}
 	}
 out:
 	close(fd);
-	strbuf_free(&req);
 	strbuf_free(&in);
 	return rc;
 }

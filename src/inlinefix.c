@@ -741,89 +741,90 @@ static bool node_is(const struct repair *r, uint32_t j, const struct fix_script 
 #define MAX_CANDS 8
 
 /* The dest of line `line` of node i (function me of script s), or NONE to leave it. */
-static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
-	uint32_t line, size_t plan_first)
+/* Candidates for a line outside node i's function (f: this script's innermost function on it
+ * that owns it, or -1): the callees' functions on that line, in this script or the scripts of
+ * the functions below the node. */
+static size_t gather_callees(struct repair *r, uint32_t i, struct fix_script *s, int32_t f,
+	uint32_t line, struct cand *c)
 {
-	struct cand c[MAX_CANDS];
 	size_t n = 0;
-	int32_t f = innermost(s, line);
-	uint32_t node = NONE, func;
-	struct fix_script *ts = s;
-	int32_t tf = -1;
 
-	if (f == me)
-		return NONE;
-	if (f >= 0 && !owns_line(s, f, line)) {
-		if (nested_in(s, f, me))
-			return NONE; /* a line of the node's own too: it stays */
-		f = -1;      /* shared in this script: perhaps another script's line */
-	}
-	if (f >= 0 && nested_in(s, f, me)) {
-		ts = s;
-		tf = f;
-	} else {
-		/* outside the node's function: a callee's line, in this script or another */
-		if (f >= 0)
-			cand_add(c, &n, MAX_CANDS, s, f, NONE, r);
-		for (uint32_t j = i + 1; j < r->sub_end[i] && r->visits < INLINEFIX_MAX_VISITS; j++) {
-			const struct func_info *fi = functab_get(r->ft, r->p->nodes[j].func);
-			struct fix_script *js;
-			int32_t jf;
-			r->visits++;
-			if (fi->kind != FUNC_JS || !fi->url[0])
-				continue;
-			js = find(r->x, fi->url);
-			if (!js || js->state != S_READY)
-				continue;
-			if (js == s) {
-				if (f >= 0 && node_is(r, j, s, f))
-					cand_add(c, &n, MAX_CANDS, s, f, j, r);
-				continue;
-			}
-			jf = innermost(js, line);
-			if (jf >= 0 && owns_line(js, jf, line))
-				cand_add(c, &n, MAX_CANDS, js, jf, node_is(r, j, js, jf) ? j : NONE, r);
+	if (f >= 0)
+		cand_add(c, &n, MAX_CANDS, s, f, NONE, r);
+	for (uint32_t j = i + 1; j < r->sub_end[i] && r->visits < INLINEFIX_MAX_VISITS; j++) {
+		const struct func_info *fi = functab_get(r->ft, r->p->nodes[j].func);
+		struct fix_script *js;
+		int32_t jf;
+		r->visits++;
+		if (fi->kind != FUNC_JS || !fi->url[0])
+			continue;
+		js = find(r->x, fi->url);
+		if (!js || js->state != S_READY)
+			continue;
+		if (js == s) {
+			if (f >= 0 && node_is(r, j, s, f))
+				cand_add(c, &n, MAX_CANDS, s, f, j, r);
+			continue;
 		}
-		/* one that runs below this node wins; then one that the node's function calls by
-		 * name (looked for in every script when none was found below); then this script's;
-		 * then the only one */
-		size_t seen = 0, named = 0, pick = 0, pick_named = 0;
-		for (size_t k = 0; k < n; k++)
-			if (c[k].node != NONE) {
-				seen++;
-				pick = k;
-			}
-		if (seen != 1 && f < 0 && n == 0)
-			for (size_t q = 0; q < r->x->n && r->visits < INLINEFIX_MAX_VISITS; q++) {
-				struct fix_script *qs = &r->x->s[q];
-				int32_t qf;
-				r->visits++;
-				if (qs == s || qs->state != S_READY || (qf = innermost(qs, line)) < 0 ||
-				    !owns_line(qs, qf, line))
-					continue;
-				if (calls_name(s, me, qs->fns[qf].name_hash))
-					cand_add(c, &n, MAX_CANDS, qs, qf, NONE, r);
-			}
-		for (size_t k = 0; k < n && seen != 1; k++)
-			if (calls_name(s, me, c[k].s->fns[c[k].fn].name_hash)) {
-				named++;
-				pick_named = k;
-			}
-		if (seen != 1) {
-			if (named == 1)
-				pick = pick_named;
-			else if (f >= 0)
-				pick = 0;
-			else if (n == 1)
-				pick = 0;
-			else
-				return NONE - 1; /* unresolved */
-		}
-		ts = c[pick].s;
-		tf = c[pick].fn;
-		node = c[pick].node;
+		jf = innermost(js, line);
+		if (jf >= 0 && owns_line(js, jf, line))
+			cand_add(c, &n, MAX_CANDS, js, jf, node_is(r, j, js, jf) ? j : NONE, r);
 	}
-	func = fn_func(r->x, ts, tf, r->ft);
+	return n;
+}
+
+/* Adds every other script's function on line that the node's function (me) calls by name. */
+static void gather_named(struct repair *r, struct fix_script *s, int32_t me, uint32_t line,
+	struct cand *c, size_t *n)
+{
+	for (size_t q = 0; q < r->x->n && r->visits < INLINEFIX_MAX_VISITS; q++) {
+		struct fix_script *qs = &r->x->s[q];
+		int32_t qf;
+		r->visits++;
+		if (qs == s || qs->state != S_READY || (qf = innermost(qs, line)) < 0 ||
+		    !owns_line(qs, qf, line))
+			continue;
+		if (calls_name(s, me, qs->fns[qf].name_hash))
+			cand_add(c, n, MAX_CANDS, qs, qf, NONE, r);
+	}
+}
+
+/* The callee a line outside node i's function belongs to: one that runs below this node
+ * wins; then one that the node's function calls by name (looked for in every script when none
+ * was found below); then this script's; then the only one. Its index in c, or -1 when it
+ * cannot be told. */
+static int pick_callee(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
+	int32_t f, uint32_t line, struct cand *c)
+{
+	size_t n = gather_callees(r, i, s, f, line, c);
+	size_t seen = 0, named = 0, pick = 0, pick_named = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if (c[k].node != NONE) {
+			seen++;
+			pick = k;
+		}
+	if (seen == 1)
+		return (int)pick;
+	if (f < 0 && n == 0)
+		gather_named(r, s, me, line, c, &n);
+	for (size_t k = 0; k < n; k++)
+		if (calls_name(s, me, c[k].s->fns[c[k].fn].name_hash)) {
+			named++;
+			pick_named = k;
+		}
+	if (named == 1)
+		return (int)pick_named;
+	if (f >= 0 || n == 1)
+		return 0;
+	return -1;
+}
+
+/* The destination for samples moved to func (at node, or a new leaf when NONE) from node i:
+ * one of this node's plan (from plan_first) when there is one already. */
+static uint32_t dest_for(struct repair *r, uint32_t i, uint32_t func, uint32_t node,
+	size_t plan_first)
+{
 	if (node == NONE) {
 		/* an existing child that is the function: keep the tree as V8 would have made it */
 		for (uint32_t j = i + 1; j < r->sub_end[i]; j = r->sub_end[j])
@@ -841,6 +842,36 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 	if (node == NONE)
 		r->n_new++;
 	return (uint32_t)r->n_dests++;
+}
+
+static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
+	uint32_t line, size_t plan_first)
+{
+	struct cand c[MAX_CANDS];
+	int32_t f = innermost(s, line);
+	uint32_t node = NONE;
+	struct fix_script *ts = s;
+	int32_t tf = -1;
+
+	if (f == me)
+		return NONE;
+	if (f >= 0 && !owns_line(s, f, line)) {
+		if (nested_in(s, f, me))
+			return NONE; /* a line of the node's own too: it stays */
+		f = -1;      /* shared in this script: perhaps another script's line */
+	}
+	if (f >= 0 && nested_in(s, f, me)) {
+		tf = f;
+	} else {
+		/* outside the node's function: a callee's line, in this script or another */
+		int k = pick_callee(r, i, s, me, f, line, c);
+		if (k < 0)
+			return NONE - 1; /* unresolved */
+		ts = c[k].s;
+		tf = c[k].fn;
+		node = c[k].node;
+	}
+	return dest_for(r, i, fn_func(r->x, ts, tf, r->ft), node, plan_first);
 }
 
 static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)

@@ -105,7 +105,7 @@ escapes|escapes|0|0||
 escapes-text|escapes|0|0||TEXT
 bad-memory|bad-memory|0|0||
 jit-v8-11|jit-v8-11|0|0||BATCH --inlining off
-jit-v8-11-repair|jit-v8-11|0|1|inlined functions are not repaired: the target refused Profiler.getBestEffortCoverage.|
+jit-v8-11-repair|jit-v8-11|0|1|inlined functions are not repaired: the target refused Profiler.getBestEffortCoverage.|BATCH --inlining repair
 jit-refused|jit-refused|0|0||BATCH --inlining off
 jit-evil|jit-evil|0|0||
 binary-frames|binary-frames|0|0||
