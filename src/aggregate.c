@@ -113,23 +113,13 @@ static int profile_check_layout(const struct profile *p, size_t n_funcs)
 	return 0;
 }
 
-int aggregate_window(const struct profile *p, const struct functab *ft, double trim_until_us,
+/* Each node's self time from the samples after trim_until_us, and the window's span. */
+static double *window_node_self(const struct profile *p, double trim_until_us,
 	struct window_stats *w)
 {
-	size_t n = p->n_nodes, n_funcs = functab_count(ft), top = 0;
-	double *node_self, *node_total, *func_self, *func_total, t = p->start_time_us;
-	uint32_t *active, *path, *seen;
-	size_t n_seen = 0;
+	double *node_self = xcalloc(p->n_nodes, sizeof(*node_self)), t = p->start_time_us;
 	bool any = false;
 
-	window_stats_free(w);
-	if (profile_check_layout(p, n_funcs))
-		return -1;
-	w->last_sample_us = trim_until_us;
-	if (n == 0)
-		return 0;
-
-	node_self = xcalloc(n, sizeof(*node_self));
 	for (size_t s = 0; s < p->n_samples; s++) {
 		double dt = (double)p->time_deltas[s], wt = dt > 0 ? dt : 0;
 		t += dt;
@@ -148,18 +138,51 @@ int aggregate_window(const struct profile *p, const struct functab *ft, double t
 		w->last_sample_us = t;
 	if (!any)
 		w->start_us = w->end_us = p->n_samples ? t : p->start_time_us;
+	return node_self;
+}
 
-	/* bottom-up totals */
-	node_total = xmalloc(n * sizeof(*node_total));
-	memcpy(node_total, node_self, n * sizeof(*node_total));
-	for (size_t i = n; i-- > 1;)
-		node_total[p->nodes[i].parent] += node_total[i];
+/* Rebuilds path (the ancestors of a node whose parent is not on it: a profile not in
+ * preorder, but still parent < child) from the root, counting each in active. */
+static size_t window_path_rebuild(const struct profile *p, int32_t parent, uint32_t *path,
+	uint32_t *active)
+{
+	size_t top = 0;
 
-	func_self = xcalloc(n_funcs, sizeof(*func_self));
-	func_total = xcalloc(n_funcs, sizeof(*func_total));
-	active = xcalloc(n_funcs, sizeof(*active));
-	seen = xmalloc(n * sizeof(*seen)); /* distinct functions, in order of first appearance */
-	path = xmalloc(n * sizeof(*path));
+	for (int32_t a = parent; a >= 0; a = p->nodes[a].parent)
+		path[top++] = (uint32_t)a;
+	for (size_t x = 0, y = top - 1; x < y; x++, y--) {
+		uint32_t tmp = path[x];
+		path[x] = path[y];
+		path[y] = tmp;
+	}
+	for (size_t x = 0; x < top; x++)
+		active[p->nodes[path[x]].func]++;
+	return top;
+}
+
+static void window_kind_add(struct window_stats *w, enum func_kind kind, double us)
+{
+	switch (kind) {
+	case FUNC_IDLE: w->idle_us += us; break;
+	case FUNC_GC: w->gc_us += us; break;
+	case FUNC_ROOT:
+	case FUNC_PROGRAM: w->program_us += us; break;
+	default: w->js_us += us; break;
+	}
+}
+
+/* Per function: self time, and total time counted once per stack however deep it recurses
+ * (a function already on the path adds nothing); w->funcs gets the JavaScript ones, sorted. */
+static void window_funcs(const struct profile *p, const struct functab *ft,
+	const double *node_self, const double *node_total, struct window_stats *w)
+{
+	size_t n = p->n_nodes, n_funcs = functab_count(ft), top = 0, n_seen = 0;
+	double *func_self = xcalloc(n_funcs, sizeof(*func_self));
+	double *func_total = xcalloc(n_funcs, sizeof(*func_total));
+	uint32_t *active = xcalloc(n_funcs, sizeof(*active));
+	uint32_t *seen = xmalloc(n * sizeof(*seen)); /* distinct functions, first seen first */
+	uint32_t *path = xmalloc(n * sizeof(*path));
+
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_node *nd = &p->nodes[i];
 		uint32_t f = nd->func;
@@ -167,18 +190,8 @@ int aggregate_window(const struct profile *p, const struct functab *ft, double t
 		/* pop back to the parent; in preorder it is always on the path */
 		while (top && (int32_t)path[top - 1] != nd->parent)
 			active[p->nodes[path[--top]].func]--;
-		if (top == 0 && nd->parent >= 0) {
-			/* not preorder (but still parent < child): rebuild the path from the root */
-			for (int32_t a = nd->parent; a >= 0; a = p->nodes[a].parent)
-				path[top++] = (uint32_t)a;
-			for (size_t x = 0, y = top - 1; x < y; x++, y--) {
-				uint32_t tmp = path[x];
-				path[x] = path[y];
-				path[y] = tmp;
-			}
-			for (size_t x = 0; x < top; x++)
-				active[p->nodes[path[x]].func]++;
-		}
+		if (top == 0 && nd->parent >= 0)
+			top = window_path_rebuild(p, nd->parent, path, active);
 		if (func_self[f] == 0 && func_total[f] == 0 && node_total[i] > 0)
 			seen[n_seen++] = f; /* first time this function gets any time */
 		func_self[f] += node_self[i];
@@ -186,17 +199,8 @@ int aggregate_window(const struct profile *p, const struct functab *ft, double t
 			func_total[f] += node_total[i];
 		active[f]++;
 		path[top++] = (uint32_t)i;
-
-		const struct func_info *fi = functab_get(ft, f);
-		switch (fi->kind) {
-		case FUNC_IDLE: w->idle_us += node_self[i]; break;
-		case FUNC_GC: w->gc_us += node_self[i]; break;
-		case FUNC_ROOT:
-		case FUNC_PROGRAM: w->program_us += node_self[i]; break;
-		default: w->js_us += node_self[i]; break;
-		}
+		window_kind_add(w, functab_get(ft, f)->kind, node_self[i]);
 	}
-
 	w->funcs = xmalloc((n_seen ? n_seen : 1) * sizeof(*w->funcs));
 	for (size_t k = 0; k < n_seen; k++) {
 		uint32_t f = seen[k];
@@ -205,34 +209,57 @@ int aggregate_window(const struct profile *p, const struct functab *ft, double t
 		w->funcs[w->n_funcs++] = (struct func_stat){f, func_self[f], func_total[f]};
 	}
 	qsort(w->funcs, w->n_funcs, sizeof(*w->funcs), cmp_func_stat);
-
-	/* positionTicks are per node for the whole profile, not per sample, so they cannot be
-	 * trimmed: a window that overlaps the previous one counts the overlap's ticks again.
-	 * They are a guide to the hot lines inside a function, not a measure of time. */
-	{
-		uint32_t *slots = NULL;
-		size_t slots_cap = 0, lines_cap = 0;
-		for (size_t i = 0; i < n; i++) {
-			const struct profile_node *nd = &p->nodes[i];
-			for (uint32_t k = 0; k < nd->ticks_count; k++) {
-				const struct position_tick *pt = &p->ticks[nd->ticks_first + k];
-				if (pt->ticks)
-					lines_add(&w->lines, &w->n_lines, &lines_cap, &slots, &slots_cap,
-						nd->func, pt->line, pt->ticks);
-			}
-		}
-		free(slots);
-		if (w->n_lines)
-			qsort(w->lines, w->n_lines, sizeof(*w->lines), cmp_line_stat);
-	}
-
-	free(node_self);
-	free(node_total);
 	free(func_self);
 	free(func_total);
 	free(active);
 	free(seen);
 	free(path);
+}
+
+/* positionTicks are per node for the whole profile, not per sample, so they cannot be
+ * trimmed: a window that overlaps the previous one counts the overlap's ticks again. They
+ * are a guide to the hot lines inside a function, not a measure of time. */
+static void window_lines(const struct profile *p, struct window_stats *w)
+{
+	uint32_t *slots = NULL;
+	size_t slots_cap = 0, lines_cap = 0;
+
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		const struct profile_node *nd = &p->nodes[i];
+		for (uint32_t k = 0; k < nd->ticks_count; k++) {
+			const struct position_tick *pt = &p->ticks[nd->ticks_first + k];
+			if (pt->ticks)
+				lines_add(&w->lines, &w->n_lines, &lines_cap, &slots, &slots_cap,
+					nd->func, pt->line, pt->ticks);
+		}
+	}
+	free(slots);
+	if (w->n_lines)
+		qsort(w->lines, w->n_lines, sizeof(*w->lines), cmp_line_stat);
+}
+
+int aggregate_window(const struct profile *p, const struct functab *ft, double trim_until_us,
+	struct window_stats *w)
+{
+	size_t n = p->n_nodes;
+	double *node_self, *node_total;
+
+	window_stats_free(w);
+	if (profile_check_layout(p, functab_count(ft)))
+		return -1;
+	w->last_sample_us = trim_until_us;
+	if (n == 0)
+		return 0;
+	node_self = window_node_self(p, trim_until_us, w);
+	/* bottom-up totals */
+	node_total = xmalloc(n * sizeof(*node_total));
+	memcpy(node_total, node_self, n * sizeof(*node_total));
+	for (size_t i = n; i-- > 1;)
+		node_total[p->nodes[i].parent] += node_total[i];
+	window_funcs(p, ft, node_self, node_total, w);
+	window_lines(p, w);
+	free(node_self);
+	free(node_total);
 	return 0;
 }
 

@@ -263,45 +263,58 @@ static void version_parts(const char *v, char part[3][16])
 
 static const char *const verdicts[] = { "stable", "growing", "shrinking" };
 
-void promtext_render(struct strbuf *out, const struct prom_target *targets, size_t n,
-	size_t top_n)
+/* The families with one value a target. */
+static void prom_plain(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
 {
-	struct strbuf b;
-
-	strbuf_init(&b);
 	for (size_t f = 0; f < sizeof(plain) / sizeof(plain[0]); f++) {
 		for (size_t i = 0; i < n; i++)
-			put(&b, plain[f].name, &targets[i], NULL, 0, value_of(&targets[i], f));
-		flush_family(out, &b, plain[f].name, plain[f].type, plain[f].help);
+			put(b, plain[f].name, &targets[i], NULL, 0, value_of(&targets[i], f));
+		flush_family(out, b, plain[f].name, plain[f].type, plain[f].help);
 	}
+}
 
+/* The heap spaces' used and total sizes. */
+static void prom_spaces(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < targets[i].n_spaces; k++) {
 			struct prom_label l = { "space", targets[i].spaces[k].name };
-			put(&b, "nodejs_heap_space_size_used_bytes", &targets[i], &l, 1,
+			put(b, "nodejs_heap_space_size_used_bytes", &targets[i], &l, 1,
 				targets[i].spaces[k].used_bytes);
 		}
-	flush_family(out, &b, "nodejs_heap_space_size_used_bytes", PROM_GAUGE,
+	flush_family(out, b, "nodejs_heap_space_size_used_bytes", PROM_GAUGE,
 		"Process heap space size used from Node.js in bytes.");
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < targets[i].n_spaces; k++) {
 			struct prom_label l = { "space", targets[i].spaces[k].name };
-			put(&b, "nodejs_heap_space_size_total_bytes", &targets[i], &l, 1,
+			put(b, "nodejs_heap_space_size_total_bytes", &targets[i], &l, 1,
 				targets[i].spaces[k].size_bytes);
 		}
-	flush_family(out, &b, "nodejs_heap_space_size_total_bytes", PROM_GAUGE,
+	flush_family(out, b, "nodejs_heap_space_size_total_bytes", PROM_GAUGE,
 		"Process heap space size from Node.js in bytes.");
+}
 
+/* The active resources by type. */
+static void prom_resources(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < targets[i].n_resources; k++) {
 			struct prom_label l = { "type", targets[i].resources[k].type };
-			put(&b, "nodejs_active_resources", &targets[i], &l, 1,
+			put(b, "nodejs_active_resources", &targets[i], &l, 1,
 				(double)targets[i].resources[k].count);
 		}
-	flush_family(out, &b, "nodejs_active_resources", PROM_GAUGE,
+	flush_family(out, b, "nodejs_active_resources", PROM_GAUGE,
 		"Number of active resources that are currently keeping the event loop alive, "
 		"grouped by async resource type.");
+}
 
+/* Node's version, as a label set. */
+static void prom_version(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		char part[3][16];
 		struct prom_label l[4];
@@ -312,24 +325,34 @@ void promtext_render(struct strbuf *out, const struct prom_target *targets, size
 		l[1] = (struct prom_label){ "major", part[0] };
 		l[2] = (struct prom_label){ "minor", part[1] };
 		l[3] = (struct prom_label){ "patch", part[2] };
-		put(&b, "nodejs_version_info", &targets[i], l, 4, 1);
+		put(b, "nodejs_version_info", &targets[i], l, 4, 1);
 	}
-	flush_family(out, &b, "nodejs_version_info", PROM_GAUGE, "Node.js version info.");
+	flush_family(out, b, "nodejs_version_info", PROM_GAUGE, "Node.js version info.");
+}
 
+/* Whether ntop-js is attached. */
+static void prom_attached(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
 	for (size_t i = 0; i < n; i++)
-		put(&b, "ntopjs_attached", &targets[i], NULL, 0, targets[i].attached ? 1 : 0);
-	flush_family(out, &b, "ntopjs_attached", PROM_GAUGE,
+		put(b, "ntopjs_attached", &targets[i], NULL, 0, targets[i].attached ? 1 : 0);
+	flush_family(out, b, "ntopjs_attached", PROM_GAUGE,
 		"1 while ntop-js is attached to the target, 0 once it has left or lost it.");
+}
 
+/* The heap growth's rate and verdict. */
+static void prom_growth(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
 	/* growth: only with a verdict, as the JSON's growth is null before one */
 	for (size_t i = 0; i < n; i++) {
 		const struct prom_target *t = &targets[i];
 		bool known = t->growth_verdict && strcmp(t->growth_verdict, "unknown") != 0;
 		if (known)
-			put(&b, "ntopjs_heap_growth_bytes_per_hour", t, NULL, 0,
+			put(b, "ntopjs_heap_growth_bytes_per_hour", t, NULL, 0,
 				t->heap_growth_bytes_per_hour);
 	}
-	flush_family(out, &b, "ntopjs_heap_growth_bytes_per_hour", PROM_GAUGE,
+	flush_family(out, b, "ntopjs_heap_growth_bytes_per_hour", PROM_GAUGE,
 		"Growth of the heap's post-GC floor, in bytes per hour.");
 	/* a state set: every verdict, 1 for the current one */
 	for (size_t i = 0; i < n; i++) {
@@ -338,13 +361,18 @@ void promtext_render(struct strbuf *out, const struct prom_target *targets, size
 			continue;
 		for (size_t k = 0; k < sizeof(verdicts) / sizeof(verdicts[0]); k++) {
 			struct prom_label l = { "verdict", verdicts[k] };
-			put(&b, "ntopjs_heap_growth_verdict", t, &l, 1,
+			put(b, "ntopjs_heap_growth_verdict", t, &l, 1,
 				strcmp(t->growth_verdict, verdicts[k]) == 0);
 		}
 	}
-	flush_family(out, &b, "ntopjs_heap_growth_verdict", PROM_GAUGE,
+	flush_family(out, b, "ntopjs_heap_growth_verdict", PROM_GAUGE,
 		"The heap growth verdict: 1 for the current one (all 0 while unknown).");
+}
 
+/* The sampled time by kind. */
+static void prom_cpu(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		const struct prom_target *t = &targets[i];
 		static const char *const kinds[] = { "js", "gc", "program", "idle" };
@@ -353,13 +381,18 @@ void promtext_render(struct strbuf *out, const struct prom_target *targets, size
 			continue;
 		for (int k = 0; k < 4; k++) {
 			struct prom_label l = { "kind", kinds[k] };
-			put(&b, "ntopjs_cpu_seconds_total", t, &l, 1, v[k]);
+			put(b, "ntopjs_cpu_seconds_total", t, &l, 1, v[k]);
 		}
 	}
-	flush_family(out, &b, "ntopjs_cpu_seconds_total", PROM_COUNTER,
+	flush_family(out, b, "ntopjs_cpu_seconds_total", PROM_COUNTER,
 		"Sampled time since attach by kind: JavaScript, garbage collection, other VM and "
 		"native work (program), the event loop waiting (idle).");
+}
 
+/* The hottest functions' self time. */
+static void prom_top(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n, size_t top_n)
+{
 	for (size_t i = 0; i < n; i++) {
 		const struct prom_target *t = &targets[i];
 		for (size_t k = 0; k < t->n_top && k < top_n; k++) {
@@ -369,10 +402,26 @@ void promtext_render(struct strbuf *out, const struct prom_target *targets, size
 			l[0] = (struct prom_label){ "function", t->top[k].function };
 			l[1] = (struct prom_label){ "url", t->top[k].url };
 			l[2] = (struct prom_label){ "line", line };
-			put(&b, "ntopjs_function_self_seconds_total", t, l, 3, t->top[k].self_s);
+			put(b, "ntopjs_function_self_seconds_total", t, l, 3, t->top[k].self_s);
 		}
 	}
-	flush_family(out, &b, "ntopjs_function_self_seconds_total", PROM_COUNTER,
+	flush_family(out, b, "ntopjs_function_self_seconds_total", PROM_COUNTER,
 		"Self time since attach of the hottest functions (the top N only).");
+}
+
+void promtext_render(struct strbuf *out, const struct prom_target *targets, size_t n,
+	size_t top_n)
+{
+	struct strbuf b;
+
+	strbuf_init(&b);
+	prom_plain(out, &b, targets, n);
+	prom_spaces(out, &b, targets, n);
+	prom_resources(out, &b, targets, n);
+	prom_version(out, &b, targets, n);
+	prom_attached(out, &b, targets, n);
+	prom_growth(out, &b, targets, n);
+	prom_cpu(out, &b, targets, n);
+	prom_top(out, &b, targets, n, top_n);
 	strbuf_free(&b);
 }

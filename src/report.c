@@ -424,14 +424,10 @@ static void json_window_end(struct strbuf *out, const struct report_window *rw,
 	strbuf_puts(out, kind != JSON_LINE ? "}" : "}\n");
 }
 
-static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
-	const struct report_window *rw, const struct window_stats *w,
-	const struct cumulative *c, const struct functab *ft, enum json_kind kind)
+/* The window's head: its type, thread, time, target and pause estimates. */
+static void json_window_head(struct strbuf *out, const char *type, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w, enum json_kind kind)
 {
-	double sampled = w->sampled_us;
-	size_t n = top_count(rw, w);
-	bool first = true;
-
 	strbuf_putc(out, '{');
 	if (type) {
 		strbuf_puts(out, "\"type\":");
@@ -471,6 +467,47 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	strbuf_puts(out, ",\"full_gc_ms\":");
 	json_ms_or_null(out, rw->gc_pause_est_s);
 	strbuf_putc(out, '}');
+}
+
+/* One row of "top". */
+static void json_top_row(struct strbuf *out, const struct report_window *rw,
+	const struct func_stat *fs, const struct func_info *fi, const struct cumulative *c,
+	double sampled)
+{
+	json_func_fields(out, fi);
+	strbuf_puts(out, ",\"column\":");
+	json_position(out, fi->column);
+	if (rw->jit && !rw->jit->exact && fi->kind == FUNC_JS)
+		strbuf_puts(out, ",\"self_may_include_inlined\":true");
+	strbuf_puts(out, ",\"self_pct\":");
+	json_fixed(out, pct_of(fs->self_us, sampled), 2);
+	strbuf_puts(out, ",\"total_pct\":");
+	json_fixed(out, pct_of(fs->total_us, sampled), 2);
+	strbuf_puts(out, ",\"self_ms\":");
+	json_fixed(out, fs->self_us / 1000.0, 3);
+	strbuf_puts(out, ",\"total_ms\":");
+	json_fixed(out, fs->total_us / 1000.0, 3);
+	strbuf_puts(out, ",\"cum_self_ms\":");
+	if (c)
+		json_fixed(out, cumulative_self_us(c, fs->func) / 1000.0, 3);
+	else
+		strbuf_puts(out, "null");
+	strbuf_puts(out, ",\"cum_total_ms\":");
+	if (c)
+		json_fixed(out, cumulative_total_us(c, fs->func) / 1000.0, 3);
+	else
+		strbuf_puts(out, "null");
+}
+
+static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft, enum json_kind kind)
+{
+	double sampled = w->sampled_us;
+	size_t n = top_count(rw, w);
+	bool first = true;
+
+	json_window_head(out, type, t, rw, w, kind);
 	if (isfinite(rw->next_burst_in_s)) {
 		strbuf_puts(out, ",\"next_cpu_burst_s\":");
 		json_fixed(out, rw->next_burst_in_s, 1);
@@ -494,36 +531,13 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	report_json_jit(out, rw->jit);
 	strbuf_puts(out, ",\"top\":[");
 	for (size_t i = 0; i < n; i++) {
-		const struct func_stat *fs = &w->funcs[i];
-		const struct func_info *fi = functab_get(ft, fs->func);
+		const struct func_info *fi = functab_get(ft, w->funcs[i].func);
 
 		if (!fi)
 			continue;
 		strbuf_puts(out, first ? "{" : ",{");
 		first = false;
-		json_func_fields(out, fi);
-		strbuf_puts(out, ",\"column\":");
-		json_position(out, fi->column);
-		if (rw->jit && !rw->jit->exact && fi->kind == FUNC_JS)
-			strbuf_puts(out, ",\"self_may_include_inlined\":true");
-		strbuf_puts(out, ",\"self_pct\":");
-		json_fixed(out, pct_of(fs->self_us, sampled), 2);
-		strbuf_puts(out, ",\"total_pct\":");
-		json_fixed(out, pct_of(fs->total_us, sampled), 2);
-		strbuf_puts(out, ",\"self_ms\":");
-		json_fixed(out, fs->self_us / 1000.0, 3);
-		strbuf_puts(out, ",\"total_ms\":");
-		json_fixed(out, fs->total_us / 1000.0, 3);
-		strbuf_puts(out, ",\"cum_self_ms\":");
-		if (c)
-			json_fixed(out, cumulative_self_us(c, fs->func) / 1000.0, 3);
-		else
-			strbuf_puts(out, "null");
-		strbuf_puts(out, ",\"cum_total_ms\":");
-		if (c)
-			json_fixed(out, cumulative_total_us(c, fs->func) / 1000.0, 3);
-		else
-			strbuf_puts(out, "null");
+		json_top_row(out, rw, &w->funcs[i], fi, c, sampled);
 		strbuf_putc(out, '}');
 	}
 	strbuf_putc(out, ']');
