@@ -714,6 +714,85 @@ static int app_run(struct app *a)
 
 /* Attached: watches the target until the session ends. held: the signal mask to restore once
  * the loop catches the signals. */
+/* The engine's settings, from the options (a->smap is made here: the scripts' files, for the
+ * hot lines' text, even without their maps). */
+static void app_engine_config(struct app *a, struct engine_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->delay_s = a->settings.delay_s;
+	cfg->interval_us = a->settings.interval_us;
+	cfg->no_eval = a->opt.no_eval;
+	cfg->no_cpu = a->opt.no_cpu;
+	cfg->max_pause_s = a->opt.max_pause_s;
+	cfg->cpu_every_s = a->opt.cpu_every_s;
+	cfg->loop = true;
+	cfg->block_ms = a->opt.block_threshold_s * 1e3;
+	cfg->ask_pause = !a->opt.batch;
+	cfg->jit_method = a->opt.inlining;
+	cfg->timeout_s = a->opt.timeout_s;
+	cfg->iterations = 0; /* -n: app_on_window, so that the workers leave first */
+	cfg->workers = !a->opt.no_workers;
+	cfg->max_message_bytes = APP_MAX_MESSAGE_BYTES;
+	/* Kept always: the live view's callers and callees, s and SIGUSR2 need it. */
+	cfg->calltree_max_samples = APP_CALLTREE_MAX_SAMPLES;
+	cfg->mem_interval_s = a->opt.mem_interval_s;
+	cfg->mem_detail_interval_s = 10.0;
+	cfg->alloc = a->opt.alloc;
+	cfg->alloc_interval_s = a->opt.alloc_interval_s;
+	if (a->target.pid > 0)
+		a->smap = app_smap_create(a->loop, a->target.pid, !a->opt.no_source_maps);
+	cfg->smap = app_smap_cache(a->smap);
+}
+
+/* The live view (or, in batch mode, a line saying where a started program's output goes). */
+static int app_start_view(struct app *a, const struct engine_config *cfg)
+{
+	char *cause = NULL;
+
+	if (!a->opt.batch) {
+		a->tui = tui_create(a->loop, a->engine, &a->target, cfg->delay_s, cfg->interval_us,
+			cfg->no_cpu, &a->settings.view, &app_tui_actions, a, &cause);
+		if (!a->tui)
+			return app_fail_start(a, cause, EXIT_USAGE);
+		if (a->launch) {
+			char *msg = xasprintf("started %s (PID %d); its output goes to %s",
+				a->opt.command[0], (int)launch_child_pid(a->launch),
+				launch_log_path(a->launch));
+			tui_status(a->tui, false, msg);
+			free(msg);
+		}
+	} else if (a->launch) {
+		fprintf(stderr, "ntop-js: started %s (PID %d); its output goes to %s\n",
+			a->opt.command[0], (int)launch_child_pid(a->launch), launch_log_path(a->launch));
+	}
+	return EXIT_OK;
+}
+
+/* After the loop: the view and the log closed, the last push, the exports written; the
+ * session's exit status. */
+static int app_watch_end(struct app *a)
+{
+	int rc;
+
+	tui_free(a->tui);
+	a->tui = NULL;
+	if (a->log && !a->finished)
+		app_log_exit(a, "ntop-js left");
+	memlog_close(a->log);
+	a->log = NULL;
+	/* the last partial interval, bounded: the exit never waits for a server that is down */
+	app_push_finish(a);
+
+	/* Whatever ended the session, what was collected is written. */
+	rc = app_write_exports(a);
+	if (a->why) {
+		char *gone = a->status == EXIT_TARGET_GONE ? app_launch_gone(a) : NULL;
+		fprintf(stderr, "ntop-js: %s\n", gone ? gone : a->why);
+		free(gone);
+	}
+	return a->status != EXIT_OK ? a->status : rc;
+}
+
 static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
@@ -740,31 +819,7 @@ static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held
 	if ((rc = app_push_start(a)) != EXIT_OK)
 		return rc;
 
-	memset(&cfg, 0, sizeof cfg);
-	cfg.delay_s = a->settings.delay_s;
-	cfg.interval_us = a->settings.interval_us;
-	cfg.no_eval = a->opt.no_eval;
-	cfg.no_cpu = a->opt.no_cpu;
-	cfg.max_pause_s = a->opt.max_pause_s;
-	cfg.cpu_every_s = a->opt.cpu_every_s;
-	cfg.loop = true;
-	cfg.block_ms = a->opt.block_threshold_s * 1e3;
-	cfg.ask_pause = !a->opt.batch;
-	cfg.jit_method = a->opt.inlining;
-	cfg.timeout_s = a->opt.timeout_s;
-	cfg.iterations = 0; /* -n: app_on_window, so that the workers leave first */
-	cfg.workers = !a->opt.no_workers;
-	cfg.max_message_bytes = APP_MAX_MESSAGE_BYTES;
-	/* Kept always: the live view's callers and callees, s and SIGUSR2 need it. */
-	cfg.calltree_max_samples = APP_CALLTREE_MAX_SAMPLES;
-	cfg.mem_interval_s = a->opt.mem_interval_s;
-	cfg.mem_detail_interval_s = 10.0;
-	cfg.alloc = a->opt.alloc;
-	cfg.alloc_interval_s = a->opt.alloc_interval_s;
-	/* the scripts' files (the hot lines' text) even without their maps */
-	if (a->target.pid > 0)
-		a->smap = app_smap_create(a->loop, a->target.pid, !a->opt.no_source_maps);
-	cfg.smap = app_smap_cache(a->smap);
+	app_engine_config(a, &cfg);
 	engine_io_websocket(a->loop, &tp, &clock);
 	a->engine_cfg = cfg;
 	a->engine_clock = clock;
@@ -776,22 +831,8 @@ static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held
 		app_follow_remember(a);
 	if (a->log)
 		app_log_attach(a);
-	if (!a->opt.batch) {
-		a->tui = tui_create(a->loop, a->engine, &a->target, cfg.delay_s, cfg.interval_us,
-			cfg.no_cpu, &a->settings.view, &app_tui_actions, a, &cause);
-		if (!a->tui)
-			return app_fail_start(a, cause, EXIT_USAGE);
-		if (a->launch) {
-			char *msg = xasprintf("started %s (PID %d); its output goes to %s",
-				a->opt.command[0], (int)launch_child_pid(a->launch),
-				launch_log_path(a->launch));
-			tui_status(a->tui, false, msg);
-			free(msg);
-		}
-	} else if (a->launch) {
-		fprintf(stderr, "ntop-js: started %s (PID %d); its output goes to %s\n",
-			a->opt.command[0], (int)launch_child_pid(a->launch), launch_log_path(a->launch));
-	}
+	if ((rc = app_start_view(a, &cfg)) != EXIT_OK)
+		return rc;
 	if (engine_start(a->engine, &cause) < 0)
 		return app_fail_start(a, cause, EXIT_UNREACHABLE);
 	a->engine_started = true;
@@ -803,23 +844,7 @@ static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held
 	/* a signal that came while attaching is handled now, by the loop */
 	sigprocmask(SIG_SETMASK, held, NULL);
 	loop_run(a->loop);
-	tui_free(a->tui);
-	a->tui = NULL;
-	if (a->log && !a->finished)
-		app_log_exit(a, "ntop-js left");
-	memlog_close(a->log);
-	a->log = NULL;
-	/* the last partial interval, bounded: the exit never waits for a server that is down */
-	app_push_finish(a);
-
-	/* Whatever ended the session, what was collected is written. */
-	rc = app_write_exports(a);
-	if (a->why) {
-		char *gone = a->status == EXIT_TARGET_GONE ? app_launch_gone(a) : NULL;
-		fprintf(stderr, "ntop-js: %s\n", gone ? gone : a->why);
-		free(gone);
-	}
-	return a->status != EXIT_OK ? a->status : rc;
+	return app_watch_end(a);
 }
 
 static void app_die_hook(void)

@@ -617,6 +617,56 @@ static int attach_check_netns(pid_t pid, const struct procfs_status *st,
 	return code;
 }
 
+/* The process behind *pid (a thread id stands for its process, and *pid becomes it), its
+ * status in st: EXIT_OK, or why not. */
+static int attach_pid_status(pid_t *pid, struct procfs_status *st, char **cause)
+{
+	int err = 0;
+
+	if (kill(*pid, 0) < 0) {
+		if (errno == EPERM)
+			return attach_fail_permission(*pid, cause);
+		return attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)*pid);
+	}
+	if (procfs_status_read(*pid, st, &err) < 0) {
+		if (err == ENOENT || err == ESRCH)
+			return attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)*pid);
+		if (err == EACCES || err == EPERM)
+			return attach_fail_permission(*pid, cause);
+		return attach_fail(cause, EXIT_INTERNAL, "cannot read /proc/%d/status: %s.", (int)*pid,
+			strerror(err));
+	}
+	if (st->tgid > 0)
+		*pid = st->tgid;
+	return EXIT_OK;
+}
+
+/* Opens the inspector of a process that has none open with SIGUSR1, and waits for it to
+ * listen: EXIT_OK with ep filled, or why not (an inspector that came too late is closed). */
+static int attach_by_signal(pid_t pid, int pidfd, struct procfs_status *st,
+	struct procfs_inspect_addr *want, struct procfs_inodes *fds, double timeout_s,
+	struct attach_endpoint *ep, struct attach_result *r, char **cause)
+{
+	double t0_s;
+	int code;
+
+	/* Only Node's own handler makes SIGUSR1 safe: anything else dies or misbehaves. */
+	if (!(st->sig_cgt & PROCFS_SIGUSR1_MASK) || !procfs_looks_like_node(pid, st))
+		return attach_refuse_signal(pid, st, cause);
+	t0_s = util_now_mono_s();
+	if (attach_send_sigusr1(pid, pidfd) < 0) {
+		if (errno == EPERM)
+			return attach_fail_permission(pid, cause);
+		return attach_fail(cause, EXIT_TARGET_GONE, "PID %d (%s) exited before it could "
+			"be signalled.", (int)pid, st->name);
+	}
+	code = attach_wait_listener(pid, pidfd, st, want, fds, t0_s, t0_s + timeout_s, timeout_s, ep,
+		r->node_version, sizeof(r->node_version), cause);
+	if (code == EXIT_TIMEOUT)
+		attach_close_late(r, pidfd, st, want, fds, timeout_s, cause);
+	return code;
+}
+
 static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, char **cause)
 {
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
@@ -627,24 +677,10 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	struct attach_endpoint ep = { 0 };
 	pid_t pid = o->pid;
 	int code, err = 0, pidfd = -1;
-	double t0_s;
 
-	if (kill(pid, 0) < 0) {
-		if (errno == EPERM)
-			return attach_fail_permission(pid, cause);
-		return attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)pid);
-	}
-	if (procfs_status_read(pid, &st, &err) < 0) {
-		if (err == ENOENT || err == ESRCH)
-			return attach_fail(cause, EXIT_NO_PROCESS, "no process with PID %d.", (int)pid);
-		if (err == EACCES || err == EPERM)
-			return attach_fail_permission(pid, cause);
-		return attach_fail(cause, EXIT_INTERNAL, "cannot read /proc/%d/status: %s.", (int)pid,
-			strerror(err));
-	}
-	/* A thread id stands for its process. */
-	if (st.tgid > 0)
-		pid = st.tgid;
+	code = attach_pid_status(&pid, &st, cause);
+	if (code != EXIT_OK)
+		return code;
 	/* Every check below reads the process the pidfd pins. */
 	pidfd = attach_pidfd_open(pid);
 	if (pidfd < 0 && errno == ESRCH)
@@ -696,24 +732,7 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 			(int)pid, st.name);
 		goto out;
 	}
-	/* Only Node's own handler makes SIGUSR1 safe: anything else dies or misbehaves. */
-	if (!(st.sig_cgt & PROCFS_SIGUSR1_MASK) || !procfs_looks_like_node(pid, &st)) {
-		code = attach_refuse_signal(pid, &st, cause);
-		goto out;
-	}
-	t0_s = util_now_mono_s();
-	if (attach_send_sigusr1(pid, pidfd) < 0) {
-		if (errno == EPERM)
-			code = attach_fail_permission(pid, cause);
-		else
-			code = attach_fail(cause, EXIT_TARGET_GONE, "PID %d (%s) exited before it could "
-				"be signalled.", (int)pid, st.name);
-		goto out;
-	}
-	code = attach_wait_listener(pid, pidfd, &st, &want, &fds, t0_s, t0_s + timeout_s, timeout_s, &ep,
-		r->node_version, sizeof(r->node_version), cause);
-	if (code == EXIT_TIMEOUT)
-		attach_close_late(r, pidfd, &st, &want, &fds, timeout_s, cause);
+	code = attach_by_signal(pid, pidfd, &st, &want, &fds, timeout_s, &ep, r, cause);
 	if (code != EXIT_OK)
 		goto out;
 	r->opened_by_us = true;
