@@ -1,6 +1,6 @@
-/* view.c: see view.h. This file holds the view's life cycle, the key dispatch (global keys and
- * the one-line prompt), the table of screens it dispatches to, and the helpers the screens
- * share; the screens themselves are in view_table.c, view_detail.c, view_help.c,
+/* view.c: see view.h. This file holds the view's life cycle, the key dispatch (the one-line
+ * prompt, the table of keys shared by the screens, then the screen's own table), the table of
+ * screens it dispatches to, and the helpers the screens share; the screens themselves are in view_table.c, view_detail.c, view_help.c,
  * view_memory.c, view_loop.c and view_all.c. */
 #include "config.h"
 
@@ -552,67 +552,134 @@ void view_table_freeze(struct view *v, const struct model *m)
 	}
 }
 
-/* Keys that work the same on the table and on the detail screen. */
-static enum view_action view_common_key(struct view *v, const struct model *m, int key,
-	bool *handled)
+/* --- the keys shared by every screen with shared_keys --- */
+
+static enum view_action shared_help(struct view *v, const struct model *m, int key)
 {
-	*handled = true;
-	switch (key) {
-	case '?':
-	case 'h':
-	case VK_F1:
-		v->help_from = v->screen;
-		v->screen = VS_HELP;
-		v->help_top = 0;
+	v->help_from = v->screen;
+	v->screen = VS_HELP;
+	v->help_top = 0;
+	return VA_REDRAW;
+}
+
+static enum view_action shared_quit(struct view *v, const struct model *m, int key)
+{
+	return VA_QUIT;
+}
+
+static enum view_action shared_reset(struct view *v, const struct model *m, int key)
+{
+	return VA_RESET;
+}
+
+static enum view_action shared_save(struct view *v, const struct model *m, int key)
+{
+	return VA_SAVE;
+}
+
+static enum view_action shared_start_cpu(struct view *v, const struct model *m, int key)
+{
+	return view_start_cpu_ask(v, m);
+}
+
+static enum view_action shared_thread(struct view *v, const struct model *m, int key)
+{
+	if (!m->threads_watched || m->n_threads < 2) {
+		snprintf(v->msg, sizeof v->msg, m->threads_watched ? "the target has no worker "
+			"thread" : "worker threads are not watched (--no-workers)");
 		return VA_REDRAW;
-	case 'q':
-		return VA_QUIT;
-	case 'r':
-		return VA_RESET;
-	case 's':
-		return VA_SAVE;
-	case 'c':
-		return view_start_cpu_ask(v, m);
-	case 't':
-		if (!m->threads_watched || m->n_threads < 2) {
-			snprintf(v->msg, sizeof v->msg, m->threads_watched ? "the target has no worker "
-				"thread" : "worker threads are not watched (--no-workers)");
-			return VA_REDRAW;
-		}
-		return VA_THREAD;
-	case 'g':
-		return VA_GENERATED;
-	case 'T':
-		if (!m->threads_watched || m->n_threads < 2) {
-			snprintf(v->msg, sizeof v->msg, "T shows every thread and process side by side: "
-				"there is only one here");
-			return VA_REDRAW;
-		}
-		if (v->screen == VS_ALL) {
-			*handled = false;
-			return VA_NONE;
-		}
-		v->screen = VS_ALL;
-		v->all_top = 0;
-		return VA_REDRAW;
-	case 'l':
-		v->screen = v->screen == VS_LOOP ? VS_TABLE : VS_LOOP;
-		v->blk_stack = false;
-		return VA_REDRAW;
-	case 'w':
-		v->s.mode = (enum model_mode)((v->s.mode + 1) % MODE_COUNT);
-		return VA_SETTINGS;
-	case 'p':
-	case ' ':
-		v->paused = !v->paused;
-		v->mem_frozen_end_s = 0;
-		if (v->paused)
-			view_table_freeze(v, m);
-		return VA_REDRAW;
-	default:
-		*handled = false;
-		return VA_NONE;
 	}
+	return VA_THREAD;
+}
+
+static enum view_action shared_generated(struct view *v, const struct model *m, int key)
+{
+	return VA_GENERATED;
+}
+
+/* On the screen it opens, T is that screen's own key (back). */
+static enum view_action shared_all(struct view *v, const struct model *m, int key)
+{
+	if (!m->threads_watched || m->n_threads < 2) {
+		snprintf(v->msg, sizeof v->msg, "T shows every thread and process side by side: "
+			"there is only one here");
+		return VA_REDRAW;
+	}
+	if (v->screen == VS_ALL)
+		return VIEW_UNHANDLED;
+	v->screen = VS_ALL;
+	v->all_top = 0;
+	return VA_REDRAW;
+}
+
+static enum view_action shared_loop(struct view *v, const struct model *m, int key)
+{
+	v->screen = v->screen == VS_LOOP ? VS_TABLE : VS_LOOP;
+	v->blk_stack = false;
+	return VA_REDRAW;
+}
+
+static enum view_action shared_window(struct view *v, const struct model *m, int key)
+{
+	v->s.mode = (enum model_mode)((v->s.mode + 1) % MODE_COUNT);
+	return VA_SETTINGS;
+}
+
+static enum view_action shared_pause(struct view *v, const struct model *m, int key)
+{
+	v->paused = !v->paused;
+	v->mem_frozen_end_s = 0;
+	if (v->paused)
+		view_table_freeze(v, m);
+	return VA_REDRAW;
+}
+
+/* Ctrl-C (3) quits before any table is asked, even at a prompt; its row is for help. */
+const struct binding view_shared_bindings[] = {
+	{ { 'q', 3 }, "q, Ctrl-C", "quit (on this screen q only comes back)", 1, shared_quit },
+	{ { '?', 'h', VK_F1 }, "?, h, F1", "this help", 2, shared_help },
+	{ { 'w' }, "w", "percentages over the last window, then a decayed average, then since "
+		"attach", 5, shared_window },
+	{ { 'p', ' ' }, "p, space", "pause the display: sampling goes on, and scrolling, sorting, "
+		"search and filter still work on the frozen rows", 6, shared_pause },
+	{ { 'r' }, "r", "reset the counters: SELF/TOTAL times, averages, call tree", 15,
+		shared_reset },
+	{ { 's' }, "s", "save the profile collected so far", 16, shared_save },
+	{ { 't' }, "t", "show the next thread: the main thread, then each worker "
+		"(worker_threads), then each other process watched (--pid again, --children, "
+		"--match); the table, details, memory and loop screens are that thread's, s saves "
+		"its profile", 18, shared_thread },
+	{ { 'g' }, "g", "names, files and lines as V8 gives them (compiled, bundled code) or, by "
+		"default, as the scripts' source maps trace them back (TypeScript, the bundle's "
+		"modules)", 19, shared_generated },
+	{ { 'T' }, "T", "every thread and process watched side by side: each one's hottest "
+		"functions in its latest window, with the thread or process they ran in (T or Esc "
+		"comes back)", 20, shared_all },
+	{ { 'l' }, "l", "the event-loop screen: the loop's reading, its charts and the blocks (l "
+		"or Esc comes back)", 21, shared_loop },
+	{ { 'c' }, "c", "start the CPU profiler when it is off (--no-cpu, or held back by "
+		"--max-pause), after a y/n confirmation with the predicted pause (V8 lists its code)",
+		22, shared_start_cpu },
+};
+const size_t view_n_shared_bindings = sizeof(view_shared_bindings) /
+	sizeof(view_shared_bindings[0]);
+
+const struct binding *view_binding_find(const struct binding *b, size_t n, int key)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < VIEW_BINDING_KEYS && b[i].keys[k]; k++)
+			if (b[i].keys[k] == key)
+				return &b[i];
+	return NULL;
+}
+
+/* Runs the row of b[0..n) that lists key; VIEW_UNHANDLED when none does. */
+static enum view_action view_run(const struct binding *b, size_t n, struct view *v,
+	const struct model *m, int key)
+{
+	const struct binding *r = key ? view_binding_find(b, n, key) : NULL;
+
+	return r ? r->act(v, m, key) : VIEW_UNHANDLED;
 }
 
 void view_thread_changed(struct view *v)
@@ -645,6 +712,11 @@ static const struct screen *const view_screens[] = {
 	[VS_ALL] = &screen_all,
 };
 
+const struct screen *view_screen_at(size_t i)
+{
+	return i < sizeof(view_screens) / sizeof(view_screens[0]) ? view_screens[i] : NULL;
+}
+
 static const struct screen *view_screen_now(const struct view *v)
 {
 	size_t i = (size_t)v->screen;
@@ -657,8 +729,8 @@ static const struct screen *view_screen_now(const struct view *v)
 enum view_action view_key(struct view *v, const struct model *m, int key)
 {
 	const struct screen *s = view_screen_now(v);
-	bool had_msg = v->msg[0] != '\0', handled = false;
-	enum view_action a = VA_NONE;
+	bool had_msg = v->msg[0] != '\0';
+	enum view_action a = VIEW_UNHANDLED;
 
 	v->msg[0] = '\0';
 	if (key == 3) /* Ctrl-C */
@@ -669,9 +741,12 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 		a = view_prompt_key(v, m, key);
 	else {
 		if (s->shared_keys)
-			a = view_common_key(v, m, key, &handled);
-		if (!handled)
-			a = s->key(v, m, key);
+			a = view_run(view_shared_bindings, view_n_shared_bindings, v, m, key);
+		if (a == VIEW_UNHANDLED)
+			a = s->bindings ? view_run(s->bindings, s->n_bindings, v, m, key)
+				: s->key(v, m, key);
+		if (a == VIEW_UNHANDLED)
+			a = VA_NONE;
 	}
 	return a == VA_NONE && had_msg ? VA_REDRAW : a;
 }

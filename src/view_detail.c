@@ -45,52 +45,57 @@ static void detail_refresh(struct view *v, const struct model *m)
 		v->detail_sel = n ? n - 1 : 0;
 }
 
-static enum view_action detail_key(struct view *v, const struct model *m, int key)
+/* Back through the stack, then to the table. */
+static enum view_action detail_back(struct view *v, const struct model *m, int key)
+{
+	if (v->depth > 0) {
+		v->detail = v->stack[--v->depth];
+		v->detail_sel = 0;
+	} else {
+		v->screen = VS_TABLE;
+		v->detail = VIEW_NONE;
+	}
+	return VA_REDRAW;
+}
+
+/* Moves the selection over the callers, then the callees. */
+static enum view_action detail_move(struct view *v, const struct model *m, int key)
 {
 	size_t n, old = v->detail_sel;
 
-	switch (key) {
-	case VK_ESC:
-	case VK_BACKSPACE:
-	case 127:
-	case 8:
-		if (v->depth > 0) {
-			v->detail = v->stack[--v->depth];
-			v->detail_sel = 0;
-		} else {
-			v->screen = VS_TABLE;
-			v->detail = VIEW_NONE;
-		}
-		return VA_REDRAW;
-	case VK_UP: case VK_DOWN: case VK_PGUP: case VK_PGDN: case VK_HOME: case VK_END:
-		detail_refresh(v, m);
-		n = v->n_callers + v->n_callees;
-		if (n == 0)
-			return VA_NONE;
-		if (key == VK_UP && v->detail_sel > 0)
-			v->detail_sel--;
-		else if (key == VK_DOWN && v->detail_sel + 1 < n)
-			v->detail_sel++;
-		else if (key == VK_HOME || key == VK_PGUP)
-			v->detail_sel = key == VK_HOME || v->detail_sel < 10 ? 0 : v->detail_sel - 10;
-		else if (key == VK_END || key == VK_PGDN)
-			v->detail_sel = key == VK_END || v->detail_sel + 10 >= n ? n - 1
-				: v->detail_sel + 10;
-		return v->detail_sel != old ? VA_REDRAW : VA_NONE;
-	case VK_ENTER:
-	case '\n':
-	case '\r':
-		detail_refresh(v, m);
-		n = v->n_callers + v->n_callees;
-		if (n == 0)
-			return VA_NONE;
-		view_detail_open(v, v->detail_sel < v->n_callers ? v->callers[v->detail_sel].func
-			: v->callees[v->detail_sel - v->n_callers].func, true);
-		return VA_REDRAW;
-	default:
+	detail_refresh(v, m);
+	n = v->n_callers + v->n_callees;
+	if (n == 0)
 		return VA_NONE;
-	}
+	if (key == VK_UP && v->detail_sel > 0)
+		v->detail_sel--;
+	else if (key == VK_DOWN && v->detail_sel + 1 < n)
+		v->detail_sel++;
+	else if (key == VK_HOME || key == VK_PGUP)
+		v->detail_sel = key == VK_HOME || v->detail_sel < 10 ? 0 : v->detail_sel - 10;
+	else if (key == VK_END || key == VK_PGDN)
+		v->detail_sel = key == VK_END || v->detail_sel + 10 >= n ? n - 1
+			: v->detail_sel + 10;
+	return v->detail_sel != old ? VA_REDRAW : VA_NONE;
 }
+
+static enum view_action detail_open(struct view *v, const struct model *m, int key)
+{
+	detail_refresh(v, m);
+	if (v->n_callers + v->n_callees == 0)
+		return VA_NONE;
+	view_detail_open(v, v->detail_sel < v->n_callers ? v->callers[v->detail_sel].func
+		: v->callees[v->detail_sel - v->n_callers].func, true);
+	return VA_REDRAW;
+}
+
+/* The arrows and Enter are in help's KEYS under the table's rows (they do the same here). */
+static const struct binding detail_bindings[] = {
+	{ { VK_ESC, VK_BACKSPACE, 127, 8 }, "Esc, Backspace", "go back from the details or the "
+		"memory screen", 14, detail_back },
+	{ { VK_UP, VK_DOWN, VK_PGUP, VK_PGDN, VK_HOME, VK_END }, NULL, NULL, 0, detail_move },
+	{ { VK_ENTER, '\n', '\r' }, NULL, NULL, 0, detail_open },
+};
 
 /* The text the model holds for line (V8's) of func, if any. */
 static const struct model_line_text *detail_line_text(const struct model *m, uint32_t func,
@@ -279,6 +284,7 @@ static void detail_draw(struct view *v, const struct model *m, struct grid *g, d
 const struct screen screen_detail = {
 	.name = "detail",
 	.draw = detail_draw,
-	.key = detail_key,
+	.bindings = detail_bindings,
+	.n_bindings = sizeof(detail_bindings) / sizeof(detail_bindings[0]),
 	.shared_keys = true,
 };

@@ -3,6 +3,7 @@
  * the terminal is short. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,44 @@ struct help_entry {
 	char text[320];
 };
 
-/* Fills e[] (room for max) and returns the count. */
-static size_t help_entries(const struct model *m, struct help_entry *e, size_t max)
+struct help_list {
+	struct help_entry *e;
+	size_t n, max;
+};
+
+static void help_section(struct help_list *l, const char *text)
+{
+	if (l->n == l->max)
+		return;
+	l->e[l->n].section = true;
+	l->e[l->n].label[0] = '\0';
+	snprintf(l->e[l->n].text, sizeof(l->e[l->n].text), "%s", text);
+	l->n++;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void help_entry(struct help_list *l, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->n == l->max)
+		return;
+	l->e[l->n].section = false;
+	snprintf(l->e[l->n].label, sizeof(l->e[l->n].label), "%s", label);
+	va_start(ap, fmt);
+	vsnprintf(l->e[l->n].text, sizeof(l->e[l->n].text), fmt, ap);
+	va_end(ap);
+	l->n++;
+}
+
+#define SECTION(t) help_section(L, t)
+#define ENTRY(lab, ...) help_entry(L, lab, __VA_ARGS__)
+
+/* The columns, with the window and unit of the percentages as they are now. */
+static void help_columns(struct help_list *L, const struct model *m)
 {
 	char win[32], avg[32], label[3][48];
-	size_t n = 0;
 
-#define SECTION(t) do { if (n < max) { e[n].section = true; e[n].label[0] = '\0'; \
-	snprintf(e[n].text, sizeof(e[n].text), "%s", t); n++; } } while (0)
-#define ENTRY(l, ...) do { if (n < max) { e[n].section = false; \
-	snprintf(e[n].label, sizeof(e[n].label), "%s", l); \
-	snprintf(e[n].text, sizeof(e[n].text), __VA_ARGS__); n++; } } while (0)
 	view_mode_label(m, MODE_WINDOW, win, sizeof(win));
 	view_mode_label(m, MODE_DECAYED, avg, sizeof(avg));
 	snprintf(label[0], sizeof(label[0]), "SELF%%(%s)", win);
@@ -59,46 +87,46 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 		"stable, shrinking or unknown) and a sparkline of heap used over the last 5 minutes");
 	ENTRY("warnings", "LATE WINDOWS: profiles came late, sampling is behind; DISCONNECTED: "
 		"the target is gone; PAUSED: the display is frozen");
+}
+
+/* The row of b[0..n) at rank in help's KEYS list, or NULL. */
+static const struct binding *help_at_rank(const struct binding *b, size_t n, int rank)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i].label && b[i].rank == rank)
+			return &b[i];
+	return NULL;
+}
+
+/* KEYS: the listed rows of the shared keys' table and of every screen's, by rank (a row
+ * several screens bind is listed once). */
+static void help_keys(struct help_list *L)
+{
+	const struct screen *s;
+	int last = 0;
+
+	for (size_t i = 0; i < view_n_shared_bindings; i++)
+		if (view_shared_bindings[i].rank > last)
+			last = view_shared_bindings[i].rank;
+	for (size_t i = 0; (s = view_screen_at(i)); i++)
+		for (size_t k = 0; k < s->n_bindings; k++)
+			if (s->bindings[k].rank > last)
+				last = s->bindings[k].rank;
 	SECTION("");
 	SECTION("KEYS");
-	ENTRY("q, Ctrl-C", "quit (on this screen q only comes back)");
-	ENTRY("?, h, F1", "this help");
-	ENTRY("<, >, 1-6", "sort column: 1 SELF%% 2 TOTAL%% 3 SELF 4 TOTAL 5 FUNCTION 6 LOCATION; "
-		"the sorted heading is highlighted, its arrow shows the direction");
-	ENTRY("R", "reverse the sort order");
-	ENTRY("w", "percentages over the last window, then a decayed average, then since attach");
-	ENTRY("p, space", "pause the display: sampling goes on, and scrolling, sorting, search "
-		"and filter still work on the frozen rows");
-	ENTRY("/, n, N", "search function names and locations; next and previous match");
-	ENTRY("\\", "filter: show only rows whose name or location contains the text (empty "
-		"clears)");
-	ENTRY("i", "hide or show Node internals (node: and internal/ scripts, native code)");
-	ENTRY("M", "hide or show code under node_modules");
-	ENTRY("+, -", "raise or lower the threshold (0, 0.1, 0.5, 1, 2, 5, 10%%): rows under it in "
-		"both SELF%% and TOTAL%% are hidden");
-	ENTRY("arrows", "Up, Down, PgUp, PgDn, Home, End move the selection");
-	ENTRY("Enter", "open the selected function's details");
-	ENTRY("Esc, Backspace", "go back from the details or the memory screen");
-	ENTRY("r", "reset the counters: SELF/TOTAL times, averages, call tree");
-	ENTRY("s", "save the profile collected so far");
-	ENTRY("m", "the memory screen (m or Esc comes back)");
-	ENTRY("t", "show the next thread: the main thread, then each worker (worker_threads), then "
-		"each other process watched (--pid again, --children, --match); the table, details, "
-		"memory and loop screens are that thread's, s saves its profile");
-	ENTRY("g", "names, files and lines as V8 gives them (compiled, bundled code) or, by "
-		"default, as the scripts' source maps trace them back (TypeScript, the bundle's modules)");
-	ENTRY("T", "every thread and process watched side by side: each one's hottest functions "
-		"in its latest window, with the thread or process they ran in (T or Esc comes back)");
-	ENTRY("l", "the event-loop screen: the loop's reading, its charts and the blocks (l or Esc "
-		"comes back)");
-	ENTRY("c", "start the CPU profiler when it is off (--no-cpu, or held back by --max-pause), "
-		"after a y/n confirmation with the predicted pause (V8 lists its code)");
-	ENTRY("a", "start or stop allocation sampling (V8's sampling heap profiler); each profile "
-		"fetch forces a full GC in the target, so starting asks first when that GC is "
-		"predicted over --max-pause");
-	ENTRY("H", "take a heap snapshot for Chrome DevTools, after a y/n confirmation that shows "
-		"the heap and the free memory: the target pauses while it is written and needs about "
-		"twice the heap in memory");
+	for (int rank = 1; rank <= last; rank++) {
+		const struct binding *b = help_at_rank(view_shared_bindings,
+			view_n_shared_bindings, rank);
+
+		for (size_t i = 0; !b && (s = view_screen_at(i)); i++)
+			b = help_at_rank(s->bindings, s->n_bindings, rank);
+		if (b)
+			ENTRY(b->label, "%s", b->help);
+	}
+}
+
+static void help_screens(struct help_list *L)
+{
 	SECTION("");
 	SECTION("MEMORY SCREEN");
 	ENTRY("chart", "rss, heap used (the band shows the GC sawtooth), heap total and external "
@@ -133,9 +161,20 @@ static size_t help_entries(const struct model *m, struct help_entry *e, size_t m
 	ENTRY("CALLEES", "what it calls, with the share of its total time spent in each");
 	ENTRY("HOT LINES", "V8's ticks per source line of the function since attach");
 	ENTRY("DEOPTIMISED", "why V8 last deoptimised the function, when it says");
+}
+
 #undef SECTION
 #undef ENTRY
-	return n;
+
+/* Fills e[] (room for max) and returns the count. */
+static size_t help_entries(const struct model *m, struct help_entry *e, size_t max)
+{
+	struct help_list l = { e, 0, max };
+
+	help_columns(&l, m);
+	help_keys(&l);
+	help_screens(&l);
+	return l.n;
 }
 
 static void help_push(char ***lines, size_t *n, size_t *cap, char *line)

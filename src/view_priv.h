@@ -83,18 +83,46 @@ struct view {
 	bool blk_stack;
 };
 
+/* What an action returns for a key it does not take after all (the shared T on the screen
+ * it opens): the screen's own keys get it next, then nothing; distinct from VA_NONE, "taken,
+ * nothing changed". */
+#define VIEW_UNHANDLED ((enum view_action)-1)
+#define VIEW_BINDING_KEYS 12
+
+/* One row of a key table: the codes it binds, what help's KEYS list says of them and where,
+ * and what they do. The view dispatches and help lists from the same rows, so that the two
+ * cannot disagree. */
+struct binding {
+	int keys[VIEW_BINDING_KEYS]; /* the codes (0 ends them): unlisted alternatives too */
+	const char *label;           /* as help shows it; NULL: not listed */
+	const char *help;
+	int rank;                    /* its place in help's KEYS list, from 1 */
+	enum view_action (*act)(struct view *v, const struct model *m, int key);
+};
+
 struct screen {
 	const char *name;
 	/* Draws the screen into g (cleared, at least 1x1). */
 	void (*draw)(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
 	/* A key the prompt did not take (nor, with shared_keys, view.c's keys shared by every
-	 * screen); VA_NONE for one it does not bind. */
+	 * screen): the row of bindings[] that lists it, or, for a screen without a table, key()
+	 * (VA_NONE for one it does not bind). */
+	const struct binding *bindings;
+	size_t n_bindings;
 	enum view_action (*key)(struct view *v, const struct model *m, int key);
 	bool shared_keys;
 };
 
 extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_loop,
 	screen_all;
+
+/* view.c: the keys every screen with shared_keys takes, and the screens in order (NULL
+ * past the last). */
+extern const struct binding view_shared_bindings[];
+extern const size_t view_n_shared_bindings;
+const struct screen *view_screen_at(size_t i);
+/* The row of b[0..n) that lists key, or NULL. */
+const struct binding *view_binding_find(const struct binding *b, size_t n, int key);
 
 /* view.c: shared helpers. */
 const struct func_info *view_func(const struct model *m, uint32_t func);

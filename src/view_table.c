@@ -185,9 +185,10 @@ static enum view_action table_move(struct view *v, const struct model *m, int ke
 	return v->sel != old || v->sel_func != old_func ? VA_REDRAW : VA_NONE;
 }
 
-static enum view_action table_threshold(struct view *v, bool up)
+static enum view_action table_threshold(struct view *v, const struct model *m, int key)
 {
 	double t = v->s.threshold_pct;
+	bool up = key != '-';
 
 	if (up) {
 		for (size_t i = 0; i < N_STEPS; i++)
@@ -205,79 +206,121 @@ static enum view_action table_threshold(struct view *v, bool up)
 	return VA_NONE;
 }
 
-static enum view_action table_key(struct view *v, const struct model *m, int key)
+static enum view_action table_sort(struct view *v, const struct model *m, int key)
 {
-	switch (key) {
-	case '<':
-	case VK_LEFT:
+	if (key == '<' || key == VK_LEFT)
 		v->s.sort = v->s.sort > 0 ? v->s.sort - 1 : COL_COUNT - 1;
-		return VA_SETTINGS;
-	case '>':
-	case VK_RIGHT:
+	else if (key == '>' || key == VK_RIGHT)
 		v->s.sort = (enum view_column)((v->s.sort + 1) % COL_COUNT);
-		return VA_SETTINGS;
-	case '1': case '2': case '3': case '4': case '5': case '6':
+	else
 		v->s.sort = (enum view_column)(key - '1');
-		return VA_SETTINGS;
-	case 'R':
-		v->s.reverse = !v->s.reverse;
-		return VA_SETTINGS;
-	case 'i':
-		v->s.hide_internals = !v->s.hide_internals;
-		return VA_SETTINGS;
-	case 'M':
-		v->s.hide_node_modules = !v->s.hide_node_modules;
-		return VA_SETTINGS;
-	case '+':
-	case '=':
-		return table_threshold(v, true);
-	case '-':
-		return table_threshold(v, false);
-	case '/':
+	return VA_SETTINGS;
+}
+
+static enum view_action table_reverse(struct view *v, const struct model *m, int key)
+{
+	v->s.reverse = !v->s.reverse;
+	return VA_SETTINGS;
+}
+
+static enum view_action table_internals(struct view *v, const struct model *m, int key)
+{
+	v->s.hide_internals = !v->s.hide_internals;
+	return VA_SETTINGS;
+}
+
+static enum view_action table_modules(struct view *v, const struct model *m, int key)
+{
+	v->s.hide_node_modules = !v->s.hide_node_modules;
+	return VA_SETTINGS;
+}
+
+/* / opens the search prompt; n and N go to the next and previous match. */
+static enum view_action table_search(struct view *v, const struct model *m, int key)
+{
+	if (key == '/') {
 		v->prompt = VP_SEARCH;
 		v->input[0] = '\0';
 		v->input_len = 0;
-		return VA_REDRAW;
-	case '\\':
-		v->prompt = VP_FILTER;
-		snprintf(v->input, sizeof(v->input), "%s", v->s.filter);
-		v->input_len = strlen(v->input);
-		return VA_REDRAW;
-	case 'n':
-	case 'N':
-		if (!v->search[0])
-			snprintf(v->msg, sizeof(v->msg), "No search yet: press / first.");
-		else if (!view_search_next(v, m, key == 'N'))
-			snprintf(v->msg, sizeof(v->msg), "No function or location contains \"%s\".",
-				v->search);
-		return VA_REDRAW;
-	case 'm':
-		v->screen = VS_MEMORY;
-		return VA_REDRAW;
-	case 'a':
-		return view_alloc_ask(v, m);
-	case 'H':
-		return view_snapshot_ask(v, m);
-	case VK_ESC:
-		if (!v->search[0])
-			return VA_NONE;
-		v->search[0] = '\0';
-		return VA_REDRAW;
-	case VK_UP: case VK_DOWN: case VK_PGUP: case VK_PGDN: case VK_HOME: case VK_END:
-		return table_move(v, m, key);
-	case VK_ENTER:
-	case '\n':
-	case '\r':
-		view_table_build(v, m);
-		if (v->n_rows == 0)
-			return VA_NONE;
-		v->sel_func = v->rows[v->sel].func;
-		view_detail_open(v, v->sel_func, false);
-		return VA_REDRAW;
-	default:
-		return VA_NONE;
+	} else if (!v->search[0]) {
+		snprintf(v->msg, sizeof(v->msg), "No search yet: press / first.");
+	} else if (!view_search_next(v, m, key == 'N')) {
+		snprintf(v->msg, sizeof(v->msg), "No function or location contains \"%s\".",
+			v->search);
 	}
+	return VA_REDRAW;
 }
+
+static enum view_action table_filter(struct view *v, const struct model *m, int key)
+{
+	v->prompt = VP_FILTER;
+	snprintf(v->input, sizeof(v->input), "%s", v->s.filter);
+	v->input_len = strlen(v->input);
+	return VA_REDRAW;
+}
+
+static enum view_action table_memory(struct view *v, const struct model *m, int key)
+{
+	v->screen = VS_MEMORY;
+	return VA_REDRAW;
+}
+
+static enum view_action table_alloc(struct view *v, const struct model *m, int key)
+{
+	return view_alloc_ask(v, m);
+}
+
+static enum view_action table_snapshot(struct view *v, const struct model *m, int key)
+{
+	return view_snapshot_ask(v, m);
+}
+
+/* Esc clears the search. */
+static enum view_action table_clear(struct view *v, const struct model *m, int key)
+{
+	if (!v->search[0])
+		return VA_NONE;
+	v->search[0] = '\0';
+	return VA_REDRAW;
+}
+
+static enum view_action table_open(struct view *v, const struct model *m, int key)
+{
+	view_table_build(v, m);
+	if (v->n_rows == 0)
+		return VA_NONE;
+	v->sel_func = v->rows[v->sel].func;
+	view_detail_open(v, v->sel_func, false);
+	return VA_REDRAW;
+}
+
+static const struct binding table_bindings[] = {
+	{ { '<', '>', '1', '2', '3', '4', '5', '6', VK_LEFT, VK_RIGHT }, "<, >, 1-6",
+		"sort column: 1 SELF% 2 TOTAL% 3 SELF 4 TOTAL 5 FUNCTION 6 LOCATION; the sorted "
+		"heading is highlighted, its arrow shows the direction", 3, table_sort },
+	{ { 'R' }, "R", "reverse the sort order", 4, table_reverse },
+	{ { '/', 'n', 'N' }, "/, n, N", "search function names and locations; next and previous "
+		"match", 7, table_search },
+	{ { '\\' }, "\\", "filter: show only rows whose name or location contains the text "
+		"(empty clears)", 8, table_filter },
+	{ { 'i' }, "i", "hide or show Node internals (node: and internal/ scripts, native code)",
+		9, table_internals },
+	{ { 'M' }, "M", "hide or show code under node_modules", 10, table_modules },
+	{ { '+', '=', '-' }, "+, -", "raise or lower the threshold (0, 0.1, 0.5, 1, 2, 5, 10%): "
+		"rows under it in both SELF% and TOTAL% are hidden", 11, table_threshold },
+	{ { VK_UP, VK_DOWN, VK_PGUP, VK_PGDN, VK_HOME, VK_END }, "arrows", "Up, Down, PgUp, "
+		"PgDn, Home, End move the selection", 12, table_move },
+	{ { VK_ENTER, '\n', '\r' }, "Enter", "open the selected function's details", 13,
+		table_open },
+	{ { 'm' }, "m", "the memory screen (m or Esc comes back)", 17, table_memory },
+	{ { 'a' }, "a", "start or stop allocation sampling (V8's sampling heap profiler); each "
+		"profile fetch forces a full GC in the target, so starting asks first when that GC "
+		"is predicted over --max-pause", 23, table_alloc },
+	{ { 'H' }, "H", "take a heap snapshot for Chrome DevTools, after a y/n confirmation that "
+		"shows the heap and the free memory: the target pauses while it is written and needs "
+		"about twice the heap in memory", 24, table_snapshot },
+	{ { VK_ESC }, NULL, NULL, 0, table_clear },
+};
 
 /* --- drawing --- */
 
@@ -673,6 +716,7 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 const struct screen screen_table = {
 	.name = "table",
 	.draw = table_draw,
-	.key = table_key,
+	.bindings = table_bindings,
+	.n_bindings = sizeof(table_bindings) / sizeof(table_bindings[0]),
 	.shared_keys = true,
 };

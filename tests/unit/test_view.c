@@ -641,7 +641,8 @@ static void test_screens(struct fixture *fx)
 			same = strcmp(row(&a, y), t) == 0;
 			free(t);
 		}
-		ok(all[i].s->name && all[i].s->name[0] && all[i].s->key && same,
+		ok(all[i].s->name && all[i].s->name[0] && (all[i].s->key || all[i].s->bindings) &&
+			same,
 			"screen %s: named, and the view draws it through its entry", all[i].s->name);
 		ok(all[i].s->shared_keys == (all[i].n != VS_HELP) &&
 			view_key(v, &fx->m, 'q') == (all[i].n == VS_HELP ? VA_REDRAW : VA_QUIT),
@@ -650,6 +651,203 @@ static void test_screens(struct fixture *fx)
 	}
 	grid_free(&a);
 	grid_free(&b);
+}
+
+/* Everything about a view a key can change. */
+static bool same_view(const struct view *a, const struct view *b)
+{
+	return a->screen == b->screen && a->help_from == b->help_from &&
+		a->prompt == b->prompt && a->paused == b->paused &&
+		memcmp(&a->s, &b->s, sizeof(a->s)) == 0 && a->sel == b->sel &&
+		a->sel_func == b->sel_func && a->top == b->top && a->all_top == b->all_top &&
+		a->detail == b->detail && a->depth == b->depth && a->detail_sel == b->detail_sel &&
+		a->help_top == b->help_top && a->zoom == b->zoom && a->blk_sel == b->blk_sel &&
+		a->blk_stack == b->blk_stack && strcmp(a->msg, b->msg) == 0 &&
+		strcmp(a->search, b->search) == 0 && strcmp(a->input, b->input) == 0;
+}
+
+static struct view *view_on(struct fixture *fx, enum view_screen n)
+{
+	struct view *v = view_create(NULL);
+
+	if (n == VS_DETAIL)
+		view_detail_open(v, fx->id[F_HOT], false);
+	v->screen = n;
+	snprintf(v->search, sizeof(v->search), "hot"); /* so that the table's Esc has work */
+	return v;
+}
+
+/* The codes a help label names ("q, Ctrl-C", "<, >, 1-6", "arrows"); false for a word it
+ * does not know. */
+static bool label_codes(const char *label, int *codes, size_t *n)
+{
+	static const struct { const char *name; int code; } names[] = {
+		{ "Ctrl-C", 3 }, { "F1", VK_F1 }, { "space", ' ' }, { "Enter", VK_ENTER },
+		{ "Esc", VK_ESC }, { "Backspace", VK_BACKSPACE }, { "arrows", VK_UP },
+		{ "arrows", VK_DOWN }, { "arrows", VK_PGUP }, { "arrows", VK_PGDN },
+		{ "arrows", VK_HOME }, { "arrows", VK_END },
+	};
+	char buf[64], *save = NULL;
+
+	*n = 0;
+	snprintf(buf, sizeof(buf), "%s", label);
+	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		size_t before = *n;
+		if (strlen(t) == 1) {
+			codes[(*n)++] = (unsigned char)t[0];
+		} else if (strlen(t) == 3 && t[1] == '-' && t[0] < t[2]) {
+			for (int c = t[0]; c <= t[2]; c++)
+				codes[(*n)++] = c;
+		} else {
+			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+				if (strcmp(names[i].name, t) == 0)
+					codes[(*n)++] = names[i].code;
+		}
+		if (*n == before)
+			return false;
+	}
+	return *n > 0;
+}
+
+/* Whether some table (the shared keys' or a screen's) lists code. */
+static bool code_bound(int code)
+{
+	const struct screen *s;
+
+	if (view_binding_find(view_shared_bindings, view_n_shared_bindings, code))
+		return true;
+	for (size_t i = 0; (s = view_screen_at(i)); i++)
+		if (s->bindings && view_binding_find(s->bindings, s->n_bindings, code))
+			return true;
+	return false;
+}
+
+/* Every key code on every screen with a key table: a code its table (or, with shared_keys,
+ * the shared one) lists runs that row's action, and nothing else; a code nobody lists gets
+ * VA_NONE and leaves the view as it was. Then help: each KEYS label names codes its own row
+ * binds, and every label help shows names codes some table binds. */
+static void test_bindings(struct fixture *fx)
+{
+	static const enum view_screen screens[] = { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY,
+		VS_LOOP, VS_ALL };
+	int codes[0x80 + (VK_RESIZE - VK_UP + 1)];
+	size_t n_codes = 0, n_tables = 0;
+	struct grid g;
+	int y0;
+
+	for (int c = 0; c < 0x80; c++)
+		codes[n_codes++] = c;
+	for (int c = VK_UP; c <= VK_RESIZE; c++)
+		codes[n_codes++] = c;
+	for (size_t k = 0; k < sizeof(screens) / sizeof(screens[0]); k++) {
+		const struct screen *s = view_screen_at((size_t)screens[k]);
+		size_t wrong = 0, bound = 0;
+
+		if (!s || !s->bindings)
+			continue;
+		n_tables++;
+		for (size_t i = 0; i < n_codes; i++) {
+			int key = codes[i];
+			const struct binding *r = NULL;
+			struct view *a = view_on(fx, screens[k]), *b = view_on(fx, screens[k]);
+			enum view_action got, want = VA_NONE;
+
+			if (key == VK_RESIZE) { /* view_key's own: a redraw on any screen */
+				view_free(a);
+				view_free(b);
+				continue;
+			}
+			if (s->shared_keys)
+				r = view_binding_find(view_shared_bindings, view_n_shared_bindings, key);
+			if (r && key != 0)
+				want = r->act(b, &fx->m, key);
+			if (!r || want == VIEW_UNHANDLED) {
+				r = view_binding_find(s->bindings, s->n_bindings, key);
+				want = r && key != 0 ? r->act(b, &fx->m, key) : VA_NONE;
+				if (want == VIEW_UNHANDLED)
+					want = VA_NONE;
+			}
+			bound += r != NULL;
+			got = view_key(a, &fx->m, key);
+			if (got != want || !same_view(a, b)) {
+				printf("# screen %s, key %#x: got %d, its row gives %d%s\n", s->name, key,
+					(int)got, (int)want, same_view(a, b) ? "" : " (views differ)");
+				wrong++;
+			}
+			view_free(a);
+			view_free(b);
+		}
+		ok(wrong == 0 && bound > 0, "screen %s: every code its tables list runs its row, "
+			"every other one does nothing (%zu bound)", s->name, bound);
+	}
+	ok(n_tables >= 2, "the table and detail screens have key tables");
+
+	/* Each listed row's label names only codes the row binds. */
+	{
+		const struct screen *s;
+		size_t wrong = 0;
+
+		for (size_t i = 0; (s = view_screen_at(i)) || i == 0; i++) {
+			const struct binding *b = s ? s->bindings : view_shared_bindings;
+			size_t nb = s ? s->n_bindings : view_n_shared_bindings;
+			for (size_t r = 0; b && r < nb; r++) {
+				int c[32];
+				size_t nc;
+				if (!b[r].label)
+					continue;
+				if (!label_codes(b[r].label, c, &nc) || !b[r].help || b[r].rank <= 0)
+					wrong++;
+				for (size_t j = 0; j < nc && !wrong; j++)
+					if (view_binding_find(&b[r], 1, c[j]) != &b[r]) {
+						printf("# row \"%s\" does not bind %#x\n", b[r].label, c[j]);
+						wrong++;
+					}
+			}
+			if (!s)
+				break;
+		}
+		ok(wrong == 0, "every listed row's label names codes the row binds");
+	}
+
+	/* What help shows under KEYS is in a table. */
+	grid_init(&g);
+	grid_resize(&g, 200, 400);
+	{
+		struct view *v = view_create(NULL);
+		size_t labels = 0, unbound = 0;
+
+		view_key(v, &fx->m, '?');
+		view_draw(v, &fx->m, &g, NOW);
+		y0 = find_line(&g, "KEYS");
+		for (int y = y0 + 1; y0 > 0 && y < g.height; y++) {
+			char label[32];
+			int c[32];
+			size_t nc;
+			const char *t = row(&g, y);
+
+			if (strncmp(t, "  ", 2) != 0 || strspn(t, " ") == strlen(t))
+				break; /* the blank line after the list */
+			if (t[2] == ' ')
+				continue; /* a wrapped text's next line */
+			snprintf(label, sizeof(label), "%.16s", t + 2);
+			for (size_t e = strlen(label); e > 0 && label[e - 1] == ' '; e--)
+				label[e - 1] = '\0';
+			labels++;
+			if (!label_codes(label, c, &nc)) {
+				printf("# help label \"%s\" names no key\n", label);
+				unbound++;
+			}
+			for (size_t j = 0; j < nc; j++)
+				if (!code_bound(c[j])) {
+					printf("# help lists %#x (\"%s\"), no table binds it\n", c[j], label);
+					unbound++;
+				}
+		}
+		ok(labels == 24 && unbound == 0, "every key help lists is in a table (%zu labels)",
+			labels);
+		view_free(v);
+	}
+	grid_free(&g);
 }
 
 int main(void)
@@ -670,6 +868,7 @@ int main(void)
 	test_random_keys(&fx);
 	test_pause_and_selection(&fx);
 	test_screens(&fx);
+	test_bindings(&fx);
 	fixture_free(&fx);
 	test_wide_names();
 	view_fixture_done();
