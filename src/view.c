@@ -743,8 +743,7 @@ enum view_action view_key(struct view *v, const struct model *m, int key)
 		if (s->shared_keys)
 			a = view_run(view_shared_bindings, view_n_shared_bindings, v, m, key);
 		if (a == VIEW_UNHANDLED)
-			a = s->bindings ? view_run(s->bindings, s->n_bindings, v, m, key)
-				: s->key(v, m, key);
+			a = view_run(s->bindings, s->n_bindings, v, m, key);
 		if (a == VIEW_UNHANDLED)
 			a = VA_NONE;
 	}

@@ -93,48 +93,54 @@ static void all_draw(struct view *v, const struct model *m, struct grid *g, doub
 	}
 }
 
-static enum view_action all_key(struct view *v, const struct model *m, int key)
+static enum view_action all_back(struct view *v, const struct model *m, int key)
+{
+	v->screen = VS_TABLE;
+	return VA_REDRAW;
+}
+
+static enum view_action all_scroll(struct view *v, const struct model *m, int key)
 {
 	size_t n = all_count(v, m);
 
-	switch (key) {
-	case VK_ESC:
-	case VK_BACKSPACE:
-	case 'T':
-		v->screen = VS_TABLE;
-		return VA_REDRAW;
-	case VK_UP:
-		if (v->all_top > 0)
-			v->all_top--;
-		return VA_REDRAW;
-	case VK_DOWN:
-		if (v->all_top + 1 < n)
-			v->all_top++;
-		return VA_REDRAW;
-	case VK_PGUP:
+	if (key == VK_UP && v->all_top > 0)
+		v->all_top--;
+	else if (key == VK_DOWN && v->all_top + 1 < n)
+		v->all_top++;
+	else if (key == VK_PGUP)
 		v->all_top = v->all_top > 10 ? v->all_top - 10 : 0;
-		return VA_REDRAW;
-	case VK_PGDN:
+	else if (key == VK_PGDN)
 		v->all_top = v->all_top + 10 < n ? v->all_top + 10 : v->all_top;
-		return VA_REDRAW;
-	case VK_HOME:
+	else if (key == VK_HOME)
 		v->all_top = 0;
-		return VA_REDRAW;
-	case 'i':
-		v->s.hide_internals = !v->s.hide_internals;
-		v->all_top = 0;
-		return VA_SETTINGS;
-	case 'm':
-		v->screen = VS_MEMORY;
-		return VA_REDRAW;
-	default:
-		return VA_NONE;
-	}
+	return VA_REDRAW;
 }
+
+static enum view_action all_internals(struct view *v, const struct model *m, int key)
+{
+	v->s.hide_internals = !v->s.hide_internals;
+	v->all_top = 0;
+	return VA_SETTINGS;
+}
+
+static enum view_action all_memory(struct view *v, const struct model *m, int key)
+{
+	v->screen = VS_MEMORY;
+	return VA_REDRAW;
+}
+
+/* In help's KEYS list under the shared rows (T), the table's and the detail's. */
+static const struct binding all_bindings[] = {
+	{ { VK_ESC, VK_BACKSPACE, 'T' }, NULL, NULL, 0, all_back },
+	{ { VK_UP, VK_DOWN, VK_PGUP, VK_PGDN, VK_HOME }, NULL, NULL, 0, all_scroll },
+	{ { 'i' }, NULL, NULL, 0, all_internals },
+	{ { 'm' }, NULL, NULL, 0, all_memory },
+};
 
 const struct screen screen_all = {
 	.name = "all",
 	.draw = all_draw,
-	.key = all_key,
+	.bindings = all_bindings,
+	.n_bindings = sizeof(all_bindings) / sizeof(all_bindings[0]),
 	.shared_keys = true,
 };

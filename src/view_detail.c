@@ -95,6 +95,12 @@ static const struct binding detail_bindings[] = {
 		"memory screen", 14, detail_back },
 	{ { VK_UP, VK_DOWN, VK_PGUP, VK_PGDN, VK_HOME, VK_END }, NULL, NULL, 0, detail_move },
 	{ { VK_ENTER, '\n', '\r' }, NULL, NULL, 0, detail_open },
+	{ { 0 }, "CALLERS", "who calls the function, with the share of its total time that comes "
+		"through each, since attach; Enter opens the selected one", 0, NULL },
+	{ { 0 }, "CALLEES", "what it calls, with the share of its total time spent in each", 0,
+		NULL },
+	{ { 0 }, "HOT LINES", "V8's ticks per source line of the function since attach", 0, NULL },
+	{ { 0 }, "DEOPTIMISED", "why V8 last deoptimised the function, when it says", 0, NULL },
 };
 
 /* The text the model holds for line (V8's) of func, if any. */
@@ -287,4 +293,6 @@ const struct screen screen_detail = {
 	.bindings = detail_bindings,
 	.n_bindings = sizeof(detail_bindings) / sizeof(detail_bindings[0]),
 	.shared_keys = true,
+	.help_title = "DETAILS",
+	.help_section = 3,
 };

@@ -1,6 +1,8 @@
 /* view_help.c: the help screen: what every column means (with the window and unit of the
- * percentages as they are now) and every key, wrapped to the terminal's width. Scrolls when
- * the terminal is short. */
+ * percentages as they are now), every key and each screen's section, wrapped to the
+ * terminal's width. The keys and the sections are read from the key tables the view
+ * dispatches through (view.c's shared keys, each struct screen's bindings). Scrolls when the
+ * terminal is short. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -125,42 +127,25 @@ static void help_keys(struct help_list *L)
 	}
 }
 
+/* Each screen's section: its title, then its rows of rank 0 that have a label. */
 static void help_screens(struct help_list *L)
 {
-	SECTION("");
-	SECTION("MEMORY SCREEN");
-	ENTRY("chart", "rss, heap used (the band shows the GC sawtooth), heap total and external "
-		"memory over time; a broken bar marks a gap (the target restarted or ntop-js "
-		"re-attached)");
-	ENTRY("1, 2, 3, 4", "zoom: the last 5 min, 1 h, 24 h, or all since the first reading");
-	ENTRY("+, -", "zoom in or out, cycling through the four spans");
-	ENTRY("GROWTH", "bytes per hour of heap used (from its post-GC floor) and of rss over "
-		"1 min, 5 min, 1 h, 24 h and the --growth-window (*), with the verdict and the span "
-		"the data actually covers");
-	ENTRY("HEAP SPACES", "V8's heap spaces: used, size, and growth since the first reading");
-	ENTRY("LIVE", "allocation sites (functions) by the bytes they allocated that are still "
-		"live, from the latest sampling heap profile");
-	ENTRY("GROWTH since", "functions by the bytes added between the first profile and the "
-		"latest: what a leak points at");
-	SECTION("");
-	SECTION("EVENT-LOOP SCREEN");
-	ENTRY("LOOP", "how busy the loop was (the CPU profile's non-idle share while it runs), how "
-		"late a 10 ms timer fired (p50, p99, max), and the live handles and requests by kind");
-	ENTRY("charts", "busy share (top), lag (the p99 band, the max line) and the count of handles "
-		"and requests (bottom) over time, as tall as the screen allows; a broken bar marks a gap");
-	ENTRY("1, 2, 3, 4, +, -", "zoom, as on the memory screen (the two share it)");
-	ENTRY("blocks", "tasks that held the loop for --block-threshold or more (default 100 ms), "
-		"newest first: when, how long, the share of it under one function, and where that "
-		"function is; found in the CPU profile's samples and confirmed by the loop's timer");
-	ENTRY("Up, Down, Enter", "select a block; Enter shows or hides its stack, innermost first, "
-		"in the charts' place");
-	SECTION("");
-	SECTION("DETAILS");
-	ENTRY("CALLERS", "who calls the function, with the share of its total time that comes "
-		"through each, since attach; Enter opens the selected one");
-	ENTRY("CALLEES", "what it calls, with the share of its total time spent in each");
-	ENTRY("HOT LINES", "V8's ticks per source line of the function since attach");
-	ENTRY("DEOPTIMISED", "why V8 last deoptimised the function, when it says");
+	const struct screen *s;
+	int last = 0;
+
+	for (size_t i = 0; (s = view_screen_at(i)); i++)
+		if (s->help_section > last)
+			last = s->help_section;
+	for (int k = 1; k <= last; k++)
+		for (size_t i = 0; (s = view_screen_at(i)); i++) {
+			if (s->help_section != k || !s->help_title)
+				continue;
+			SECTION("");
+			SECTION(s->help_title);
+			for (size_t r = 0; r < s->n_bindings; r++)
+				if (s->bindings[r].label && s->bindings[r].rank == 0)
+					ENTRY(s->bindings[r].label, "%s", s->bindings[r].help);
+		}
 }
 
 #undef SECTION
@@ -245,28 +230,25 @@ static void help_draw(struct view *v, const struct model *m, struct grid *g, dou
 	free(lines);
 }
 
-static enum view_action help_key(struct view *v, const struct model *m, int key)
+/* Back to the screen help was opened from (the table for any other). */
+static enum view_action help_back(struct view *v, const struct model *m, int key)
+{
+	v->screen = v->help_from == VS_DETAIL || v->help_from == VS_MEMORY ? v->help_from
+		: VS_TABLE;
+	return VA_REDRAW;
+}
+
+static enum view_action help_scroll(struct view *v, const struct model *m, int key)
 {
 	int old = v->help_top, page = v->help_page > 1 ? v->help_page : 1;
 
 	switch (key) {
-	case VK_ESC:
-	case VK_BACKSPACE:
-	case 127:
-	case 'q':
-	case '?':
-	case 'h':
-	case VK_F1:
-		v->screen = v->help_from == VS_DETAIL || v->help_from == VS_MEMORY ? v->help_from
-			: VS_TABLE;
-		return VA_REDRAW;
 	case VK_UP: v->help_top--; break;
 	case VK_DOWN: v->help_top++; break;
 	case VK_PGUP: v->help_top -= page; break;
-	case VK_PGDN: case ' ': v->help_top += page; break;
 	case VK_HOME: v->help_top = 0; break;
 	case VK_END: v->help_top = v->help_lines; break;
-	default: return VA_NONE;
+	default: v->help_top += page; break; /* PgDn, space */
 	}
 	if (v->help_top > v->help_lines - page)
 		v->help_top = v->help_lines - page;
@@ -275,9 +257,17 @@ static enum view_action help_key(struct view *v, const struct model *m, int key)
 	return v->help_top != old ? VA_REDRAW : VA_NONE;
 }
 
+/* Help takes no shared key: its own are in its key bar. */
+static const struct binding help_bindings[] = {
+	{ { VK_ESC, VK_BACKSPACE, 127, 'q', '?', 'h', VK_F1 }, NULL, NULL, 0, help_back },
+	{ { VK_UP, VK_DOWN, VK_PGUP, VK_PGDN, ' ', VK_HOME, VK_END }, NULL, NULL, 0,
+		help_scroll },
+};
+
 const struct screen screen_help = {
 	.name = "help",
 	.draw = help_draw,
-	.key = help_key,
+	.bindings = help_bindings,
+	.n_bindings = sizeof(help_bindings) / sizeof(help_bindings[0]),
 	.shared_keys = false,
 };

@@ -393,68 +393,85 @@ static void loop_draw(struct view *v, const struct model *m, struct grid *g, dou
 		loop_stack(v, m, g, list_last + 2, bottom - 1, &m->blocks[sel]);
 }
 
-static enum view_action loop_key(struct view *v, const struct model *m, int key)
+/* Esc closes the stack, then goes back to the table. */
+static enum view_action loop_back(struct view *v, const struct model *m, int key)
+{
+	if (v->blk_stack)
+		v->blk_stack = false;
+	else
+		v->screen = VS_TABLE;
+	return VA_REDRAW;
+}
+
+static enum view_action loop_memory(struct view *v, const struct model *m, int key)
+{
+	v->screen = VS_MEMORY;
+	return VA_REDRAW;
+}
+
+/* Enter shows or hides the selected block's stack; the arrows select a block. */
+static enum view_action loop_select(struct view *v, const struct model *m, int key)
 {
 	long sel = loop_selected(v, m), n = (long)m->n_blocks;
 	uint64_t first = m->blocks_total - m->n_blocks;
-	enum view_action a;
 
-	if (view_zoom_key(v, key, &a))
-		return a;
-	switch (key) {
-	case VK_ESC:
-	case VK_BACKSPACE:
-		if (v->blk_stack) {
-			v->blk_stack = false;
-			return VA_REDRAW;
-		}
-		v->screen = VS_TABLE;
-		return VA_REDRAW;
-	case VK_ENTER:
-		if (sel < 0) {
+	if (key == VK_ENTER) {
+		if (sel < 0)
 			snprintf(v->msg, sizeof v->msg, "no block to show");
-			return VA_REDRAW;
-		}
-		v->blk_stack = !v->blk_stack;
-		return VA_REDRAW;
-	case VK_UP:   /* newer */
-	case VK_DOWN: /* older */
-	case VK_PGUP:
-	case VK_PGDN:
-	case VK_HOME:
-	case VK_END:
-		if (sel < 0)
-			return VA_NONE;
-		if (key == VK_UP)
-			sel++;
-		else if (key == VK_DOWN)
-			sel--;
-		else if (key == VK_PGUP)
-			sel += 10;
-		else if (key == VK_PGDN)
-			sel -= 10;
-		else if (key == VK_HOME)
-			sel = n - 1;
 		else
-			sel = 0;
-		if (sel >= n)
-			sel = n - 1;
-		if (sel < 0)
-			sel = 0;
-		/* the newest stays selected as new ones come, until the user picks an older one */
-		v->blk_sel = sel == n - 1 ? UINT64_MAX : first + (uint64_t)sel;
+			v->blk_stack = !v->blk_stack;
 		return VA_REDRAW;
-	case 'm':
-		v->screen = VS_MEMORY;
-		return VA_REDRAW;
-	default:
-		return VA_NONE;
 	}
+	if (sel < 0)
+		return VA_NONE;
+	if (key == VK_UP) /* newer */
+		sel++;
+	else if (key == VK_DOWN) /* older */
+		sel--;
+	else if (key == VK_PGUP)
+		sel += 10;
+	else if (key == VK_PGDN)
+		sel -= 10;
+	else if (key == VK_HOME)
+		sel = n - 1;
+	else
+		sel = 0;
+	if (sel >= n)
+		sel = n - 1;
+	if (sel < 0)
+		sel = 0;
+	/* the newest stays selected as new ones come, until the user picks an older one */
+	v->blk_sel = sel == n - 1 ? UINT64_MAX : first + (uint64_t)sel;
+	return VA_REDRAW;
 }
+
+/* Esc and m are in help's KEYS list under the detail's and the table's rows. */
+static const struct binding loop_bindings[] = {
+	{ { 0 }, "LOOP", "how busy the loop was (the CPU profile's non-idle share while it runs), "
+		"how late a 10 ms timer fired (p50, p99, max), and the live handles and requests by "
+		"kind", 0, NULL },
+	{ { 0 }, "charts", "busy share (top), lag (the p99 band, the max line) and the count of "
+		"handles and requests (bottom) over time, as tall as the screen allows; a broken bar "
+		"marks a gap", 0, NULL },
+	{ { VIEW_ZOOM_CODES }, "1, 2, 3, 4, +, -", "zoom, as on the memory screen (the two share "
+		"it)", 0, view_zoom_key },
+	{ { 0 }, "blocks", "tasks that held the loop for --block-threshold or more (default "
+		"100 ms), newest first: when, how long, the share of it under one function, and where "
+		"that function is; found in the CPU profile's samples and confirmed by the loop's "
+		"timer", 0, NULL },
+	{ { VK_UP, VK_DOWN, VK_ENTER, VK_PGUP, VK_PGDN, VK_HOME, VK_END }, "Up, Down, Enter",
+		"select a block; Enter shows or hides its stack, innermost first, in the charts' "
+		"place", 0, loop_select },
+	{ { VK_ESC, VK_BACKSPACE }, NULL, NULL, 0, loop_back },
+	{ { 'm' }, NULL, NULL, 0, loop_memory },
+};
 
 const struct screen screen_loop = {
 	.name = "loop",
 	.draw = loop_draw,
-	.key = loop_key,
+	.bindings = loop_bindings,
+	.n_bindings = sizeof(loop_bindings) / sizeof(loop_bindings[0]),
 	.shared_keys = true,
+	.help_title = "EVENT-LOOP SCREEN",
+	.help_section = 2,
 };

@@ -121,27 +121,17 @@ enum view_action view_snapshot_ask(struct view *v, const struct model *m)
 /* --- keys --- */
 
 /* The charts' zoom (the memory and loop screens share it): 1-4 pick a span, + and - step. */
-bool view_zoom_key(struct view *v, int key, enum view_action *a)
+enum view_action view_zoom_key(struct view *v, const struct model *m, int key)
 {
 	enum view_zoom old = v->zoom;
 
-	switch (key) {
-	case '1': case '2': case '3': case '4':
+	if (key >= '1' && key <= '4')
 		v->zoom = (enum view_zoom)(key - '1');
-		break;
-	case '+':
-	case '=':
+	else if (key == '+' || key == '=')
 		v->zoom = (enum view_zoom)((v->zoom + VZ_COUNT - 1) % VZ_COUNT);
-		break;
-	case '-':
-	case '_':
+	else if (key == '-' || key == '_')
 		v->zoom = (enum view_zoom)((v->zoom + 1) % VZ_COUNT);
-		break;
-	default:
-		return false;
-	}
-	*a = v->zoom != old ? VA_REDRAW : VA_NONE;
-	return true;
+	return v->zoom != old ? VA_REDRAW : VA_NONE;
 }
 
 /* The left edge of the zoom's span ending at end_s; "all" starts at first_s (0: none), and
@@ -170,28 +160,44 @@ int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double f
 	return x;
 }
 
-static enum view_action memory_key(struct view *v, const struct model *m, int key)
+static enum view_action memory_back(struct view *v, const struct model *m, int key)
 {
-	enum view_action a;
-
-	if (view_zoom_key(v, key, &a))
-		return a;
-	switch (key) {
-	case 'm':
-	case VK_ESC:
-	case VK_BACKSPACE:
-	case 127:
-	case 8:
-		v->screen = VS_TABLE;
-		return VA_REDRAW;
-	case 'a':
-		return view_alloc_ask(v, m);
-	case 'H':
-		return view_snapshot_ask(v, m);
-	default:
-		return VA_NONE;
-	}
+	v->screen = VS_TABLE;
+	return VA_REDRAW;
 }
+
+static enum view_action memory_alloc(struct view *v, const struct model *m, int key)
+{
+	return view_alloc_ask(v, m);
+}
+
+static enum view_action memory_snapshot(struct view *v, const struct model *m, int key)
+{
+	return view_snapshot_ask(v, m);
+}
+
+/* Its keys are in help's KEYS list under the table's rows (m, a, H) and the detail's (Esc). */
+static const struct binding memory_bindings[] = {
+	{ { 0 }, "chart", "rss, heap used (the band shows the GC sawtooth), heap total and "
+		"external memory over time; a broken bar marks a gap (the target restarted or "
+		"ntop-js re-attached)", 0, NULL },
+	{ { '1', '2', '3', '4' }, "1, 2, 3, 4", "zoom: the last 5 min, 1 h, 24 h, or all since "
+		"the first reading", 0, view_zoom_key },
+	{ { '+', '=', '-', '_' }, "+, -", "zoom in or out, cycling through the four spans", 0,
+		view_zoom_key },
+	{ { 0 }, "GROWTH", "bytes per hour of heap used (from its post-GC floor) and of rss over "
+		"1 min, 5 min, 1 h, 24 h and the --growth-window (*), with the verdict and the span "
+		"the data actually covers", 0, NULL },
+	{ { 0 }, "HEAP SPACES", "V8's heap spaces: used, size, and growth since the first "
+		"reading", 0, NULL },
+	{ { 0 }, "LIVE", "allocation sites (functions) by the bytes they allocated that are still "
+		"live, from the latest sampling heap profile", 0, NULL },
+	{ { 0 }, "GROWTH since", "functions by the bytes added between the first profile and the "
+		"latest: what a leak points at", 0, NULL },
+	{ { 'm', VK_ESC, VK_BACKSPACE, 127, 8 }, NULL, NULL, 0, memory_back },
+	{ { 'a' }, NULL, NULL, 0, memory_alloc },
+	{ { 'H' }, NULL, NULL, 0, memory_snapshot },
+};
 
 /* --- growth and heap spaces --- */
 
@@ -576,6 +582,9 @@ static void memory_draw(struct view *v, const struct model *m, struct grid *g, d
 const struct screen screen_memory = {
 	.name = "memory",
 	.draw = memory_draw,
-	.key = memory_key,
+	.bindings = memory_bindings,
+	.n_bindings = sizeof(memory_bindings) / sizeof(memory_bindings[0]),
 	.shared_keys = true,
+	.help_title = "MEMORY SCREEN",
+	.help_section = 1,
 };

@@ -96,7 +96,9 @@ struct binding {
 	int keys[VIEW_BINDING_KEYS]; /* the codes (0 ends them): unlisted alternatives too */
 	const char *label;           /* as help shows it; NULL: not listed */
 	const char *help;
-	int rank;                    /* its place in help's KEYS list, from 1 */
+	/* Its place in help's KEYS list, from 1; 0: a line of the screen's own help section (a
+	 * row without keys is only that: a part of the screen explained). */
+	int rank;
 	enum view_action (*act)(struct view *v, const struct model *m, int key);
 };
 
@@ -105,12 +107,14 @@ struct screen {
 	/* Draws the screen into g (cleared, at least 1x1). */
 	void (*draw)(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
 	/* A key the prompt did not take (nor, with shared_keys, view.c's keys shared by every
-	 * screen): the row of bindings[] that lists it, or, for a screen without a table, key()
-	 * (VA_NONE for one it does not bind). */
+	 * screen) goes to the row of bindings[] that lists it; none: VA_NONE. */
 	const struct binding *bindings;
 	size_t n_bindings;
-	enum view_action (*key)(struct view *v, const struct model *m, int key);
 	bool shared_keys;
+	/* The title of its section in help (its rows of rank 0), and the section's place after
+	 * KEYS, from 1; 0: none. */
+	const char *help_title;
+	int help_section;
 };
 
 extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_loop,
@@ -187,8 +191,10 @@ void view_mem_chart(const struct view *v, const struct model *m, struct grid *g,
 
 /* view_memory.c */
 #define VIEW_ZOOM_KEYS "  1 5m  2 1h  3 24h  4 all  +/- zoom"
-/* The charts' zoom, shared by the memory and loop screens: true (and *a) for a zoom key. */
-bool view_zoom_key(struct view *v, int key, enum view_action *a);
+/* The charts' zoom, shared by the memory and loop screens: 1-4 pick a span, + (=) and - (_)
+ * step. */
+#define VIEW_ZOOM_CODES '1', '2', '3', '4', '+', '=', '-', '_'
+enum view_action view_zoom_key(struct view *v, const struct model *m, int key);
 double view_zoom_from(const struct view *v, double end_s, double first_s);
 int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double from_s,
 	double to_s);
