@@ -118,6 +118,27 @@ void app_container_of(const struct attach_result *t, struct report_target *rt)
 	rt->container_pid = t->container_pid > 0 ? (int)t->container_pid : (int)t->pid;
 }
 
+void app_report_window(const struct app *a, struct engine *e, const struct window_stats *w,
+	double wall_time_s, struct report_window *rw, struct evloop_reading *loop)
+{
+	memset(rw, 0, sizeof *rw);
+	rw->time_s = wall_time_s;
+	rw->window_ms = (w->end_us - w->start_us) / 1000.0;
+	rw->interval_us = (double)a->settings.interval_us;
+	rw->top_n = a->opt.top_n;
+	rw->mem = memseries_last(engine_memseries(e));
+	rw->cpu_off = !engine_cpu_on(e);
+	rw->next_burst_in_s = engine_next_burst_in_s(e);
+	rw->start_pause_est_s = NAN;
+	rw->gc_pause_est_s = NAN;
+	if (engine_loop_last(e)) {
+		*loop = *engine_loop_last(e);
+		if (!rw->cpu_off)
+			evloop_busy_from_profile(loop, w->sampled_us, w->idle_us);
+		rw->loop = loop;
+	}
+}
+
 static void app_print_window(struct app *a, const struct window_stats *w, double wall_time_s)
 {
 	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title, -1,
@@ -129,7 +150,7 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	uint64_t n_blocks = engine_blocks_count(a->engine);
 
 	app_container_of(&a->target, &rt);
-	rw.n_blocks = 0;
+	app_report_window(a, a->engine, w, wall_time_s, &rw, &loop);
 	/* reported within the event_loop object: held back while there is none */
 	for (; engine_loop_last(a->engine) && a->blocks_reported < n_blocks; a->blocks_reported++) {
 		const struct engine_block *k = engine_block_get(a->engine, a->blocks_reported);
@@ -138,24 +159,9 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 			blocks[rw.n_blocks++] = *k;
 	}
 	rw.blocks = blocks;
-	rw.time_s = wall_time_s;
-	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
-	rw.interval_us = (double)a->settings.interval_us;
-	rw.top_n = a->opt.top_n;
-	rw.mem = memseries_last(engine_memseries(a->engine));
 	rw.growth = a->have_growth ? &a->growth : NULL;
 	rw.alloc = engine_alloc_take_fresh(a->engine) ? engine_alloc_latest(a->engine) : NULL;
 	engine_jit_info(a->engine, &jit);
-	rw.cpu_off = !engine_cpu_on(a->engine);
-	rw.next_burst_in_s = engine_next_burst_in_s(a->engine);
-	if (engine_loop_last(a->engine)) {
-		loop = *engine_loop_last(a->engine);
-		if (!rw.cpu_off)
-			evloop_busy_from_profile(&loop, w->sampled_us, w->idle_us);
-		rw.loop = &loop;
-	} else {
-		rw.loop = NULL;
-	}
 	rw.start_pause_est_s = engine_start_pause_s(a->engine);
 	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
 	rw.jit = rw.cpu_off ? NULL : &jit;

@@ -84,8 +84,16 @@ extern const struct tui_actions app_tui_actions;
 
 /* app.c */
 struct report_target;
+struct report_window;
+struct evloop_reading;
+struct window_stats;
 /* A target in a container is named by its PID in there too (report.h's container keys). */
 void app_container_of(const struct attach_result *t, struct report_target *rt);
+/* What every watched engine's window reports, the main thread's or another's: rw filled with
+ * the window's time, span, memory, CPU state and event loop (into loop); the pause estimates
+ * NAN. The caller adds what only its engine has. */
+void app_report_window(const struct app *a, struct engine *e, const struct window_stats *w,
+	double wall_time_s, struct report_window *rw, struct evloop_reading *loop);
 void app_say(struct app *a, bool is_error, const char *msg);
 void app_log(struct app *a, const char *json, size_t len);
 void app_log_attach(struct app *a);

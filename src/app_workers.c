@@ -84,22 +84,7 @@ static void thread_on_window(void *ud, const struct window_stats *w, double wall
 
 	if (th->process)
 		app_container_of(&th->target, &rt);
-	memset(&rw, 0, sizeof rw);
-	rw.time_s = wall_time_s;
-	rw.window_ms = (w->end_us - w->start_us) / 1000.0;
-	rw.interval_us = (double)a->settings.interval_us;
-	rw.top_n = a->opt.top_n;
-	rw.mem = memseries_last(engine_memseries(th->e));
-	rw.cpu_off = !engine_cpu_on(th->e);
-	rw.next_burst_in_s = engine_next_burst_in_s(th->e);
-	rw.start_pause_est_s = NAN;
-	rw.gc_pause_est_s = NAN;
-	if (engine_loop_last(th->e)) {
-		loop = *engine_loop_last(th->e);
-		if (!rw.cpu_off)
-			evloop_busy_from_profile(&loop, w->sampled_us, w->idle_us);
-		rw.loop = &loop;
-	}
+	app_report_window(a, th->e, w, wall_time_s, &rw, &loop);
 	strbuf_reset(&th->json);
 	(th->process ? report_json_process : report_json_thread)(&th->json, &rt, &rw, w,
 		engine_cumulative(th->e), engine_functab(th->e));

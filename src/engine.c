@@ -135,6 +135,19 @@ static const struct inbox_msg *engine_msg(const struct engine *e, const struct p
 	return e->cur && m == &e->cur->m ? e->cur : &none;
 }
 
+void engine_member_text(struct json_span obj, const char *key, char *out, size_t outsz)
+{
+	struct json_span v;
+	char *text = NULL;
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (json_object_get(obj, key, &v) == 1 && json_string_decode(v, &text, &len) == 0) {
+		util_sanitize(text, len, out, outsz);
+		free(text);
+	}
+}
+
 /* Common handling of a reply: true if it is a successful result. */
 bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
 	const char *what)

@@ -112,20 +112,6 @@ static void jit_on_flags_set(void *ud, enum session_outcome o, const struct prot
 	jit_deopt(e);
 }
 
-/* Copies the string member key of obj into out (sanitized, cut to outsz). */
-static void jit_member(struct json_span obj, const char *key, char *out, size_t outsz)
-{
-	struct json_span v;
-	char *text = NULL;
-	size_t len = 0;
-
-	out[0] = '\0';
-	if (json_object_get(obj, key, &v) == 1 && json_string_decode(v, &text, &len) == 0) {
-		util_sanitize(text, len, out, outsz);
-		free(text);
-	}
-}
-
 static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
@@ -141,8 +127,8 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		jit_done(e);
 		return;
 	}
-	jit_member(val, "v8", v8, sizeof v8);
-	jit_member(val, "flags", flags, sizeof flags);
+	engine_member_text(val, "v8", v8, sizeof v8);
+	engine_member_text(val, "flags", flags, sizeof flags);
 	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
 		JSON_T_TRUE, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit);
 	/* The repair: no flag, but one deoptimization: code V8 optimized before the profiler ran

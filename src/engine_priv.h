@@ -9,6 +9,7 @@
 #include "aggregate.h"
 #include "attach.h"
 #include "engine.h"
+#include "jsonpull.h"
 #include "evloop.h"
 #include "tseries.h"
 #include "heapprof.h"
@@ -165,6 +166,9 @@ void engine_timer_free(struct engine *e, struct engine_timer *t);
 void engine_fail(struct engine *e, int status, char *why);
 /* Fails the calls past their deadline and arms the timer for the next. */
 void engine_arm_expiry(struct engine *e);
+/* Copies the string member key of obj (data from the target) into out, sanitized and cut to
+ * outsz; "" when it is missing or not a string. */
+void engine_member_text(struct json_span obj, const char *key, char *out, size_t outsz);
 bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct protocol_msg *m,
 	const char *what);
 void engine_call(struct engine *e, const char *method, const char *params, session_reply_fn cb);

@@ -236,19 +236,6 @@ static void worker_title(const char *title, struct engine_worker_info *info)
 	util_sanitize(p, strlen(p), info->name, sizeof info->name);
 }
 
-static void string_member(struct json_span obj, const char *key, char *out, size_t outsz)
-{
-	struct json_span v;
-	char *text = NULL;
-	size_t len = 0;
-
-	out[0] = '\0';
-	if (json_object_get(obj, key, &v) == 1 && json_string_decode(v, &text, &len) == 0) {
-		util_sanitize(text, len, out, outsz);
-		free(text);
-	}
-}
-
 static void workers_attached(struct engine *e, struct json_span params)
 {
 	struct engine_workers *w = &e->workers;
@@ -265,7 +252,7 @@ static void workers_attached(struct engine *e, struct json_span params)
 		return;
 	if (chan_find(e, params))
 		return; /* reported twice */
-	string_member(info, "type", type, sizeof type);
+	engine_member_text(info, "type", type, sizeof type);
 	if (strcmp(type, "worker") != 0)
 		return;
 	if (w->n >= WORKERS_MAX) {
@@ -286,9 +273,9 @@ static void workers_attached(struct engine *e, struct json_span params)
 	}
 	c->session_id[n] = '\0';
 	c->parent = e;
-	string_member(info, "title", title, sizeof title);
+	engine_member_text(info, "title", title, sizeof title);
 	worker_title(title, &c->info);
-	string_member(info, "url", c->info.url, sizeof c->info.url);
+	engine_member_text(info, "url", c->info.url, sizeof c->info.url);
 	c->timer = e->clock.timer_create(e->clock.ctx, chan_on_timer, c);
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 8;

@@ -283,6 +283,22 @@ static int http_send_all(int fd, const char *buf, size_t len, double deadline_s)
 	return 0;
 }
 
+/* Checks a request's address and header values before anything is sent: 0 with addr (300
+ * bytes) formatted, or -1 after http_fail, naming what (an HTTP request, an inspector
+ * command) and kind (HTTP, websocket). */
+static int http_check_request(const char *host, int port, const char *host_header,
+	const char *path, const char *what, const char *kind, char *addr, int *errno_out,
+	char **cause)
+{
+	if (!host || !host[0] || strlen(host) > 255 || port <= 0 || port > 65535)
+		return http_fail(EINVAL, errno_out, cause, "invalid address for %s.", what);
+	http_format_addr(host, port, addr, 300);
+	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
+		!http_token_ok(host_header, 300))
+		return http_fail(EINVAL, errno_out, cause, "invalid %s request for %s.", kind, addr);
+	return 0;
+}
+
 /* One GET's answer as it is read: where from, its deadline, and what has come. */
 struct http_read {
 	const char *addr, *path;
@@ -405,13 +421,10 @@ int http_get(const struct netns_ref *ns, const char *host, int port, const char 
 		*cause = NULL;
 	if (errno_out)
 		*errno_out = 0;
-	if (!host || !host[0] || strlen(host) > 255 || port <= 0 || port > 65535)
-		return http_fail(EINVAL, errno_out, cause, "invalid address for an HTTP request.");
-	http_format_addr(host, port, addr, sizeof(addr));
+	if (http_check_request(host, port, host_header, path, "an HTTP request", "HTTP", addr,
+		errno_out, cause) < 0)
+		return -1;
 	r.addr = addr;
-	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
-		!http_token_ok(host_header, 300))
-		return http_fail(EINVAL, errno_out, cause, "invalid HTTP request for %s.", addr);
 	fd = http_connect(ns, host, port, addr, timeout_s, deadline_s, errno_out, cause);
 	if (fd < 0)
 		return -1;
@@ -574,12 +587,9 @@ int http_ws_command(const struct netns_ref *ns, const char *host, int port,
 
 	*reply = NULL;
 	*cause = NULL;
-	if (!host || !host[0] || strlen(host) > 255 || port <= 0 || port > 65535)
-		return http_fail(EINVAL, NULL, cause, "invalid address for an inspector command.");
-	http_format_addr(host, port, addr, sizeof(addr));
-	if (!path || path[0] != '/' || !http_token_ok(path, 2048) ||
-		!http_token_ok(host_header, 300))
-		return http_fail(EINVAL, NULL, cause, "invalid websocket request for %s.", addr);
+	if (http_check_request(host, port, host_header, path, "an inspector command", "websocket",
+		addr, NULL, cause) < 0)
+		return -1;
 	fd = http_connect(ns, host, port, addr, timeout_s, deadline_s, NULL, cause);
 	if (fd < 0)
 		return -1;

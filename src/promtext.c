@@ -274,25 +274,26 @@ static void prom_plain(struct strbuf *out, struct strbuf *b, const struct prom_t
 	}
 }
 
-/* The heap spaces' used and total sizes. */
-static void prom_spaces(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
-	size_t n)
+/* One heap-space family: each space's used bytes, or its size. */
+static void prom_space_family(struct strbuf *out, struct strbuf *b,
+	const struct prom_target *targets, size_t n, bool used, const char *name, const char *help)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < targets[i].n_spaces; k++) {
 			struct prom_label l = { "space", targets[i].spaces[k].name };
-			put(b, "nodejs_heap_space_size_used_bytes", &targets[i], &l, 1,
-				targets[i].spaces[k].used_bytes);
-		}
-	flush_family(out, b, "nodejs_heap_space_size_used_bytes", PROM_GAUGE,
-		"Process heap space size used from Node.js in bytes.");
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < targets[i].n_spaces; k++) {
-			struct prom_label l = { "space", targets[i].spaces[k].name };
-			put(b, "nodejs_heap_space_size_total_bytes", &targets[i], &l, 1,
+			put(b, name, &targets[i], &l, 1, used ? targets[i].spaces[k].used_bytes :
 				targets[i].spaces[k].size_bytes);
 		}
-	flush_family(out, b, "nodejs_heap_space_size_total_bytes", PROM_GAUGE,
+	flush_family(out, b, name, PROM_GAUGE, help);
+}
+
+/* The heap spaces' used and total sizes. */
+static void prom_spaces(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n)
+{
+	prom_space_family(out, b, targets, n, true, "nodejs_heap_space_size_used_bytes",
+		"Process heap space size used from Node.js in bytes.");
+	prom_space_family(out, b, targets, n, false, "nodejs_heap_space_size_total_bytes",
 		"Process heap space size from Node.js in bytes.");
 }
 
