@@ -223,10 +223,9 @@ static void merge_clear(struct ct_merge *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void calltree_free(struct calltree *t)
+/* Everything a tree owns, freed by both calltree_free and calltree_reset. */
+static void free_owned(struct calltree *t)
 {
-	if (!t)
-		return;
 	merge_clear(&t->merge);
 	free(t->nodes);
 	free(t->slots);
@@ -234,6 +233,13 @@ void calltree_free(struct calltree *t)
 	free(t->tick_slots);
 	free(t->sample_node);
 	free(t->sample_delta_us);
+}
+
+void calltree_free(struct calltree *t)
+{
+	if (!t)
+		return;
+	free_owned(t);
 	free(t);
 }
 
@@ -241,13 +247,7 @@ void calltree_reset(struct calltree *t)
 {
 	size_t max_samples = t->max_samples;
 
-	merge_clear(&t->merge);
-	free(t->nodes);
-	free(t->slots);
-	free(t->ticks);
-	free(t->tick_slots);
-	free(t->sample_node);
-	free(t->sample_delta_us);
+	free_owned(t);
 	memset(t, 0, sizeof(*t));
 	t->max_samples = max_samples;
 	node_new(t, CT_NONE, CT_NONE); /* the root; its function is learnt from the first profile */
