@@ -33,7 +33,7 @@ static inline bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
+int json_hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -49,7 +49,7 @@ static int hex4(const char *s, unsigned *out)
 	unsigned v = 0;
 
 	for (int i = 0; i < 4; i++) {
-		int h = hex_value(s[i]);
+		int h = json_hex_value(s[i]);
 		if (h < 0)
 			return -1;
 		v = (v << 4) | (unsigned)h;

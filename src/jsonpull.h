@@ -59,6 +59,9 @@ struct json_scratch {
  * when it has no escape, else decoded into s, which grows as needed. Not NUL-terminated. */
 void json_string_text(struct json_span v, struct json_scratch *s, const char **text, size_t *len);
 
+/* The value of hex digit c, or -1; shared with sourcemap.c's percent-decoding. */
+int json_hex_value(char c);
+
 /* Reads number v as a double. Returns 0, or -1 if v is not a number. */
 int json_number(struct json_span v, double *out);
 

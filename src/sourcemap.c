@@ -894,24 +894,13 @@ int sourcemap_lookup(const struct sourcemap *m, uint32_t gen_line0, uint32_t gen
 
 /* ---- original text ------------------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static long hex4(const char *p, const char *end)
 {
 	long v = 0;
 	if (end - p < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = json_hex_value(p[i]);
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;
