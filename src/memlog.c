@@ -199,15 +199,24 @@ void memlog_close(struct memlog *l)
 /* Replay. */
 
 /* A number member: 1 read, 0 absent (or null), -1 not a number. */
+/* Member key of obj: 1 present, 0 absent or null, -1 obj unreadable. The common first step
+ * of get_number and get_string. */
+static int get_member(struct json_span obj, const char *key, struct json_span *v)
+{
+	int r = json_object_get(obj, key, v);
+
+	if (r <= 0)
+		return r;
+	return json_span_type(*v) == JSON_T_NULL ? 0 : 1;
+}
+
 static int get_number(struct json_span obj, const char *key, double *out)
 {
 	struct json_span v;
-	int r = json_object_get(obj, key, &v);
+	int r = get_member(obj, key, &v);
 
-	if (r < 0)
-		return -1;
-	if (r == 0 || json_span_type(v) == JSON_T_NULL)
-		return 0;
+	if (r <= 0)
+		return r;
 	if (json_number(v, out) < 0 || !isfinite(*out))
 		return -1;
 	return 1;
@@ -217,13 +226,11 @@ static int get_number(struct json_span obj, const char *key, double *out)
 static int get_string(struct json_span obj, const char *key, char **out)
 {
 	struct json_span v;
-	int r = json_object_get(obj, key, &v);
+	int r = get_member(obj, key, &v);
 
 	*out = NULL;
-	if (r < 0)
-		return -1;
-	if (r == 0 || json_span_type(v) == JSON_T_NULL)
-		return 0;
+	if (r <= 0)
+		return r;
 	if (json_span_type(v) != JSON_T_STRING)
 		return -1;
 	return json_string_decode(v, out, NULL);
