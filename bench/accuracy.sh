@@ -72,10 +72,13 @@ while getopts 'v:p:w:m:c:R:F:o:k:h' opt; do
 	F) xflags=$OPTARG ;;
 	o) md=$OPTARG ;;
 	k) keep=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -w "$warm"
+bench_uint -m "$secs" 1
+bench_uint -c "$conns" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 deps=$(bench_npm_deps)

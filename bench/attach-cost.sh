@@ -52,10 +52,13 @@ while getopts 't:w:b:a:N:x:h' opt; do
 	a) secs=$OPTARG ;;
 	N) major=$OPTARG ;;
 	x) extra=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -w "$warm"
+bench_uint -b "$base" 1
+bench_uint -a "$secs" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 tnode=$NODE

@@ -31,15 +31,19 @@ mkdir -p "$work"
 # plain workload at the highest rate V8 manages here (~7000 samples/s), so its bytes are
 # mostly samples and timeDeltas.
 profiles="1MB 10MB 30MB long"
-args_1MB="--functions 300 --duration-ms 200 --target-bytes 1000000"
-args_10MB="--functions 3000 --duration-ms 1000 --target-bytes 10000000"
-args_30MB="--functions 8000 --duration-ms 3000 --target-bytes 30000000"
-args_long="--duration-ms 45000"
+profile_args() {
+	case $1 in
+	1MB) echo "--functions 300 --duration-ms 200 --target-bytes 1000000" ;;
+	10MB) echo "--functions 3000 --duration-ms 1000 --target-bytes 10000000" ;;
+	30MB) echo "--functions 8000 --duration-ms 3000 --target-bytes 30000000" ;;
+	long) echo "--duration-ms 45000" ;;
+	esac
+}
 for name in $profiles; do
 	f=$work/profile-$name.json
 	if [ ! -s "$f" ]; then
 		echo "recording $f ..." >&2
-		eval "args=\$args_$name"
+		args=$(profile_args "$name")
 		# shellcheck disable=SC2086
 		"$node" "$srcdir/tests/fixtures/record-profile.js" $args --interval-us 50 --out "$f.tmp"
 		mv "$f.tmp" "$f"

@@ -39,10 +39,13 @@ while getopts 'i:r:s:w:N:h' opt; do
 	s) secs=$OPTARG ;;
 	w) warm=$OPTARG ;;
 	N) major=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -r "$rounds" 1
+bench_uint -s "$secs" 1
+bench_uint -w "$warm"
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 tnode=$NODE

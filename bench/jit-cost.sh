@@ -61,13 +61,13 @@ while getopts 't:v:r:p:w:c:o:h' opt; do
 	w) warm=$OPTARG ;;
 	c) cands=$OPTARG ;;
 	o) md=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || bench_die "-r takes a whole number from 1"
-[[ $phase =~ ^[0-9]+$ && $phase -ge 7 ]] || bench_die "-p takes a whole number of seconds from 7"
-[[ $warm =~ ^[0-9]+$ ]] || bench_die "-w takes a whole number of seconds"
+bench_uint -r "$rounds" 1
+bench_uint -p "$phase" 7
+bench_uint -w "$warm"
 for t in $targets; do
 	case $t in express | helpers | tsc | many) ;; *) bench_die "unknown target $t" ;; esac
 done

@@ -58,6 +58,25 @@ bench_die() {
 	exit 1
 }
 
+# bench_usage [STATUS]: print the script's header comment (from its second line to the
+# `set -e` line, without the leading "# ") as its usage, and exit with STATUS (default 2).
+bench_usage() {
+	sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"
+	exit "${1:-2}"
+}
+
+# bench_uint NAME VALUE [MIN [MAX]]: VALUE, given for the option or argument NAME, must be a
+# whole number from MIN (default 0) up to MAX (default no limit); else say so and exit 2.
+# Leading zeros are refused: the scripts' $((...)) would read them as octal.
+bench_uint() {
+	local name=$1 v=$2 min=${3:-0} max=${4:-}
+	if [[ $v =~ ^(0|[1-9][0-9]{0,14})$ ]] && ((v >= min)) && [[ -z $max || v -le max ]]; then
+		return 0
+	fi
+	echo "$(basename "$0"): $name takes a whole number from $min${max:+ to $max}, not '$v'" >&2
+	exit 2
+}
+
 # bench_resolve_ntop [ARG]: print the path of the ntop-js binary to measure. ARG is the
 # binary itself or a build directory holding it; without ARG, $NTOP_JS, then ntop-js in PATH.
 bench_resolve_ntop() {

@@ -44,17 +44,19 @@ while getopts 'r:s:a:t:k:h' opt; do
 	a) nargs=$OPTARG ;;
 	t) tnames=$OPTARG ;;
 	k) copies=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -r "$rounds" 1
+bench_uint -s "$secs" 1
+bench_uint -k "$copies" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 targets_dir=$(cd "$BENCH_DIR/../tests/targets" && pwd)
 read -ra ntop_args <<<"$nargs"
 
 echo "== memory watching: the target's CPU time with and without ntop-js"
-case $copies in '' | *[!0-9]* | 0) bench_die "-k takes a number of copies, 1 or more" ;; esac
 echo "reproduce: NTOP_JS=$ntop bench/memcost.sh -r $rounds -s $secs -a '$nargs' -t '$tnames' -k $copies"
 echo "ntop-js: $("$ntop" --version | head -n 1)"
 bench_machine
@@ -99,7 +101,7 @@ phase() {
 		for c in "${!npids[@]}"; do
 			i=${ntarget[$c]}
 			kill -0 "${npids[$c]}" 2>/dev/null ||
-				bench_die "ntop-js left ${names[$i]} early: $(cat "$bench_tmp"/ntop-"$round-$i"-*.err)"
+				bench_die "ntop-js left ${names[$i]} early: $(cat "$bench_tmp/ntop-$round-$i"-*.err)"
 			bench_stop "${npids[$c]}"
 			[ "$bench_rc" = 0 ] || bench_die "ntop-js on ${names[$i]} ended with $bench_rc"
 			kill -0 "${pids[$i]}" 2>/dev/null || bench_die "the ${names[$i]} target died"

@@ -32,10 +32,12 @@ while getopts 'r:s:a:h' opt; do
 	r) rounds=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	a) extra=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -r "$rounds" 1
+bench_uint -s "$secs" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE" wrk
 

@@ -34,9 +34,10 @@ while getopts 'N:s:w:o:qh' opt; do
 	w) warm=$OPTARG ;;
 	o) results=$OPTARG ;;
 	q) sizes="1000:0 20000:100" ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
+bench_uint -w "$warm"
 # The probe needs a global WebSocket: the newest installed Node of 22 and later.
 probe_node=""
 for m in 26 24 22; do

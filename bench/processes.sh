@@ -36,10 +36,13 @@ while getopts 's:k:p:h' opt; do
 	s) secs=$OPTARG ;;
 	k) skip=$OPTARG ;;
 	p) procs=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -s "$secs" 1
+bench_uint -k "$skip"
+bench_uint -p "$procs" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 hz=$(getconf CLK_TCK)
@@ -87,7 +90,7 @@ run_phase() {
 		t1=$(bench_cpu_ticks "$npid") || t1=""
 		hwm=$(bench_hwm_kb "$npid")
 		if ! kill -0 "$npid" 2>/dev/null || [ -z "$t1" ]; then
-			status=ntop-js-exited-early
+			status="ntop-js-exited-early"
 			invalid=yes
 			sed 's/^/  | /' "$nerr" >&2
 		else

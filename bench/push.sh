@@ -18,13 +18,14 @@ while getopts 's:f:h' opt; do
 	case $opt in
 	s) secs=$OPTARG ;;
 	f) functions=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -s "$secs" 20
+bench_uint -f "$functions" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
-[ "$secs" -ge 20 ] || bench_die "-s must be at least 20"
 
 echo "== push: ntop-js's own CPU with and without --push-every 15, ${secs} s each"
 echo "reproduce: bench/push.sh -s $secs -f $functions $ntop"

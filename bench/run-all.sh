@@ -18,7 +18,7 @@ quick=no
 while getopts 'qh' opt; do
 	case $opt in
 	q) quick=yes ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

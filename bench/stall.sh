@@ -31,10 +31,13 @@ while getopts 's:k:f:a:h' opt; do
 	k) skip=$OPTARG ;;
 	f) functions=$OPTARG ;;
 	a) extra=$OPTARG ;;
-	*) sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) bench_usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+bench_uint -s "$secs" 1
+bench_uint -k "$skip"
+bench_uint -f "$functions" 1
 ntop=$(bench_resolve_ntop "${1:-}")
 bench_check_tools "$NODE"
 

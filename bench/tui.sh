@@ -16,15 +16,19 @@
 #      Goal: every key answered within 100 ms. With TUI_BASELINE set, the same is measured
 #      on that binary in the same run (for example a build of an earlier commit).
 #
-# Usage: bench/tui.sh [NTOP_JS] [SECONDS]   (default: ntop-js on PATH, 60 s for each part)
+# Usage: bench/tui.sh [NTOP_JS_BINARY_OR_BUILD_DIR] [SECONDS]   (default: $NTOP_JS, else
+#   ntop-js on PATH; 60 s for each part)
 #   TUI_BIG_WINDOW_S=N  the window length of part 2 (default 7)
 #   TUI_BASELINE=PATH   another ntop-js to measure in part 2 first, as the baseline
 #   TUI_SKIP_CPU=1      run part 2 only
 set -euo pipefail
+# shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
 
-NTOP=${1:-ntop-js}
+[ "${1:-}" != -h ] || bench_usage 2
+NTOP=$(bench_resolve_ntop "${1:-}")
 SECS=${2:-60}
+bench_uint SECONDS "$SECS" 1
 command -v tmux >/dev/null || { echo "bench/tui.sh: tmux is needed" >&2; exit 1; }
 export TMUX_TMPDIR="$bench_tmp/tmux"
 mkdir -p "$TMUX_TMPDIR"

@@ -3,12 +3,16 @@
 # long time: how often its growth verdict reads growing, and from what. Prints one summary
 # line: windows, counts per verdict, basis of the last window, majors in it, the last rate.
 #
-#   bench/waves.sh [SECONDS]       (default 1800)
+#   bench/waves.sh [SECONDS]       (default 1800, at least 10: one 10 s window)
 #   NTOP_JS=build/dev/ntop-js NODE=/path/to/node bench/waves.sh 1800
+# The ntop-js binary: $NTOP_JS (the binary or its build directory), else ntop-js on PATH.
 set -euo pipefail
+# shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
+[ "${1:-}" != -h ] || bench_usage 2
 secs=${1:-1800}
-NTOP_JS=${NTOP_JS:-ntop-js}
+bench_uint SECONDS "$secs" 10
+NTOP_JS=$(bench_resolve_ntop "${NTOP_JS:-}")
 "$NODE" --inspect-port=0 "$BENCH_DIR/../tests/targets/waves.js" >"$bench_tmp/waves.out" \
 	2>"$bench_tmp/waves.err" &
 bench_pids+=($!)
