@@ -140,81 +140,43 @@ const char *options_usage(void)
 	return usage_text;
 }
 
-enum { OPT_PORT = 256, OPT_HOST, OPT_ALLOW_REMOTE, OPT_NO_EVAL, OPT_TIMEOUT, OPT_JSON,
-	OPT_FOLDED, OPT_LIST, OPT_SORT, OPT_REVERSE, OPT_MODE, OPT_FILTER, OPT_HIDE_INTERNALS,
-	OPT_HIDE_NODE_MODULES, OPT_THRESHOLD, OPT_NO_COLOR, OPT_SAVE_DIR, OPT_NO_CONFIG,
-	OPT_MEM_INTERVAL, OPT_GROWTH_WINDOW, OPT_ALLOC, OPT_ALLOC_INTERVAL, OPT_LOG, OPT_REPLAY,
-	OPT_FOLLOW, OPT_LEAVE_JIT, OPT_REPAIR_INLINING, OPT_INLINING, OPT_NO_WORKERS, OPT_NO_CPU, OPT_MAX_PAUSE, OPT_CPU_EVERY, OPT_BLOCK_THRESHOLD,
-	OPT_PUSH, OPT_PUSH_EVERY, OPT_PUSH_NAME, OPT_PUSH_TENANT,
-	OPT_CHILDREN, OPT_MATCH, OPT_USER, OPT_SERVE, OPT_NO_SOURCE_MAPS,
-	OPT_SERVE_TOKEN_FILE, OPT_SERVE_ALLOW_HOST };
-
-static const struct option long_opts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "children", no_argument, NULL, OPT_CHILDREN },
-	{ "match", required_argument, NULL, OPT_MATCH },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "port", required_argument, NULL, OPT_PORT },
-	{ "host", required_argument, NULL, OPT_HOST },
-	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
-	{ "serve", required_argument, NULL, OPT_SERVE },
-	{ "serve-token-file", required_argument, NULL, OPT_SERVE_TOKEN_FILE },
-	{ "serve-allow-host", required_argument, NULL, OPT_SERVE_ALLOW_HOST },
-	{ "delay", required_argument, NULL, 'd' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "no-eval", no_argument, NULL, OPT_NO_EVAL },
-	{ "leave-jit", no_argument, NULL, OPT_LEAVE_JIT },
-	{ "repair-inlining", no_argument, NULL, OPT_REPAIR_INLINING },
-	{ "inlining", required_argument, NULL, OPT_INLINING },
-	{ "no-workers", no_argument, NULL, OPT_NO_WORKERS },
-	{ "no-source-maps", no_argument, NULL, OPT_NO_SOURCE_MAPS },
-	{ "no-cpu", no_argument, NULL, OPT_NO_CPU },
-	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
-	{ "block-threshold", required_argument, NULL, OPT_BLOCK_THRESHOLD },
-	{ "cpu-every", required_argument, NULL, OPT_CPU_EVERY },
-	{ "push", required_argument, NULL, OPT_PUSH },
-	{ "push-every", required_argument, NULL, OPT_PUSH_EVERY },
-	{ "push-name", required_argument, NULL, OPT_PUSH_NAME },
-	{ "push-tenant", required_argument, NULL, OPT_PUSH_TENANT },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "batch", no_argument, NULL, 'b' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "top", required_argument, NULL, 't' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "folded", required_argument, NULL, OPT_FOLDED },
-	{ "list", no_argument, NULL, OPT_LIST },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "hide-internals", no_argument, NULL, OPT_HIDE_INTERNALS },
-	{ "hide-node-modules", no_argument, NULL, OPT_HIDE_NODE_MODULES },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-	{ "save-dir", required_argument, NULL, OPT_SAVE_DIR },
-	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
-	{ "mem-interval", required_argument, NULL, OPT_MEM_INTERVAL },
-	{ "growth-window", required_argument, NULL, OPT_GROWTH_WINDOW },
-	{ "alloc", no_argument, NULL, OPT_ALLOC },
-	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "replay", required_argument, NULL, OPT_REPLAY },
-	{ "follow", no_argument, NULL, OPT_FOLLOW },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/* What an option's value is; apply_row reads and stores each kind. */
+enum opt_kind {
+	K_FLAG,   /* no value: sets a bool */
+	K_CONST,  /* no value: sets an enum to the row's value */
+	K_STRING, /* kept as given, after the row's check if it has one */
+	K_INT,    /* an integer in [min, max] (int, long or size_t field), else refused */
+	K_LONG,
+	K_SIZE,
+	K_NUMBER, /* a number in [min, max] (double field), else refused */
+	K_SECS,   /* a number clamped to [min, max] with a notice (double field) */
+	K_FUNC,   /* the row's handler does it all */
 };
 
-static const char *opt_name(int c)
-{
-	const struct option *lo;
+/* Row flags. */
+#define R_ENDS 1u     /* parsing stops there and succeeds (--help, --version) */
+#define R_NONNEG 2u   /* K_SECS: a negative value is refused */
+#define R_POSITIVE 4u /* K_SECS: 0 and below are refused */
+#define R_ZERO_OFF 8u /* K_SECS: 0 means off, kept without clamping */
 
-	for (lo = long_opts; lo->name; lo++)
-		if (lo->val == c)
-			return lo->name;
-	return "?";
-}
+struct opt_row;
+/* Both return 0, -1 for "invalid value" or EXIT_USAGE with *msg set. */
+typedef int (*opt_check)(const char *arg, char **msg);
+typedef int (*opt_handler)(struct options *o, const struct opt_row *r, const char *arg,
+	char **msg);
+
+struct opt_row {
+	const char *name;   /* the long name, without -- */
+	char letter;        /* the short one, or 0 */
+	enum opt_kind kind;
+	size_t at;          /* the field in struct options */
+	double min, max;
+	const char *unit;   /* in K_SECS's clamp notice */
+	unsigned flags;
+	int value;          /* K_CONST */
+	opt_check check;    /* K_STRING */
+	opt_handler handle; /* K_FUNC */
+};
 
 static int parse_long(const char *s, long min, long max, long *out)
 {
@@ -250,23 +212,312 @@ static void notice(struct options *o, char *msg)
 		free(msg);
 }
 
-static double clamp_double(struct options *o, const char *name, double v, double min, double max,
-	const char *unit)
+/* v within the row's range, or the nearest end of it with a notice. */
+static double clamp_row(struct options *o, const struct opt_row *r, double v)
 {
-	if (v < min || v > max) {
-		double c = v < min ? min : max;
-		notice(o, xasprintf("%s %g %s is out of range; using %g %s.", name, v, unit, c, unit));
+	if (v < r->min || v > r->max) {
+		double c = v < r->min ? r->min : r->max;
+		notice(o, xasprintf("--%s %g %s is out of range; using %g %s.", r->name, v, r->unit,
+			c, r->unit));
 		return c;
 	}
 	return v;
 }
 
-int options_parse(int argc, char **argv, struct options *o, char **msg)
+static int opt_pid(struct options *o, const struct opt_row *r, const char *arg, char **msg)
 {
 	long l;
-	double d;
-	int c;
 
+	if (parse_long(arg, (long)r->min, (long)r->max, &l) < 0)
+		return -1;
+	if (!o->pid) {
+		o->pid = (pid_t)l;
+		return 0;
+	}
+	if (o->n_more_pids == OPT_PIDS_MAX - 1) {
+		*msg = xasprintf("at most %d --pid options.", OPT_PIDS_MAX);
+		return EXIT_USAGE;
+	}
+	o->more_pids[o->n_more_pids++] = (pid_t)l;
+	return 0;
+}
+
+static int check_match(const char *arg, char **msg)
+{
+	if (arg[0])
+		return 0;
+	*msg = xstrdup("--match needs some text to look for in command lines.");
+	return EXIT_USAGE;
+}
+
+static int check_user(const char *arg, char **msg)
+{
+	if (arg[0])
+		return 0;
+	*msg = xstrdup("--user needs a user name or uid.");
+	return EXIT_USAGE;
+}
+
+static int opt_serve_allow_host(struct options *o, const struct opt_row *r, const char *arg,
+	char **msg)
+{
+	/* a DNS name as a Host header carries it, without the port */
+	if (!arg[0] || strlen(arg) > 253 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != strlen(arg)) {
+		*msg = xstrdup("--serve-allow-host takes a host name (letters, digits, - and ., "
+			"without a port).");
+		return EXIT_USAGE;
+	}
+	if (o->n_serve_allow_host == OPT_SERVE_ALLOW_HOST_MAX) {
+		*msg = xasprintf("--serve-allow-host is given more than %d times.",
+			OPT_SERVE_ALLOW_HOST_MAX);
+		return EXIT_USAGE;
+	}
+	o->serve_allow_host[o->n_serve_allow_host++] = arg;
+	return 0;
+}
+
+static int check_push_name(const char *arg, char **msg)
+{
+	if (push_name_ok(arg))
+		return 0;
+	*msg = xstrdup("--push-name takes 1 to 128 of the letters, digits and . _ - / : "
+		"(Pyroscope's application names).");
+	return EXIT_USAGE;
+}
+
+static int check_push_tenant(const char *arg, char **msg)
+{
+	if (push_name_ok(arg))
+		return 0;
+	*msg = xstrdup("--push-tenant takes 1 to 128 of the letters, digits and . _ - / :.");
+	return EXIT_USAGE;
+}
+
+static int opt_delay(struct options *o, const struct opt_row *r, const char *arg, char **msg)
+{
+	double d;
+
+	if (parse_double(arg, &d) < 0)
+		return -1;
+	o->delay_s = clamp_row(o, r, d);
+	o->delay_set = true;
+	return 0;
+}
+
+static int opt_interval(struct options *o, const struct opt_row *r, const char *arg, char **msg)
+{
+	double d;
+
+	if (parse_double(arg, &d) < 0)
+		return -1;
+	/* V8 does not validate the interval: 0 means its default, a negative one
+	 * breaks the profile, and 1 costs a fifth of the target's CPU. */
+	o->interval_us = (long)clamp_row(o, r, floor(d));
+	o->interval_set = true;
+	return 0;
+}
+
+static int opt_inlining(struct options *o, const struct opt_row *r, const char *arg, char **msg)
+{
+	if (!strcmp(arg, "repair"))
+		o->inlining = JIT_REPAIR;
+	else if (!strcmp(arg, "off"))
+		o->inlining = JIT_OFF;
+	else if (!strcmp(arg, "keep"))
+		o->inlining = JIT_KEEP;
+	else if (!strcmp(arg, "auto"))
+		o->inlining = JIT_AUTO;
+	else {
+		*msg = xasprintf("--inlining takes repair, off, keep or auto, not '%.40s'.", arg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int check_sort(const char *arg, char **msg)
+{
+	return settings_sort_parse(arg, &(enum view_column){ 0 }) < 0 ? -1 : 0;
+}
+
+static int check_mode(const char *arg, char **msg)
+{
+	return settings_mode_parse(arg, &(enum model_mode){ 0 }) < 0 ? -1 : 0;
+}
+
+static int check_filter(const char *arg, char **msg)
+{
+	return strlen(arg) >= sizeof ((struct view_settings *)0)->filter ? -1 : 0;
+}
+
+#define AT(field) offsetof(struct options, field)
+#define FLAG(n, l, field) { .name = n, .letter = l, .kind = K_FLAG, .at = AT(field) }
+#define CONST(n, field, v) { .name = n, .kind = K_CONST, .at = AT(field), .value = v }
+#define STRING(n, l, field, c) { .name = n, .letter = l, .kind = K_STRING, .at = AT(field), \
+	.check = c }
+#define NUMBER(k, n, l, field, lo, hi) { .name = n, .letter = l, .kind = k, .at = AT(field), \
+	.min = lo, .max = hi }
+#define SECS(n, field, lo, hi, f) { .name = n, .kind = K_SECS, .at = AT(field), .min = lo, \
+	.max = hi, .unit = "s", .flags = f }
+#define FUNC(n, l, h, lo, hi, u) { .name = n, .letter = l, .kind = K_FUNC, .min = lo, .max = hi, \
+	.unit = u, .handle = h }
+
+/* Every option: a new one is a row here and its lines in usage_text (and a default in
+ * options_defaults if it has one). K_FUNC rows give their handler min, max and unit. */
+static const struct opt_row rows[] = {
+	FUNC("pid", 'p', opt_pid, 1, 0x7fffffffL, NULL),
+	FLAG("children", 0, children),
+	STRING("match", 0, match, check_match),
+	STRING("user", 0, user, check_user),
+	NUMBER(K_INT, "port", 0, port, 1, 65535),
+	STRING("host", 0, host, NULL),
+	FLAG("allow-remote", 0, allow_remote),
+	STRING("serve", 0, serve, NULL),
+	STRING("serve-token-file", 0, serve_token_file, NULL),
+	FUNC("serve-allow-host", 0, opt_serve_allow_host, 0, 0, NULL),
+	FUNC("delay", 'd', opt_delay, OPT_DELAY_MIN_S, OPT_DELAY_MAX_S, "s"),
+	FUNC("interval", 'i', opt_interval, OPT_INTERVAL_MIN_US, OPT_INTERVAL_MAX_US, "us"),
+	FLAG("no-eval", 0, no_eval),
+	CONST("leave-jit", inlining, JIT_KEEP),
+	CONST("repair-inlining", inlining, JIT_REPAIR),
+	FUNC("inlining", 0, opt_inlining, 0, 0, NULL),
+	FLAG("no-workers", 0, no_workers),
+	FLAG("no-source-maps", 0, no_source_maps),
+	FLAG("no-cpu", 0, no_cpu),
+	SECS("max-pause", max_pause_s, 0, 3600, R_NONNEG),
+	/* under 10 ms the loop's own timer (10 ms) could not confirm one */
+	SECS("block-threshold", block_threshold_s, 0.02, 3600, R_NONNEG | R_ZERO_OFF),
+	SECS("cpu-every", cpu_every_s, 1, OPT_CPU_EVERY_MAX_S, R_POSITIVE),
+	STRING("push", 0, push, NULL),
+	NUMBER(K_LONG, "push-every", 0, push_every_s, 5, 3600),
+	STRING("push-name", 0, push_name, check_push_name),
+	STRING("push-tenant", 0, push_tenant, check_push_tenant),
+	SECS("timeout", timeout_s, OPT_TIMEOUT_MIN_S, OPT_TIMEOUT_MAX_S, 0),
+	FLAG("batch", 'b', batch),
+	FLAG("json", 0, json),
+	NUMBER(K_LONG, "iterations", 'n', iterations, 1, 1000000000L),
+	NUMBER(K_SIZE, "top", 't', top_n, 1, 100000),
+	STRING("output", 'o', output, NULL),
+	STRING("folded", 0, folded, NULL),
+	FLAG("list", 0, list),
+	STRING("sort", 0, sort, check_sort),
+	FLAG("reverse", 0, reverse_set),
+	STRING("mode", 0, mode, check_mode),
+	STRING("filter", 0, filter, check_filter),
+	FLAG("hide-internals", 0, hide_internals),
+	FLAG("hide-node-modules", 0, hide_node_modules),
+	NUMBER(K_NUMBER, "threshold", 0, threshold_pct, 0, 100),
+	FLAG("no-color", 0, no_color),
+	STRING("save-dir", 0, save_dir, NULL),
+	FLAG("no-config", 0, no_config),
+	SECS("mem-interval", mem_interval_s, 0.1, 3600, R_NONNEG | R_ZERO_OFF),
+	SECS("growth-window", growth_window_s, 30, 30 * 86400.0, 0),
+	FLAG("alloc", 0, alloc),
+	SECS("alloc-interval", alloc_interval_s, 5, 86400, 0),
+	STRING("log", 0, log_path, NULL),
+	STRING("replay", 0, replay_path, NULL),
+	FLAG("follow", 0, follow),
+	{ .name = "help", .letter = 'h', .kind = K_FLAG, .at = AT(help), .flags = R_ENDS },
+	{ .name = "version", .letter = 'V', .kind = K_FLAG, .at = AT(version), .flags = R_ENDS },
+};
+
+#define N_ROWS (sizeof rows / sizeof rows[0])
+/* getopt_long's value for a row: its letter, or past every char for a long-only one */
+#define ROW_VAL_BASE 256
+
+_Static_assert(sizeof(enum jit_method) == sizeof(int), "K_CONST stores an int");
+
+/* getopt_long's tables from the rows: ":" first, so that a missing value is told apart. */
+static void getopt_tables(struct option *lo, char *shorts)
+{
+	size_t i, n = 0;
+
+	shorts[n++] = ':';
+	for (i = 0; i < N_ROWS; i++) {
+		bool arg = rows[i].kind != K_FLAG && rows[i].kind != K_CONST;
+
+		lo[i] = (struct option){ rows[i].name, arg ? required_argument : no_argument, NULL,
+			rows[i].letter ? rows[i].letter : ROW_VAL_BASE + (int)i };
+		if (rows[i].letter) {
+			shorts[n++] = rows[i].letter;
+			if (arg)
+				shorts[n++] = ':';
+		}
+	}
+	lo[i] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[n] = '\0';
+}
+
+static const struct opt_row *row_of(int c)
+{
+	size_t i;
+
+	if (c >= ROW_VAL_BASE)
+		return (size_t)(c - ROW_VAL_BASE) < N_ROWS ? &rows[c - ROW_VAL_BASE] : NULL;
+	for (i = 0; i < N_ROWS; i++)
+		if (rows[i].letter && rows[i].letter == c)
+			return &rows[i];
+	return NULL;
+}
+
+static int apply_secs(struct options *o, const struct opt_row *r, const char *arg, double *out)
+{
+	double d;
+
+	if (parse_double(arg, &d) < 0 || (r->flags & R_NONNEG && d < 0) ||
+	    (r->flags & R_POSITIVE && d <= 0))
+		return -1;
+	*out = d == 0 && r->flags & R_ZERO_OFF ? 0 : clamp_row(o, r, d);
+	return 0;
+}
+
+/* Reads arg as the row says and stores it. Returns as the handlers do. */
+static int apply_row(struct options *o, const struct opt_row *r, const char *arg, char **msg)
+{
+	char *field = (char *)o + r->at;
+	long l;
+	double d;
+	int rc;
+
+	switch (r->kind) {
+	case K_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case K_CONST:
+		*(int *)field = r->value;
+		return 0;
+	case K_STRING:
+		if (r->check && (rc = r->check(arg, msg)) != 0)
+			return rc;
+		*(const char **)field = arg;
+		return 0;
+	case K_INT:
+	case K_LONG:
+	case K_SIZE:
+		if (parse_long(arg, (long)r->min, (long)r->max, &l) < 0)
+			return -1;
+		if (r->kind == K_INT)
+			*(int *)field = (int)l;
+		else if (r->kind == K_LONG)
+			*(long *)field = l;
+		else
+			*(size_t *)field = (size_t)l;
+		return 0;
+	case K_NUMBER:
+		if (parse_double(arg, &d) < 0 || d < r->min || d > r->max)
+			return -1;
+		*(double *)field = d;
+		return 0;
+	case K_SECS:
+		return apply_secs(o, r, arg, (double *)field);
+	case K_FUNC:
+		return r->handle(o, r, arg, msg);
+	}
+	return -1;
+}
+
+static void options_defaults(struct options *o)
+{
 	memset(o, 0, sizeof *o);
 	o->host = "127.0.0.1";
 	o->delay_s = 1.0;
@@ -281,279 +532,26 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 	o->alloc_interval_s = 300.0;
 	o->max_pause_s = 0.2;
 	o->block_threshold_s = 0.1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:i:bn:t:o:hV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_long(optarg, 1, 0x7fffffffL, &l) < 0)
-				goto bad_value;
-			if (!o->pid) {
-				o->pid = (pid_t)l;
-				break;
-			}
-			if (o->n_more_pids == OPT_PIDS_MAX - 1) {
-				*msg = xasprintf("at most %d --pid options.", OPT_PIDS_MAX);
-				return EXIT_USAGE;
-			}
-			o->more_pids[o->n_more_pids++] = (pid_t)l;
-			break;
-		case OPT_CHILDREN:
-			o->children = true;
-			break;
-		case OPT_MATCH:
-			if (!optarg[0]) {
-				*msg = xstrdup("--match needs some text to look for in command lines.");
-				return EXIT_USAGE;
-			}
-			o->match = optarg;
-			break;
-		case OPT_USER:
-			if (!optarg[0]) {
-				*msg = xstrdup("--user needs a user name or uid.");
-				return EXIT_USAGE;
-			}
-			o->user = optarg;
-			break;
-		case OPT_PORT:
-			if (parse_long(optarg, 1, 65535, &l) < 0)
-				goto bad_value;
-			o->port = (int)l;
-			break;
-		case OPT_HOST:
-			o->host = optarg;
-			break;
-		case OPT_ALLOW_REMOTE:
-			o->allow_remote = true;
-			break;
-		case OPT_SERVE:
-			o->serve = optarg;
-			break;
-		case OPT_SERVE_TOKEN_FILE:
-			o->serve_token_file = optarg;
-			break;
-		case OPT_SERVE_ALLOW_HOST:
-			/* a DNS name as a Host header carries it, without the port */
-			if (!optarg[0] || strlen(optarg) > 253 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != strlen(optarg)) {
-				*msg = xstrdup("--serve-allow-host takes a host name (letters, digits, - and ., "
-					"without a port).");
-				return EXIT_USAGE;
-			}
-			if (o->n_serve_allow_host == OPT_SERVE_ALLOW_HOST_MAX) {
-				*msg = xasprintf("--serve-allow-host is given more than %d times.",
-					OPT_SERVE_ALLOW_HOST_MAX);
-				return EXIT_USAGE;
-			}
-			o->serve_allow_host[o->n_serve_allow_host++] = optarg;
-			break;
-		case OPT_PUSH:
-			o->push = optarg;
-			break;
-		case OPT_PUSH_EVERY:
-			if (parse_long(optarg, 5, 3600, &l) < 0)
-				goto bad_value;
-			o->push_every_s = l;
-			break;
-		case OPT_PUSH_NAME:
-			if (!push_name_ok(optarg)) {
-				*msg = xstrdup("--push-name takes 1 to 128 of the letters, digits and . _ - / : "
-					"(Pyroscope's application names).");
-				return EXIT_USAGE;
-			}
-			o->push_name = optarg;
-			break;
-		case OPT_PUSH_TENANT:
-			if (!push_name_ok(optarg)) {
-				*msg = xstrdup("--push-tenant takes 1 to 128 of the letters, digits and . _ - / :.");
-				return EXIT_USAGE;
-			}
-			o->push_tenant = optarg;
-			break;
-		case 'd':
-			if (parse_double(optarg, &d) < 0)
-				goto bad_value;
-			o->delay_s = clamp_double(o, "--delay", d, OPT_DELAY_MIN_S, OPT_DELAY_MAX_S, "s");
-			o->delay_set = true;
-			break;
-		case 'i':
-			if (parse_double(optarg, &d) < 0)
-				goto bad_value;
-			/* V8 does not validate the interval: 0 means its default, a negative one
-			 * breaks the profile, and 1 costs a fifth of the target's CPU. */
-			o->interval_us = (long)clamp_double(o, "--interval", floor(d),
-				OPT_INTERVAL_MIN_US, OPT_INTERVAL_MAX_US, "us");
-			o->interval_set = true;
-			break;
-		case OPT_NO_EVAL:
-			o->no_eval = true;
-			break;
-		case OPT_NO_WORKERS:
-			o->no_workers = true;
-			break;
-		case OPT_NO_SOURCE_MAPS:
-			o->no_source_maps = true;
-			break;
-		case OPT_LEAVE_JIT:
-			o->inlining = JIT_KEEP;
-			break;
-		case OPT_REPAIR_INLINING:
-			o->inlining = JIT_REPAIR;
-			break;
-		case OPT_INLINING:
-			if (!strcmp(optarg, "repair"))
-				o->inlining = JIT_REPAIR;
-			else if (!strcmp(optarg, "off"))
-				o->inlining = JIT_OFF;
-			else if (!strcmp(optarg, "keep"))
-				o->inlining = JIT_KEEP;
-			else if (!strcmp(optarg, "auto"))
-				o->inlining = JIT_AUTO;
-			else {
-				*msg = xasprintf("--inlining takes repair, off, keep or auto, not '%.40s'.",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_NO_CPU:
-			o->no_cpu = true;
-			break;
-		case OPT_CPU_EVERY:
-			if (parse_double(optarg, &d) < 0 || d <= 0)
-				goto bad_value;
-			o->cpu_every_s = clamp_double(o, "--cpu-every", d, 1, OPT_CPU_EVERY_MAX_S, "s");
-			break;
-		case OPT_MAX_PAUSE:
-			if (parse_double(optarg, &d) < 0 || d < 0)
-				goto bad_value;
-			o->max_pause_s = clamp_double(o, "--max-pause", d, 0, 3600, "s");
-			break;
-		case OPT_BLOCK_THRESHOLD:
-			if (parse_double(optarg, &d) < 0 || d < 0)
-				goto bad_value;
-			/* under 10 ms the loop's own timer (10 ms) could not confirm one */
-			o->block_threshold_s = d == 0 ? 0 : clamp_double(o, "--block-threshold", d,
-				0.02, 3600, "s");
-			break;
-		case OPT_TIMEOUT:
-			if (parse_double(optarg, &d) < 0)
-				goto bad_value;
-			o->timeout_s = clamp_double(o, "--timeout", d, OPT_TIMEOUT_MIN_S,
-				OPT_TIMEOUT_MAX_S, "s");
-			break;
-		case 'b':
-			o->batch = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'n':
-			if (parse_long(optarg, 1, 1000000000L, &l) < 0)
-				goto bad_value;
-			o->iterations = l;
-			break;
-		case 't':
-			if (parse_long(optarg, 1, 100000, &l) < 0)
-				goto bad_value;
-			o->top_n = (size_t)l;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_FOLDED:
-			o->folded = optarg;
-			break;
-		case OPT_LIST:
-			o->list = true;
-			break;
-		case OPT_SORT:
-			if (settings_sort_parse(optarg, &(enum view_column){ 0 }) < 0)
-				goto bad_value;
-			o->sort = optarg;
-			break;
-		case OPT_REVERSE:
-			o->reverse_set = true;
-			break;
-		case OPT_MODE:
-			if (settings_mode_parse(optarg, &(enum model_mode){ 0 }) < 0)
-				goto bad_value;
-			o->mode = optarg;
-			break;
-		case OPT_FILTER:
-			if (strlen(optarg) >= sizeof ((struct view_settings *)0)->filter)
-				goto bad_value;
-			o->filter = optarg;
-			break;
-		case OPT_HIDE_INTERNALS:
-			o->hide_internals = true;
-			break;
-		case OPT_HIDE_NODE_MODULES:
-			o->hide_node_modules = true;
-			break;
-		case OPT_THRESHOLD:
-			if (parse_double(optarg, &d) < 0 || d < 0 || d > 100)
-				goto bad_value;
-			o->threshold_pct = d;
-			break;
-		case OPT_NO_COLOR:
-			o->no_color = true;
-			break;
-		case OPT_SAVE_DIR:
-			o->save_dir = optarg;
-			break;
-		case OPT_NO_CONFIG:
-			o->no_config = true;
-			break;
-		case OPT_MEM_INTERVAL:
-			if (parse_double(optarg, &d) < 0 || d < 0)
-				goto bad_value;
-			o->mem_interval_s = d == 0 ? 0 : clamp_double(o, "--mem-interval", d, 0.1, 3600, "s");
-			break;
-		case OPT_GROWTH_WINDOW:
-			if (parse_double(optarg, &d) < 0)
-				goto bad_value;
-			o->growth_window_s = clamp_double(o, "--growth-window", d, 30, 30 * 86400.0, "s");
-			break;
-		case OPT_ALLOC:
-			o->alloc = true;
-			break;
-		case OPT_ALLOC_INTERVAL:
-			if (parse_double(optarg, &d) < 0)
-				goto bad_value;
-			o->alloc_interval_s = clamp_double(o, "--alloc-interval", d, 5, 86400, "s");
-			break;
-		case OPT_LOG:
-			o->log_path = optarg;
-			break;
-		case OPT_REPLAY:
-			o->replay_path = optarg;
-			break;
-		case OPT_FOLLOW:
-			o->follow = true;
-			break;
-		case 'h':
-			o->help = true;
-			return 0;
-		case 'V':
-			o->version = true;
-			return 0;
-		case ':':
-			*msg = xasprintf("option %s needs a value.", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			*msg = xasprintf("unknown option %s (see ntop-js --help).", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+}
+
+/* What getopt_long left: a command after "--", or a slip. */
+static int check_leftover(int argc, char **argv, struct options *o, char **msg)
+{
+	if (optind >= argc)
+		return 0;
+	/* Only what follows "--" is a command: anything else is a slip. */
+	if (optind == 1 || strcmp(argv[optind - 1], "--") != 0) {
+		*msg = xasprintf("unexpected argument '%s'; to start a program, put it after "
+			"-- (see ntop-js --help).", argv[optind]);
+		return EXIT_USAGE;
 	}
-	if (optind < argc) {
-		/* Only what follows "--" is a command: anything else is a slip. */
-		if (optind == 1 || strcmp(argv[optind - 1], "--") != 0) {
-			*msg = xasprintf("unexpected argument '%s'; to start a program, put it after "
-				"-- (see ntop-js --help).", argv[optind]);
-			return EXIT_USAGE;
-		}
-		o->command = argv + optind;
-	}
+	o->command = argv + optind;
+	return 0;
+}
+
+/* The cross-option checks about what is watched and how, in the order they were written. */
+static int options_check_targets(struct options *o, char **msg)
+{
 	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list +
 	    (o->replay_path != NULL) + (o->match != NULL || o->user != NULL) > 1) {
 		*msg = xstrdup("give one of --pid, --match or --user, --port, --list, --replay or a "
@@ -614,6 +612,12 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 			o->output ? "-o" : "--folded");
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* ...and about what ntop-js serves, sends and connects to. */
+static int options_check_network(struct options *o, char **msg)
+{
 	if (o->serve && serve_parse_addr(o->serve, o->serve_host, sizeof o->serve_host,
 	    &o->serve_port, msg) < 0)
 		return EXIT_USAGE;
@@ -653,10 +657,48 @@ int options_parse(int argc, char **argv, struct options *o, char **msg)
 		return EXIT_USAGE;
 	}
 	return 0;
+}
 
-bad_value:
-	*msg = xasprintf("invalid value '%s' for --%s (see ntop-js --help).", optarg, opt_name(c));
-	return EXIT_USAGE;
+static int options_check(struct options *o, char **msg)
+{
+	int rc = options_check_targets(o, msg);
+
+	return rc ? rc : options_check_network(o, msg);
+}
+
+int options_parse(int argc, char **argv, struct options *o, char **msg)
+{
+	struct option lo[N_ROWS + 1];
+	char shorts[2 + 2 * N_ROWS];
+	const struct opt_row *r;
+	int c, rc;
+
+	options_defaults(o);
+	getopt_tables(lo, shorts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (c == ':') {
+			*msg = xasprintf("option %s needs a value.", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		if (!(r = row_of(c))) {
+			*msg = xasprintf("unknown option %s (see ntop-js --help).", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		rc = apply_row(o, r, optarg, msg);
+		if (rc < 0) {
+			*msg = xasprintf("invalid value '%s' for --%s (see ntop-js --help).", optarg,
+				r->name);
+			return EXIT_USAGE;
+		}
+		if (rc)
+			return rc;
+		if (r->flags & R_ENDS)
+			return 0;
+	}
+	rc = check_leftover(argc, argv, o, msg);
+	return rc ? rc : options_check(o, msg);
 }
 
 void options_free(struct options *o)

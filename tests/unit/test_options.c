@@ -539,6 +539,29 @@ int main(void)
 
 	table_cases();
 
+	{
+		/* every option --help names is one the parser knows */
+		const char *u = options_usage();
+		int n = 0, known = 0;
+
+		while ((u = strstr(u, "--"))) {
+			char name[40] = "--";
+			size_t len = strspn(u + 2, "abcdefghijklmnopqrstuvwxyz-");
+
+			u += 2;
+			if (!len || len >= sizeof name - 2)
+				continue;
+			memcpy(name + 2, u, len);
+			name[2 + len] = '\0';
+			n++;
+			parse(&o, &msg, name, NULL, NULL, NULL);
+			known += !msg || strncmp(msg, "unknown option", 14) != 0;
+			free(msg);
+			options_free(&o);
+		}
+		ok(n > 50 && known == n, "the %d options --help names are all known (%d)", n, known);
+	}
+
 	is_int(parse(&o, &msg, "--help", NULL, NULL, NULL), 0, "--help parses");
 	ok(o.help, "help flag set");
 	ok(strstr(options_usage(), "--no-eval") != NULL, "usage lists --no-eval");
