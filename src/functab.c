@@ -328,7 +328,7 @@ bool functab_is_internal(const struct func_info *fi)
 
 enum cf_key { CF_OTHER, CF_FUNCTIONNAME, CF_URL, CF_SCRIPTID, CF_LINENUMBER, CF_COLUMNNUMBER };
 
-static enum cf_key cf_key_text(const char *s, size_t n)
+static int cf_key_text(const char *s, size_t n)
 {
 #define KM(lit, k) if (n == sizeof(lit) - 1 && memcmp(s, lit, sizeof(lit) - 1) == 0) return k
 	KM("functionName", CF_FUNCTIONNAME);
@@ -343,13 +343,7 @@ static enum cf_key cf_key_text(const char *s, size_t n)
 /* k is a raw quoted key; V8 never escapes keys, but JSON allows it. */
 static enum cf_key cf_key(struct json_span k)
 {
-	enum cf_key r = cf_key_text(k.p + 1, k.n - 2);
-	char buf[128];
-	long n;
-
-	if (r == CF_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
-		r = cf_key_text(buf, (size_t)n);
-	return r;
+	return (enum cf_key)json_key_match(k, cf_key_text, CF_OTHER);
 }
 
 /* The CPU profiler gives a CommonJS script's url as a file URL (Node's resourceNameToUrl),

@@ -57,7 +57,7 @@ enum key {
 	K_ORDINAL,
 };
 
-static enum key key_match_text(const char *s, size_t n)
+static int key_match_text(const char *s, size_t n)
 {
 #define KM(lit, k) if (memcmp(s, lit, sizeof(lit) - 1) == 0) return k
 	switch (n) {
@@ -75,13 +75,7 @@ static enum key key_match_text(const char *s, size_t n)
 /* k is a raw quoted key; V8 never escapes keys, but JSON allows it. */
 static enum key key_match(struct json_span k)
 {
-	enum key r = key_match_text(k.p + 1, k.n - 2);
-	char buf[128];
-	long n;
-
-	if (r == K_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
-		r = key_match_text(buf, (size_t)n);
-	return r;
+	return (enum key)json_key_match(k, key_match_text, K_OTHER);
 }
 
 /* Opens a node object (the head, or a child) at the cursor. */

@@ -819,6 +819,17 @@ long json_key_unescape(struct json_span key, char *buf, size_t bufsz)
 	return json_string_decode_into(key, buf);
 }
 
+int json_key_match(struct json_span k, int (*match)(const char *s, size_t n), int other)
+{
+	int r = match(k.p + 1, k.n - 2);
+	char buf[128];
+	long n;
+
+	if (r == other && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
+		r = match(buf, (size_t)n);
+	return r;
+}
+
 /* The reader. */
 
 void json_reader_init(struct json_reader *r, const char *buf, size_t len, const char *doc)

@@ -116,6 +116,11 @@ int json_pull_finish(struct json_pull *jp);
  * no escape (the raw bytes were the text), longer than buf, or not a valid string. */
 long json_key_unescape(struct json_span key, char *buf, size_t bufsz);
 
+/* Which known key k (a raw quoted key) is, by match (the key's text and length -> a code, or
+ * other): the raw bytes are tried first, as V8 never escapes keys; only a key that misses is
+ * unescaped (up to 127 bytes) and tried again. */
+int json_key_match(struct json_span k, int (*match)(const char *s, size_t n), int other);
+
 /* A reader: the pull cursor as the profile parsers drive it. Data from the target is untrusted,
  * so every read names the type it expects, and the first failure becomes the one sentence the
  * user sees, after what the document is ("invalid heap profile: selfSize is not a number (byte

@@ -58,7 +58,7 @@ enum key {
 	K_LINE, K_TICKS, K_NODES, K_SAMPLES, K_TIMEDELTAS, K_STARTTIME, K_ENDTIME,
 };
 
-static enum key key_match_text(const char *s, size_t n)
+static int key_match_text(const char *s, size_t n)
 {
 	/* by length first; memcmp with a constant size compiles to a word compare */
 #define KM(lit, k) if (memcmp(s, lit, sizeof(lit) - 1) == 0) return k
@@ -81,13 +81,7 @@ static enum key key_match_text(const char *s, size_t n)
  * first, and only a key that misses is looked at for escapes. */
 static enum key key_match(struct json_span k)
 {
-	enum key r = key_match_text(k.p + 1, k.n - 2);
-	char buf[128];
-	long n;
-
-	if (r == K_OTHER && (n = json_key_unescape(k, buf, sizeof(buf))) >= 0)
-		r = key_match_text(buf, (size_t)n);
-	return r;
+	return (enum key)json_key_match(k, key_match_text, K_OTHER);
 }
 
 static int parse_children(struct parser *ps, struct raw_node *n)
