@@ -19,7 +19,7 @@
 #include "model.h"
 #include "procfs.h"
 #include "options.h"
-#include "pausemodel.h"
+#include "pause.h"
 #include "picker.h"
 #include "report.h"
 #include "service.h"
@@ -131,8 +131,8 @@ void app_report_window(const struct app *a, struct engine *e, const struct windo
 	rw->next_burst_in_s = engine_next_burst_in_s(e);
 	rw->start_pause_est_s = NAN;
 	rw->gc_pause_est_s = NAN;
-	if (engine_loop_last(e)) {
-		*loop = *engine_loop_last(e);
+	if (engine_evloop_last(e)) {
+		*loop = *engine_evloop_last(e);
 		if (!rw->cpu_off)
 			evloop_busy_from_profile(loop, w->sampled_us, w->idle_us);
 		rw->loop = loop;
@@ -152,7 +152,7 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	app_container_of(&a->target, &rt);
 	app_report_window(a, a->engine, w, wall_time_s, &rw, &loop);
 	/* reported within the event_loop object: held back while there is none */
-	for (; engine_loop_last(a->engine) && a->blocks_reported < n_blocks; a->blocks_reported++) {
+	for (; engine_evloop_last(a->engine) && a->blocks_reported < n_blocks; a->blocks_reported++) {
 		const struct engine_block *k = engine_block_get(a->engine, a->blocks_reported);
 
 		if (k)
@@ -731,7 +731,7 @@ static void app_engine_config(struct app *a, struct engine_config *cfg)
 	cfg->no_cpu = a->opt.no_cpu;
 	cfg->max_pause_s = a->opt.max_pause_s;
 	cfg->cpu_every_s = a->opt.cpu_every_s;
-	cfg->loop = true;
+	cfg->evloop = true;
 	cfg->block_ms = a->opt.block_threshold_s * 1e3;
 	cfg->ask_pause = !a->opt.batch;
 	cfg->jit_method = a->opt.inlining;

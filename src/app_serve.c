@@ -85,7 +85,7 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 		src.mem = memseries_last(engine_memseries(e));
 		src.growth = main_engine && a->have_growth ? &a->growth : NULL;
 		src.spaces = engine_heap_spaces(e, &src.n_spaces);
-		src.loop = engine_loop_last(e);
+		src.loop = engine_evloop_last(e);
 		src.cum = engine_cumulative(e);
 		src.ft = engine_functab(e);
 	}

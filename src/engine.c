@@ -266,7 +266,7 @@ static void engine_profile_invalid(struct engine *e, const char *err)
 static void engine_window_done(struct engine *e)
 {
 	e->windows_done++;
-	engine_loop_window_done(e);
+	engine_evloop_window_done(e);
 	e->h->on_window(e->ud, &e->ws, engine_wall_s(e));
 	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
 		engine_stop(e);
@@ -338,7 +338,7 @@ static void engine_take_profile(struct engine *e, struct profile *p)
 		trim = p->start_time_us + (p->time_deltas[0] > 0 ? (double)p->time_deltas[0] : 0);
 	engine_fix_profile(e, p);
 	aggregate_window(p, e->ft, trim, &e->ws);
-	engine_loop_take_profile(e, p, trim);
+	engine_evloop_take_profile(e, p, trim);
 	/* Windows overlap only in eval mode: the next profile starts before this one ends. */
 	if (e->eval_mode && e->ws.n_samples) {
 		e->trim_until_us = e->ws.last_sample_us;
@@ -473,7 +473,7 @@ static void engine_on_window_timer(void *ud)
 	engine_door_renew(e);
 	if (!e->cpu_on) {
 		engine_arm_window(e);
-		engine_loop_read(e);
+		engine_evloop_read(e);
 		engine_empty_window(e);
 		if (e->state == ST_RUNNING)
 			engine_burst_due(e);
@@ -487,7 +487,7 @@ static void engine_on_window_timer(void *ud)
 		return;
 	}
 	/* Before the rotation: its reply comes before the profile, so the window carries it. */
-	engine_loop_read(e);
+	engine_evloop_read(e);
 	e->end_pending = true;
 	/* A burst is one window: it ends here, with no next profile (engine_burst_end). */
 	e->burst_ending = e->cfg.cpu_every_s > 0;
@@ -857,7 +857,7 @@ void engine_stop(struct engine *e)
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
 	engine_mem_leave(e);
-	engine_loop_leave(e);
+	engine_evloop_leave(e);
 	engine_timer_cancel(e, e->window_timer);
 	engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
 	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that
@@ -901,7 +901,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	cumulative_init(&e->cum);
 	window_stats_init(&e->ws);
 	engine_mem_init(e);
-	engine_loop_init(e);
+	engine_evloop_init(e);
 	if (cfg->calltree_max_samples) {
 		e->ct = calltree_create(cfg->calltree_max_samples);
 		e->window_ct = calltree_create(cfg->calltree_max_samples);
@@ -935,7 +935,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 		e->tp.free(e->conn);
 	e->conn = NULL;
 	engine_mem_reset_session(e);
-	engine_loop_reset_session(e);
+	engine_evloop_reset_session(e);
 	/* A profile of the old process still being read must not become a window of the new. */
 	inbox_drop(e->inbox);
 	memseries_mark_gap(e->mem.series, engine_wall_s(e));
@@ -973,7 +973,7 @@ void engine_free(struct engine *e)
 		e->tp.free(e->conn);
 	engine_workers_free(e);
 	engine_mem_free(e);
-	engine_loop_free(e);
+	engine_evloop_free(e);
 	calltree_free(e->ct);
 	calltree_free(e->window_ct);
 	profile_release(&e->last_profile);

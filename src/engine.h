@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blocks.h"
+#include "blockscan.h"
 #include "jitplan.h"
 
 struct loop;
@@ -50,7 +50,7 @@ struct engine_config {
 	size_t calltree_max_samples; /* 0: keep no call tree */
 	double mem_interval_s;       /* memory reading every so often; 0: none */
 	double mem_detail_interval_s;/* external memory and heap spaces (needs eval) */
-	bool loop;                   /* event-loop readings every window (eval mode only) */
+	bool evloop;                 /* event-loop readings every window (eval mode only) */
 	double block_ms;             /* a task that holds the loop this long is a block (0: off) */
 	bool workers;                /* report the target's worker threads (on_worker) */
 	bool worker;                 /* a worker thread's engine (engine_workers.c): V8's flags are
@@ -169,7 +169,7 @@ bool engine_cpu_starting(const struct engine *e);
 /* With cpu_every_s: seconds until the next burst is due (0 while one starts), NAN while one
  * runs or without bursts. */
 double engine_next_burst_in_s(const struct engine *e);
-/* Predicted pauses (pausemodel.h) with the latest heap reading: the profiler's start (with the
+/* Predicted pauses (pause.h) with the latest heap reading: the profiler's start (with the
  * JIT step's deoptimization when it will do one), and a full GC. NAN when unknown. */
 double engine_start_pause_s(const struct engine *e);
 double engine_gc_pause_s(const struct engine *e);
@@ -190,11 +190,11 @@ void engine_reset_cumulative(struct engine *e);
 size_t engine_windows_done(const struct engine *e);
 
 /* The latest event-loop reading (evloop.h), or NULL before the first. */
-const struct evloop_reading *engine_loop_last(const struct engine *e);
+const struct evloop_reading *engine_evloop_last(const struct engine *e);
 /* The readings over time (evloop.h's enum loop_metric), or NULL before the first. */
-const struct tseries *engine_loop_series(const struct engine *e);
+const struct tseries *engine_evloop_series(const struct engine *e);
 
-/* Blocked-loop events (blocks.h), numbered from 0 in the order they were confirmed; the
+/* Blocked-loop events (blockscan.h), numbered from 0 in the order they were confirmed; the
  * latest ENGINE_BLOCKS_KEPT are kept. */
 #define ENGINE_BLOCKS_KEPT 64
 struct engine_block {

@@ -140,7 +140,7 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		jit_deopt(e);
 		return;
 	}
-	if (e->cfg.jit_method == JIT_REPAIR && !engine_jit_can_repair(e))
+	if (e->cfg.jit_method == JIT_REPAIR && !engine_jit_can_repair(e) && jit_v8_major(v8) <= 13)
 		engine_fix_start(e); /* says why it cannot */
 	/* A worker shares V8's flags with the main thread, whose engine set them (and puts them
 	 * back): this isolate's code is only deoptimized, to be optimized again under them. */

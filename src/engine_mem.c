@@ -10,6 +10,7 @@
 #include "exitcode.h"
 #include "functab.h"
 #include "heapprof.h"
+#include "heapsnap.h"
 #include "jsonpull.h"
 #include "memseries.h"
 #include "procfs.h"
@@ -102,7 +103,7 @@ void engine_mem_free(struct engine *e)
 	alloc_table_free(&e->mem.latest);
 	alloc_table_free(&e->mem.by_growth);
 	if (e->mem.snap)
-		snapshot_file_abort(e->mem.snap);
+		heapsnap_abort(e->mem.snap);
 	free(e->mem.snap_path);
 	free(e->mem.alloc_raw);
 	free(e->mem.detail_expr);
@@ -421,7 +422,7 @@ static void mem_on_snapshot_done(void *ud, enum session_outcome o, const struct 
 	if (!e->mem.snap)
 		return;
 	if (o != SESSION_REPLY || m->error.n) {
-		snapshot_file_abort(e->mem.snap);
+		heapsnap_abort(e->mem.snap);
 		e->mem.snap = NULL;
 		msg = xstrdup(o == SESSION_TIMEOUT ? "the heap snapshot did not finish in time; "
 			"nothing was written." : "the target could not take the heap snapshot.");
@@ -430,7 +431,7 @@ static void mem_on_snapshot_done(void *ud, enum session_outcome o, const struct 
 		free(msg);
 		return;
 	}
-	if (snapshot_file_finish(e->mem.snap, &bytes, &cause) < 0) {
+	if (heapsnap_finish(e->mem.snap, &bytes, &cause) < 0) {
 		e->mem.snap = NULL;
 		if (e->h->on_snapshot)
 			e->h->on_snapshot(e->ud, false, cause);
@@ -455,7 +456,7 @@ int engine_heap_snapshot(struct engine *e, const char *path, char **cause)
 		*cause = xstrdup("a heap snapshot is already being written.");
 		return -1;
 	}
-	e->mem.snap = snapshot_file_open(path, cause);
+	e->mem.snap = heapsnap_open(path, cause);
 	if (!e->mem.snap)
 		return -1;
 	free(e->mem.snap_path);
@@ -482,9 +483,9 @@ bool engine_mem_event(struct engine *e, const struct protocol_msg *m)
 	if (!e->mem.snap)
 		return true;
 	if (json_object_get(m->params, "chunk", &chunk) != 1 ||
-	    snapshot_file_chunk(e->mem.snap, chunk.p, chunk.n, &cause) < 0) {
+	    heapsnap_chunk(e->mem.snap, chunk.p, chunk.n, &cause) < 0) {
 		/* Keep the reply handler from finishing a broken file. */
-		snapshot_file_abort(e->mem.snap);
+		heapsnap_abort(e->mem.snap);
 		e->mem.snap = NULL;
 		if (e->h->on_snapshot)
 			e->h->on_snapshot(e->ud, false, cause ? cause : "a heap snapshot chunk was invalid.");
@@ -585,7 +586,7 @@ void engine_mem_reset_session(struct engine *e)
 {
 	engine_mem_stop(e);
 	if (e->mem.snap) {
-		snapshot_file_abort(e->mem.snap);
+		heapsnap_abort(e->mem.snap);
 		e->mem.snap = NULL;
 	}
 	e->mem.heap_pending = false;

@@ -1,4 +1,4 @@
-/* engine_pause.c: the engine's pause check (pausemodel.h). Before the CPU profiler is
+/* engine_pause.c: the engine's pause check (pause.h). Before the CPU profiler is
  * started, one cheap reading of the target's heap (and, on a small heap, of its compiled
  * code) predicts how long the start will pause it, with the JIT step's deoptimization. Over
  * --max-pause, a batch session is refused with that sentence, and the live view starts with

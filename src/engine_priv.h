@@ -14,14 +14,14 @@
 #include "tseries.h"
 #include "heapprof.h"
 #include "jitplan.h"
-#include "pausemodel.h"
+#include "pause.h"
 #include "memseries.h"
 #include "origins.h"
 #include "profile.h"
 #include "session.h"
 
 struct engine_timer;
-struct snapshot_file;
+struct heapsnap;
 struct inbox;
 struct inbox_msg;
 struct inlinefix;
@@ -44,7 +44,7 @@ struct engine_mem {
 	bool alloc_fresh;             /* a profile arrived since the last window */
 	char *alloc_raw;              /* the latest profile's JSON, for saving as .heapprofile */
 	size_t alloc_raw_len;
-	struct snapshot_file *snap;
+	struct heapsnap *snap;
 	char *snap_path;
 	double snap_started_s;
 	char *detail_expr;            /* the detail evaluation, with this session's nonce */
@@ -53,7 +53,7 @@ struct engine_mem {
 
 struct engine;
 
-/* Event-loop readings (engine_loop.c). */
+/* Event-loop readings (engine_evloop.c). */
 struct engine_evl {
 	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
 	                              * histogram's timer every 10 ms (CPU profiling), or every 1 s */
@@ -258,17 +258,17 @@ void engine_workers_start(struct engine *e);
 void engine_workers_session_ended(struct engine *e, const char *why);
 void engine_workers_free(struct engine *e);
 
-/* engine_loop.c */
-void engine_loop_init(struct engine *e);
-void engine_loop_free(struct engine *e);
-void engine_loop_reset_session(struct engine *e);
+/* engine_evloop.c */
+void engine_evloop_init(struct engine *e);
+void engine_evloop_free(struct engine *e);
+void engine_evloop_reset_session(struct engine *e);
 /* A window's profile: its samples are searched for blocks (trim as for the window). */
-void engine_loop_take_profile(struct engine *e, const struct profile *p, double trim_until_us);
+void engine_evloop_take_profile(struct engine *e, const struct profile *p, double trim_until_us);
 /* Asks for a reading if loop readings are on (eval mode) and none is on its way. */
-void engine_loop_read(struct engine *e);
+void engine_evloop_read(struct engine *e);
 /* A window is done (e->ws): a reading waiting for its samples goes into the series. */
-void engine_loop_window_done(struct engine *e);
+void engine_evloop_window_done(struct engine *e);
 /* At detach: removes what the readings installed in the target. */
-void engine_loop_leave(struct engine *e);
+void engine_evloop_leave(struct engine *e);
 
 #endif

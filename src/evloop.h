@@ -1,5 +1,5 @@
 /* evloop.h: one reading of the target's event loop, made by the evaluation that the engine runs
- * at every window (engine_loop.c): the busy share of the loop since the last reading
+ * at every window (engine_evloop.c): the busy share of the loop since the last reading
  * (performance.eventLoopUtilization), the delay of a 10 ms timer over the same time
  * (perf_hooks.monitorEventLoopDelay: p50, p99, max), and the live handles and requests by kind
  * (process.getActiveResourcesInfo), taken at a turn of the loop after the previous reading.

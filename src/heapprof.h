@@ -52,16 +52,4 @@ void alloc_table_diff(struct alloc_table *t, const struct alloc_table *baseline)
 /* Sorts by growth_bytes, descending (for the "what grows" table). */
 void alloc_table_sort_growth(struct alloc_table *t);
 
-/* A heap snapshot being written: chunks are appended to a temporary file (mode 0600) that is
- * renamed into place when finished. */
-struct snapshot_file;
-struct snapshot_file *snapshot_file_open(const char *path, char **cause);
-/* Appends the decoded text of one addHeapSnapshotChunk "chunk" string (a JSON string span,
- * quotes included). Returns 0, or -1 with *cause. */
-int snapshot_file_chunk(struct snapshot_file *f, const char *json_string, size_t len, char **cause);
-/* Finishes (fsync, rename) and frees. Returns 0, or -1 with *cause. bytes_out gets the size. */
-int snapshot_file_finish(struct snapshot_file *f, size_t *bytes_out, char **cause);
-/* Abandons the snapshot (removes the temporary file) and frees. */
-void snapshot_file_abort(struct snapshot_file *f);
-
 #endif

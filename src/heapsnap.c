@@ -1,10 +1,10 @@
-/* heapsnap.c: the heap snapshot writer of heapprof.h. Chunks arrive as the JSON strings of
+/* heapsnap.c: the heap snapshot writer (heapsnap.h). Chunks arrive as the JSON strings of
  * HeapProfiler.addHeapSnapshotChunk events; each is decoded straight into an atomic file
  * (atomicfile.h), so a failed or abandoned snapshot never leaves a truncated file under the
  * name the user asked for. */
 #include "config.h"
 
-#include "heapprof.h"
+#include "heapsnap.h"
 
 #include <stdlib.h>
 
@@ -12,16 +12,16 @@
 #include "jsonpull.h"
 #include "util.h"
 
-struct snapshot_file {
+struct heapsnap {
 	struct atomic_file *out;
 	size_t bytes;
 	char *buf;
 	size_t cap;
 };
 
-struct snapshot_file *snapshot_file_open(const char *path, char **cause)
+struct heapsnap *heapsnap_open(const char *path, char **cause)
 {
-	struct snapshot_file *f;
+	struct heapsnap *f;
 	struct atomic_file *out;
 
 	if (!path || !*path) {
@@ -36,7 +36,7 @@ struct snapshot_file *snapshot_file_open(const char *path, char **cause)
 	return f;
 }
 
-int snapshot_file_chunk(struct snapshot_file *f, const char *json_string, size_t len, char **cause)
+int heapsnap_chunk(struct heapsnap *f, const char *json_string, size_t len, char **cause)
 {
 	long n;
 
@@ -60,13 +60,13 @@ int snapshot_file_chunk(struct snapshot_file *f, const char *json_string, size_t
 	return 0;
 }
 
-static void snapshot_file_release(struct snapshot_file *f)
+static void heapsnap_release(struct heapsnap *f)
 {
 	free(f->buf);
 	free(f);
 }
 
-int snapshot_file_finish(struct snapshot_file *f, size_t *bytes_out, char **cause)
+int heapsnap_finish(struct heapsnap *f, size_t *bytes_out, char **cause)
 {
 	int rc;
 
@@ -76,20 +76,20 @@ int snapshot_file_finish(struct snapshot_file *f, size_t *bytes_out, char **caus
 	}
 	if (f->bytes == 0) {
 		*cause = xstrdup("the heap snapshot is empty");
-		snapshot_file_abort(f);
+		heapsnap_abort(f);
 		return -1;
 	}
 	rc = atomic_file_commit(f->out, cause);
 	if (rc == 0 && bytes_out)
 		*bytes_out = f->bytes;
-	snapshot_file_release(f);
+	heapsnap_release(f);
 	return rc;
 }
 
-void snapshot_file_abort(struct snapshot_file *f)
+void heapsnap_abort(struct heapsnap *f)
 {
 	if (!f)
 		return;
 	atomic_file_abort(f->out);
-	snapshot_file_release(f);
+	heapsnap_release(f);
 }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blocks.h"
+#include "blockscan.h"
 #include "evloop.h"
 
 struct functab;
@@ -99,7 +99,7 @@ struct model {
 	bool all_processes;
 	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */
 	const struct tseries *loop_series;
-	/* Blocked-loop events (blocks.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many
+	/* Blocked-loop events (blockscan.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many
 	 * there were since attach; block_threshold_ms 0 when they are not looked for. */
 	struct model_block {
 		struct loop_block b;

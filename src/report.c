@@ -10,7 +10,7 @@
 
 #include "report.h"
 #include "engine.h"
-#include "blocks.h"
+#include "blockscan.h"
 #include "evloop.h"
 #include "heapprof.h"
 #include "memseries.h"
@@ -275,7 +275,7 @@ static void report_text_loop(struct strbuf *out, const struct report_window *rw,
 		{
 			char timer[48] = "";
 
-			/* while the CPU profiler is off the timer ticks seldom (engine_loop.c) */
+			/* while the CPU profiler is off the timer ticks seldom (engine_evloop.c) */
 			if (r->lag_resolution_ms > 10)
 				snprintf(timer, sizeof timer, " of a %.0f ms timer", r->lag_resolution_ms);
 			strbuf_printf(out, ", lag%s p50 %.1f ms, p99 %.1f ms, max %.1f ms", timer,

@@ -51,7 +51,7 @@ struct report_window {
 	size_t n_blocks;
 	/* ...because it runs in bursts (--cpu-every): seconds to the next one, else NAN. */
 	double next_burst_in_s;
-	/* Predicted pauses of the target (pausemodel.h), in seconds; NAN when unknown: the CPU
+	/* Predicted pauses of the target (pause.h), in seconds; NAN when unknown: the CPU
 	 * profiler's start with the JIT step, and a full GC (each allocation-profile fetch). */
 	double start_pause_est_s, gc_pause_est_s;
 	/* The worker threads' latest windows, as report_json_thread() objects joined by commas

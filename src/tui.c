@@ -9,7 +9,7 @@
 #include "loop.h"
 #include "memseries.h"
 #include "model.h"
-#include "pausemodel.h"
+#include "pause.h"
 #include "procfs.h"
 #include "term.h"
 #include "util.h"
@@ -114,11 +114,11 @@ static void tui_pull_cpu(struct tui *t)
 	t->model.cpu_off = !engine_cpu_on(t->engine);
 	t->model.cpu_starting = engine_cpu_starting(t->engine);
 	t->model.next_burst_in_s = engine_next_burst_in_s(t->engine);
-	if (engine_loop_last(t->engine)) {
+	if (engine_evloop_last(t->engine)) {
 		t->model.have_loop = true;
-		t->model.loop = *engine_loop_last(t->engine);
+		t->model.loop = *engine_evloop_last(t->engine);
 	}
-	t->model.loop_series = engine_loop_series(t->engine);
+	t->model.loop_series = engine_evloop_series(t->engine);
 	tui_pull_blocks(t);
 }
 

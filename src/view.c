@@ -1,7 +1,7 @@
 /* view.c: see view.h. This file holds the view's life cycle, the key dispatch (the one-line
  * prompt, the table of keys shared by the screens, then the screen's own table), the table of
  * screens it dispatches to, and the helpers the screens share; the screens themselves are in view_table.c, view_detail.c, view_help.c,
- * view_memory.c, view_loop.c and view_all.c. */
+ * view_memory.c, view_evloop.c and view_all.c. */
 #include "config.h"
 
 #include "view.h"
@@ -15,7 +15,7 @@
 #include "functab.h"
 #include "grid.h"
 #include "memseries.h"
-#include "pausemodel.h"
+#include "pause.h"
 #include "util.h"
 #include "view_priv.h"
 

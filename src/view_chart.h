@@ -1,7 +1,7 @@
 /* view_chart.h: a time chart of a tseries (tseries.h) drawn into the grid: lines and bands
  * in braille dots (or one ASCII glyph a cell), a y axis from 0 with labels, and a time axis.
  * The memory screen's chart and sparkline (view_memchart.c) and the loop screen's charts
- * (view_loop.c) are drawn so. Private to the view. */
+ * (view_evloop.c) are drawn so. Private to the view. */
 #ifndef NTOP_VIEW_CHART_H
 #define NTOP_VIEW_CHART_H
 

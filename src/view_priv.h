@@ -1,7 +1,7 @@
 /* view_priv.h: the state shared by the view's screens (view.c: keys, common drawing;
  * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help;
  * view_memory.c and view_memchart.c: the memory screen and the header's memory line;
- * view_loop.c: the loop screen and the header's LOOP line; view_all.c: every thread side by
+ * view_evloop.c: the loop screen and the header's LOOP line; view_all.c: every thread side by
  * side).
  * Private to those files. */
 #ifndef NTOP_VIEW_PRIV_H
@@ -212,8 +212,8 @@ enum view_action view_alloc_ask(struct view *v, const struct model *m);
 void view_alloc_question(const struct model *m, char *out, size_t outsz);
 void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 
-/* view_loop.c */
+/* view_evloop.c */
 /* The header's LOOP line (table screen), when there is a reading. */
-void view_loop_line(const struct model *m, struct grid *g, int y);
+void view_evloop_line(const struct model *m, struct grid *g, int y);
 
 #endif

@@ -664,7 +664,7 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 		if (threads)
 			draw_threads_line(m, g, 3);
 		if (loop)
-			view_loop_line(m, g, 3 + threads);
+			view_evloop_line(m, g, 3 + threads);
 		view_memory_line(v, m, g, hdr - 2, now_wall_s);
 		draw_settings_line(v, m, g, hdr - 1);
 	} else if (h >= 10) {

@@ -1089,7 +1089,7 @@ static void test_burst_skipped(void)
 	free_fake(&f);
 }
 
-/* Event-loop readings (cfg.loop): an evaluation (ntopJsLoop) at each window tick, before the
+/* Event-loop readings (cfg.evloop): an evaluation (ntopJsLoop) at each window tick, before the
  * rotation, so that the window is handed over with the latest reading (the target takes it at
  * a turn of its loop, and returns it with the next request). A reply that is not a reading keeps the last
  * one and costs nothing else; at detach the histogram is removed from the target. */
@@ -1103,7 +1103,7 @@ static void test_loop(void)
 	bool removed = false;
 
 	base_config(&cfg);
-	cfg.loop = true;
+	cfg.evloop = true;
 	make_engine(&f, &cfg);
 	start_and_setup(&f, true);
 	from = f.n_sent;
@@ -1120,7 +1120,7 @@ static void test_loop(void)
 	profile_finished(&f, 0, fib_profile);
 	reply(&f, rot_id, "{\"result\":{\"type\":\"undefined\"}}");
 	is_int(f.windows, 1, "loop: the window is handed over");
-	r = engine_loop_last(f.e);
+	r = engine_evloop_last(f.e);
 	ok(r && r->have_loop && r->utilization == 0.25 && fabs(r->lag_max_ms - 310) < 1e-9 &&
 		evloop_kind_count(r, "Timeout") == 4, "loop: with the latest reading");
 	/* A reading the target botches: the last one stays, nothing ends. */
@@ -1130,7 +1130,7 @@ static void test_loop(void)
 	reply(&f, loop_id, "{\"result\":{\"type\":\"string\",\"value\":\"not json\"}}");
 	profile_finished(&f, 1, fib_profile);
 	reply(&f, rot_id, "{\"result\":{\"type\":\"undefined\"}}");
-	r = engine_loop_last(f.e);
+	r = engine_evloop_last(f.e);
 	ok(f.windows == 2 && f.finished == 0 && r && r->utilization == 0.25,
 		"loop: a botched reading keeps the last and ends nothing");
 	/* A reading that never comes: no second one is sent meanwhile, windows go on. */
@@ -1163,7 +1163,7 @@ static void test_loop_no_cpu(void)
 	long long id;
 
 	base_config(&cfg);
-	cfg.loop = true;
+	cfg.evloop = true;
 	cfg.no_cpu = true;
 	make_engine(&f, &cfg);
 	if (!start_and_open(&f)) {
@@ -1180,7 +1180,7 @@ static void test_loop_no_cpu(void)
 		"loop, no CPU: a reading was asked for");
 	reply(&f, id, "{\"result\":{\"type\":\"string\",\"value\":\"{\\\"r\\\":null,"
 		"\\\"k\\\":{}}\"}}");
-	ok(engine_loop_last(f.e) && !engine_loop_last(f.e)->have_loop,
+	ok(engine_evloop_last(f.e) && !engine_evloop_last(f.e)->have_loop,
 		"loop, no CPU: the first reading only starts the measurement");
 	free_fake(&f);
 }

@@ -1,8 +1,9 @@
 /* test_heapprof.c: heapprof_parse and the growth diff on real sampling heap profiles and on
- * hostile hand-written ones; snapshot_file on real snapshot chunks. */
+ * hostile hand-written ones; heapsnap on real snapshot chunks. */
 #include "config.h"
 
 #include "heapprof.h"
+#include "heapsnap.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -613,7 +614,7 @@ static void test_snapshot_fixture(const char *dir)
 	char path[4096], *cause = NULL, *fixture, *out;
 	size_t len = 0, out_len = 0, bytes = 0;
 	struct strbuf want;
-	struct snapshot_file *f;
+	struct heapsnap *f;
 	struct json_span arr, el;
 	size_t pos = 0;
 	cJSON *ref, *c;
@@ -631,18 +632,18 @@ static void test_snapshot_fixture(const char *dir)
 		strbuf_puts(&want, c->valuestring);
 	cJSON_Delete(ref);
 
-	f = snapshot_file_open(path, &cause);
+	f = heapsnap_open(path, &cause);
 	ok(f != NULL, "open %s", path);
 	while (f && json_array_next(arr, &pos, &el) == 1) {
 		n++;
-		if (snapshot_file_chunk(f, el.p, el.n, &cause))
+		if (heapsnap_chunk(f, el.p, el.n, &cause))
 			bad++;
 	}
 	is_int(n, 3, "three raw chunks");
 	is_int(bad, 0, "each chunk decoded and written");
 	ok(f && fixture_count_entries(dir) == 1 && access(path, F_OK) != 0,
 		"while writing: one temporary file, the target not there yet");
-	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished");
+	is_int(heapsnap_finish(f, &bytes, &cause), 0, "finished");
 	out = fixture_read_file(path, &out_len);
 	ok(out && out_len == want.len && bytes == want.len && memcmp(out, want.data, want.len) == 0,
 		"the file is the decoded chunks (%zu bytes), as cJSON decodes them", bytes);
@@ -660,7 +661,7 @@ static void test_snapshot_small(const char *dir)
 {
 	char path[4096], *cause = NULL, *out;
 	size_t out_len = 0, bytes = 0;
-	struct snapshot_file *f;
+	struct heapsnap *f;
 	const char *c1 = "\"{\\\"k\\\":\\\"q\\\\\\\"\\u00e9\\ud83d\\ude00\\\"\"";
 	const char *c2 = "\",\\\"n\\\":[1,\\n2]}\"";
 	cJSON *root;
@@ -675,10 +676,10 @@ static void test_snapshot_small(const char *dir)
 			fclose(old);
 		}
 	}
-	f = snapshot_file_open(path, &cause);
-	ok(f && snapshot_file_chunk(f, c1, strlen(c1), &cause) == 0 &&
-		snapshot_file_chunk(f, c2, strlen(c2), &cause) == 0, "escaped chunks accepted");
-	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished over an existing file");
+	f = heapsnap_open(path, &cause);
+	ok(f && heapsnap_chunk(f, c1, strlen(c1), &cause) == 0 &&
+		heapsnap_chunk(f, c2, strlen(c2), &cause) == 0, "escaped chunks accepted");
+	is_int(heapsnap_finish(f, &bytes, &cause), 0, "finished over an existing file");
 	out = fixture_read_file(path, &out_len);
 	root = out ? cJSON_ParseWithLength(out, out_len) : NULL;
 	ok(root, "the concatenation is valid JSON (%zu bytes)", out_len);
@@ -692,31 +693,31 @@ static void test_snapshot_small(const char *dir)
 	unlink(path);
 
 	/* abort */
-	f = snapshot_file_open(path, &cause);
-	ok(f && snapshot_file_chunk(f, c1, strlen(c1), &cause) == 0, "chunk before abort");
-	snapshot_file_abort(f);
+	f = heapsnap_open(path, &cause);
+	ok(f && heapsnap_chunk(f, c1, strlen(c1), &cause) == 0, "chunk before abort");
+	heapsnap_abort(f);
 	is_int(fixture_count_entries(dir), 0, "abort leaves nothing");
 
 	/* a bad chunk */
-	f = snapshot_file_open(path, &cause);
-	ok(f && snapshot_file_chunk(f, "{}", 2, &cause) == -1 && cause, "a non-string chunk refused: %s",
+	f = heapsnap_open(path, &cause);
+	ok(f && heapsnap_chunk(f, "{}", 2, &cause) == -1 && cause, "a non-string chunk refused: %s",
 		cause ? cause : "(none)");
 	free(cause);
 	cause = NULL;
-	ok(f && snapshot_file_chunk(f, "\"a\nb\"", 5, &cause) == -1 && cause,
+	ok(f && heapsnap_chunk(f, "\"a\nb\"", 5, &cause) == -1 && cause,
 		"a raw newline in a chunk refused");
 	free(cause);
 	cause = NULL;
-	ok(f && snapshot_file_chunk(f, "\"ab\\\"", 5, &cause) == -1 && cause,
+	ok(f && heapsnap_chunk(f, "\"ab\\\"", 5, &cause) == -1 && cause,
 		"an unterminated chunk refused");
 	free(cause);
 	cause = NULL;
-	snapshot_file_abort(f);
+	heapsnap_abort(f);
 	is_int(fixture_count_entries(dir), 0, "nothing left after the refused chunks");
 
 	/* empty */
-	f = snapshot_file_open(path, &cause);
-	is_int(snapshot_file_finish(f, &bytes, &cause), -1, "an empty snapshot is refused");
+	f = heapsnap_open(path, &cause);
+	is_int(heapsnap_finish(f, &bytes, &cause), -1, "an empty snapshot is refused");
 	ok(cause && fixture_count_entries(dir) == 0, "with a message, leaving nothing: %s",
 		cause ? cause : "(none)");
 	free(cause);
@@ -724,7 +725,7 @@ static void test_snapshot_small(const char *dir)
 
 	/* a directory that does not exist */
 	snprintf(path, sizeof(path), "%s/no-such-dir/x.heapsnapshot", dir);
-	f = snapshot_file_open(path, &cause);
+	f = heapsnap_open(path, &cause);
 	ok(!f && cause && strstr(cause, "no-such-dir"), "missing directory: %s",
 		cause ? cause : "(none)");
 	free(cause);
@@ -736,7 +737,7 @@ static void test_snapshot_live(const char *dir)
 	const char *node = getenv("NODE");
 	char cmd[8192], path[4096], *cause = NULL, *line = NULL, *out;
 	size_t cap = 0, out_len = 0, bytes = 0;
-	struct snapshot_file *f;
+	struct heapsnap *f;
 	ssize_t n;
 	int chunks = 0, bad = 0;
 	FILE *p;
@@ -750,19 +751,19 @@ static void test_snapshot_live(const char *dir)
 		"'%s/tests/fixtures/record-heapprofile.js' --snapshot-stdout", node, SRCDIR);
 	snprintf(path, sizeof(path), "%s/live.heapsnapshot", dir);
 	p = popen(cmd, "r");
-	f = snapshot_file_open(path, &cause);
+	f = heapsnap_open(path, &cause);
 	ok(p && f, "node started, file open");
 	while (p && f && (n = getline(&line, &cap, p)) > 0) {
 		if (line[n - 1] == '\n')
 			n--;
 		chunks++;
-		if (snapshot_file_chunk(f, line, (size_t)n, &cause))
+		if (heapsnap_chunk(f, line, (size_t)n, &cause))
 			bad++;
 	}
 	free(line);
 	is_int(p ? pclose(p) : -1, 0, "node exited cleanly");
 	ok(chunks > 3 && bad == 0, "%d chunks written", chunks);
-	is_int(snapshot_file_finish(f, &bytes, &cause), 0, "finished");
+	is_int(heapsnap_finish(f, &bytes, &cause), 0, "finished");
 	out = fixture_read_file(path, &out_len);
 	root = out ? cJSON_ParseWithLength(out, out_len) : NULL;
 	ok(root, "the whole %zu-byte snapshot is valid JSON", bytes);

@@ -4,7 +4,7 @@
  * profiler's start within 50 % of the stall the target felt, wherever it was 20 ms or more. */
 #include "config.h"
 
-#include "pausemodel.h"
+#include "pause.h"
 #include "tap.h"
 
 #include <cJSON.h>

@@ -1,7 +1,7 @@
-/* blocks.c: blocked-loop events from the CPU profile's samples (blocks.h). */
+/* blockscan.c: blocked-loop events from the CPU profile's samples (blockscan.h). */
 #include "config.h"
 
-#include "blocks.h"
+#include "blockscan.h"
 #include "functab.h"
 #include "profile.h"
 #include "util.h"

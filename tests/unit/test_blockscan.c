@@ -1,8 +1,8 @@
-/* test_blocks: blocked-loop candidates from samples, their stacks, and their confirmation by
+/* test_blockscan: blocked-loop candidates from samples, their stacks, and their confirmation by
  * the loop's delay readings. Profiles are built as the protocol's JSON and parsed for real. */
 #include "config.h"
 
-#include "blocks.h"
+#include "blockscan.h"
 #include "functab.h"
 #include "profile.h"
 #include "strbuf.h"

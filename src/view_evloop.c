@@ -1,4 +1,4 @@
-/* view_loop.c: the event loop in the live view: the header's LOOP line (drawn on the table)
+/* view_evloop.c: the event loop in the live view: the header's LOOP line (drawn on the table)
  * and the loop screen (l): the latest reading; charts of how busy the loop was, how late its
  * timer fired and how many handles it held, over the memory screen's zoom (the same keys); then
  * the blocked-loop events since attach, newest first, and, on Enter, the stack of the selected
@@ -192,7 +192,7 @@ static void loop_charts(const struct view *v, const struct model *m, struct grid
 /* --- the header's line and the list of blocks --- */
 
 /* "LOOP busy 37.1%  lag p50 1.0ms p99 12ms max 40ms  2 blocks (l)  handles TCPSocketWrap 12" */
-void view_loop_line(const struct model *m, struct grid *g, int y)
+void view_evloop_line(const struct model *m, struct grid *g, int y)
 {
 	const struct evloop_reading *r = &m->loop;
 	char buf[256], a[32], b[32], c[32], timer[32] = "";
@@ -214,7 +214,7 @@ void view_loop_line(const struct model *m, struct grid *g, int y)
 			lag_fmt(r->lag_p50_ms, a, sizeof(a));
 			lag_fmt(r->lag_p99_ms, b, sizeof(b));
 			lag_fmt(r->lag_max_ms, c, sizeof(c));
-			/* while the CPU profiler is off the timer ticks seldom (engine_loop.c) */
+			/* while the CPU profiler is off the timer ticks seldom (engine_evloop.c) */
 			if (r->lag_resolution_ms > 10)
 				snprintf(timer, sizeof timer, "(%.0fms timer)", r->lag_resolution_ms);
 			snprintf(buf, sizeof(buf), "  lag%s p50 %s p99 %s max %s", timer, a, b, c);
@@ -340,7 +340,7 @@ static void loop_draw(struct view *v, const struct model *m, struct grid *g, dou
 		x = view_put_at(g, x, y, GA_WARN, "  DISCONNECTED");
 	view_put_at(g, x, y++, GA_DIM, VIEW_ZOOM_KEYS);
 	if (y < bottom && m->have_loop)
-		view_loop_line(m, g, y++);
+		view_evloop_line(m, g, y++);
 	/* The charts take three fifths of what is left, and need room for a lag plot of 2 rows and
 	 * its axes; the list of blocks gets the rest. An open stack takes their place: it is read
 	 * beside the list, and a deep one needs the rows. */

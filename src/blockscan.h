@@ -1,4 +1,4 @@
-/* blocks.h: blocked-loop events, found in the CPU profile's samples.
+/* blockscan.h: blocked-loop events, found in the CPU profile's samples.
  *
  * A stretch of samples in which the main thread ran JavaScript (or collected garbage) without
  * once going back to the event loop (an (idle), (program) or (root) sample) and that lasted
@@ -15,8 +15,8 @@
  *
  * Times are microseconds on the monotonic clock, the CPU profile's (V8 and Node's hrtime read
  * CLOCK_MONOTONIC). Pure data: no terminal, no JSON. */
-#ifndef NTOP_BLOCKS_H
-#define NTOP_BLOCKS_H
+#ifndef NTOP_BLOCKSCAN_H
+#define NTOP_BLOCKSCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

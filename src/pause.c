@@ -1,7 +1,7 @@
-/* pausemodel.c: see pausemodel.h. */
+/* pause.c: see pause.h. */
 #include "config.h"
 
-#include "pausemodel.h"
+#include "pause.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* pausemodel.h: how long the target will pause for what ntop-js is about to ask of it,
+/* pause.h: how long the target will pause for what ntop-js is about to ask of it,
  * predicted from cheap readings taken before, so that a long pause is asked for (or refused)
  * instead of caused by surprise.
  *
@@ -8,8 +8,8 @@
  *   deopt   the JIT step's deoptimization of all code (precise coverage started and stopped);
  *   gc      a full garbage collection, which every allocation-profile fetch forces.
  * The coefficients are fitted to measurements on Node 18-26 (doc/bench/pause.md). */
-#ifndef NTOP_PAUSEMODEL_H
-#define NTOP_PAUSEMODEL_H
+#ifndef NTOP_PAUSE_H
+#define NTOP_PAUSE_H
 
 #include <stdbool.h>
 

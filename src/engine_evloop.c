@@ -1,9 +1,9 @@
-/* engine_loop.c: the engine's event-loop readings (evloop.h). At every window, one evaluation
+/* engine_evloop.c: the engine's event-loop readings (evloop.h). At every window, one evaluation
  * (ntopJsLoop) reads how busy the target's loop was since the last one and how late a 10 ms
  * timer fired, and counts its live handles and requests by kind. What it needs in the target
  * (an event-loop delay histogram and the last utilization snapshot) lives in an object on a
  * Symbol.for key of globalThis, under this session's nonce, with a watchdog timer (unref'd)
- * that removes it if ntop-js stops reading, as after a kill -9; engine_loop_leave removes it
+ * that removes it if ntop-js stops reading, as after a kill -9; engine_evloop_leave removes it
  * at detach. Eval mode only: --no-eval has no readings. */
 #include "config.h"
 
@@ -39,7 +39,7 @@
  * after the previous one, and asks for the next: a reading covers the window before the one it
  * is reported with, and the first comes with the third evaluation (the first installs, the
  * second asks). It carries the time it was taken (process.hrtime, the CPU profile's clock),
- * which dates the blocked-loop events it confirms (blocks.h). A new timer period (the CPU
+ * which dates the blocked-loop events it confirms (blockscan.h). A new timer period (the CPU
  * profiler started or stopped) takes effect when a reading is taken, so that each reading
  * comes whole from one histogram: swapped in the evaluation, the data since the last reading
  * was lost with the old one, and with it the blocks at the end of a --cpu-every burst. */
@@ -72,13 +72,13 @@ static const char leave_tail[] =
 	"try{o.h.disable()}catch(x){}delete all[id];}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
-void engine_loop_init(struct engine *e)
+void engine_evloop_init(struct engine *e)
 {
 	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
 
-	if (e->cfg.loop && e->cfg.block_ms > 0)
+	if (e->cfg.evloop && e->cfg.block_ms > 0)
 		e->evl.blocks = blockscan_create(e->cfg.block_ms);
-	if (e->cfg.loop)
+	if (e->cfg.evloop)
 		e->evl.series = tseries_create(LOOP_METRIC_COUNT);
 
 	if (watchdog_s < LOOP_WATCHDOG_MIN_S)
@@ -91,7 +91,7 @@ void engine_loop_init(struct engine *e)
 		floor(e->cfg.delay_s * 1e3 / 3))));
 }
 
-void engine_loop_free(struct engine *e)
+void engine_evloop_free(struct engine *e)
 {
 	free(e->evl.expr_fine);
 	free(e->evl.expr_coarse);
@@ -99,7 +99,7 @@ void engine_loop_free(struct engine *e)
 	tseries_free(e->evl.series);
 }
 
-void engine_loop_reset_session(struct engine *e)
+void engine_evloop_reset_session(struct engine *e)
 {
 	e->evl.pending = false;
 	e->evl.installed = false;
@@ -112,9 +112,9 @@ void engine_loop_reset_session(struct engine *e)
 		tseries_mark_gap(e->evl.series, engine_wall_s(e));
 }
 
-void engine_loop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
+void engine_evloop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
 {
-	/* without readings nothing could confirm a candidate (blocks.h) */
+	/* without readings nothing could confirm a candidate (blockscan.h) */
 	if (e->evl.blocks && e->eval_mode)
 		blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
 }
@@ -146,7 +146,7 @@ static void loop_series_add(struct engine *e, const struct evloop_reading *r, do
 	tseries_add(e->evl.series, wall_s, v);
 }
 
-void engine_loop_window_done(struct engine *e)
+void engine_evloop_window_done(struct engine *e)
 {
 	struct evloop_reading r;
 
@@ -236,15 +236,15 @@ static void loop_on_reading(void *ud, enum session_outcome o, const struct proto
 	}
 }
 
-void engine_loop_read(struct engine *e)
+void engine_evloop_read(struct engine *e)
 {
-	if (!e->cfg.loop || !e->eval_mode || !e->sess || e->state != ST_RUNNING)
+	if (!e->cfg.evloop || !e->eval_mode || !e->sess || e->state != ST_RUNNING)
 		return;
 	/* The target has not answered the last one: no pile of requests. */
 	if (e->evl.pending)
 		return;
 	e->evl.pending = true;
-	e->evl.installed = true; /* perhaps: engine_loop_leave removes it if so */
+	e->evl.installed = true; /* perhaps: engine_evloop_leave removes it if so */
 	engine_evaluate(e, e->cpu_on ? e->evl.expr_fine : e->evl.expr_coarse, loop_on_reading);
 }
 
@@ -253,7 +253,7 @@ static void loop_on_left(void *ud, enum session_outcome o, const struct protocol
 	/* Nothing to do: if it failed, the watchdog in the target removes it. */
 }
 
-void engine_loop_leave(struct engine *e)
+void engine_evloop_leave(struct engine *e)
 {
 	char *expr;
 
@@ -265,12 +265,12 @@ void engine_loop_leave(struct engine *e)
 	free(expr);
 }
 
-const struct evloop_reading *engine_loop_last(const struct engine *e)
+const struct evloop_reading *engine_evloop_last(const struct engine *e)
 {
 	return e->evl.have_last ? &e->evl.last : NULL;
 }
 
-const struct tseries *engine_loop_series(const struct engine *e)
+const struct tseries *engine_evloop_series(const struct engine *e)
 {
 	return e->evl.series && tseries_has_data(e->evl.series) ? e->evl.series : NULL;
 }
