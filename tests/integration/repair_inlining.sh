@@ -32,7 +32,9 @@ if [ "$major" -le 13 ]; then
 	ok $("$NODE" -e "process.exit($(get "$leave" hot) > 80 ? 0 : 1)"; echo $?) \
 		"as V8 gives it, hot() holds its helpers' time ($(get "$leave" hot) %)"
 fi
-ok $("$NODE" -e "process.exit($(get "$fix" scale) > 35 ? 0 : 1)"; echo $?) \
+# (scale's share moves with how V8 compiled the helpers in this process: 56-60 % in most runs,
+# 26 % in one under a loaded machine, with mix32 at 34 %; --leave-jit gives it 0)
+ok $("$NODE" -e "process.exit($(get "$fix" scale) > 15 ? 0 : 1)"; echo $?) \
 	"repaired: the nested closure has its own time ($(get "$fix" scale) %)"
 ok $("$NODE" -e "process.exit($(get "$fix" mix32) > 4 ? 0 : 1)"; echo $?) \
 	"repaired: the helper from another file has its own time ($(get "$fix" mix32) %)"
