@@ -132,7 +132,8 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
 		JSON_T_TRUE, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit);
 	/* The repair: no flag, but one deoptimization: code V8 optimized before the profiler ran
-	 * is listed to it incompletely, and its samples land on the callers' call lines
+	 * for a loop (OSR) or held only by a feedback vector (closures made per call) is not
+	 * listed to it, and its samples land on the callers' call lines
 	 * (express's handleRequest: 2.8-7.9 % without, 0.1-1.7 % with it; doc/inlining.md);
 	 * optimized again, it keeps its inlining. */
 	if (e->jit.repair) {
