@@ -44,6 +44,8 @@
 # for Maglev's share.
 # express-app.js also times each route's own work; every run prints its microseconds per
 # request, so that a route that costs one process more than the other shows as such.
+# With 26 in VERSIONS, every other version's ntop-js run is also compared with Node 26's (V8 14
+# names inlined functions itself; ntop-js changes nothing there).
 # Shares are of the busy time (JavaScript + GC + program, no idle); functions match by name,
 # url and line (bench/accuracy-compare.js). First, the reference is checked on
 # tests/targets/hot.js without its flags line: hotMain:hotSide must be about 3:1 (6 and 2 ms
@@ -97,6 +99,7 @@ echo
 
 summary="$bench_tmp/summary.jsonl"
 : >"$summary"
+declare -A span # PROGRAM-VERSION -> the measured span of its ntop-js run, T0:T1
 say() { # print, and append to the markdown file
 	echo "$*"
 	[ -z "$md" ] || echo "$*" >>"$md"
@@ -201,6 +204,7 @@ for prog in $programs; do
 			refd=(--ref-default "$p-refdef.cpuprofile:$T0:$T1")
 		fi
 		run "$prog" "$nb" ntop "$p-ntop"
+		span[$prog-$v]="$T0:$T1"
 		say ""
 		kept=()
 		[ -z "$keep" ] || kept=(--ref-shares-out "$keep/$prog-node$v.json" --program "$prog"
@@ -212,8 +216,28 @@ for prog in $programs; do
 	done
 done
 
+# Every version against V8 14's own naming: V8 14 (Node 25, 26) names inlined functions itself
+# and ntop-js changes nothing there, so its attached profile of the same program at the same
+# point of its warm-up is what the others should read. It is a fairer yardstick than the
+# no-inlining reference, which makes small callees slower (express's /hash 3.7 times), and than
+# a from-start profile, whose route handlers move into express's handleRequest when V8 inlines
+# them, at a time that varies from run to run (doc/benchmarks.md section 20).
+for prog in $programs; do
+	[[ " $versions " == *" 26 "* ]] || continue
+	for v in $versions; do
+		[ "$v" != 26 ] || continue
+		say ""
+		"$NODE" "$BENCH_DIR/accuracy-compare.js" \
+			--label "$prog node $v against node 26 (V8 names inlined functions, ntop-js attached alike)" \
+			--ref "$bench_tmp/$prog-26-ntop.cpuprofile:${span[$prog-26]}" --ntop "$bench_tmp/$prog-$v-ntop.jsonl" \
+			--ntop-profile "$bench_tmp/$prog-$v-ntop.cpuprofile:${span[$prog-$v]}" --json-out "$summary" |
+			tee -a "${md:-/dev/null}"
+	done
+done
+
 say ""
-say "summary (top-5 share error, percentage points of busy time, against the no-inlining reference):"
+say "summary (top-5 share error, percentage points of busy time, against the no-inlining reference"
+say "unless the label names another):"
 # shellcheck disable=SC2016 # JavaScript, not shell
 "$NODE" -e '
 	for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)) {
