@@ -23,6 +23,7 @@
 
 #include "aggregate.h"
 #include "calltree.h"
+#include "cumulative.h"
 #include "functab.h"
 #include "profile.h"
 

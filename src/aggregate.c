@@ -58,9 +58,7 @@ static inline size_t line_hash(uint32_t func, uint32_t line)
 	return (size_t)(h >> 29);
 }
 
-/* Adds ticks to (func, line) in lines[], indexed by the open-addressing table slots[] (which
- * holds indices into lines[], NONE for empty, and is kept under 3/4 full). */
-static void lines_add(struct line_stat **lines, size_t *n, size_t *cap, uint32_t **slots,
+void aggregate_lines_add(struct line_stat **lines, size_t *n, size_t *cap, uint32_t **slots,
 	size_t *slots_cap, uint32_t func, uint32_t line, uint64_t ticks)
 {
 	size_t mask, i;
@@ -229,7 +227,7 @@ static void window_lines(const struct profile *p, struct window_stats *w)
 		for (uint32_t k = 0; k < nd->ticks_count; k++) {
 			const struct position_tick *pt = &p->ticks[nd->ticks_first + k];
 			if (pt->ticks)
-				lines_add(&w->lines, &w->n_lines, &lines_cap, &slots, &slots_cap,
+				aggregate_lines_add(&w->lines, &w->n_lines, &lines_cap, &slots, &slots_cap,
 					nd->func, pt->line, pt->ticks);
 		}
 	}
@@ -261,75 +259,4 @@ int aggregate_window(const struct profile *p, const struct functab *ft, double t
 	free(node_self);
 	free(node_total);
 	return 0;
-}
-
-void cumulative_init(struct cumulative *c)
-{
-	memset(c, 0, sizeof(*c));
-}
-
-void cumulative_free(struct cumulative *c)
-{
-	free(c->self_us);
-	free(c->total_us);
-	free(c->lines);
-	free(c->line_slots);
-	cumulative_init(c);
-}
-
-void cumulative_reset(struct cumulative *c)
-{
-	if (c->cap) {
-		memset(c->self_us, 0, c->cap * sizeof(*c->self_us));
-		memset(c->total_us, 0, c->cap * sizeof(*c->total_us));
-	}
-	if (c->line_slots_cap)
-		memset(c->line_slots, 0xff, c->line_slots_cap * sizeof(*c->line_slots));
-	c->n_lines = 0;
-	c->n_windows = c->n_samples = 0;
-	c->sampled_us = c->js_us = c->gc_us = c->program_us = c->idle_us = 0;
-}
-
-static void cumulative_grow(struct cumulative *c, size_t need)
-{
-	size_t old = c->cap, cap = c->cap;
-
-	if (need <= old)
-		return;
-	c->self_us = xreallocarray_grow(c->self_us, &cap, need, sizeof(*c->self_us));
-	cap = old;
-	c->total_us = xreallocarray_grow(c->total_us, &cap, need, sizeof(*c->total_us));
-	memset(c->self_us + old, 0, (cap - old) * sizeof(*c->self_us));
-	memset(c->total_us + old, 0, (cap - old) * sizeof(*c->total_us));
-	c->cap = cap;
-}
-
-void cumulative_add(struct cumulative *c, const struct window_stats *w)
-{
-	c->n_windows++;
-	c->n_samples += w->n_samples;
-	c->sampled_us += w->sampled_us;
-	c->js_us += w->js_us;
-	c->gc_us += w->gc_us;
-	c->program_us += w->program_us;
-	c->idle_us += w->idle_us;
-	for (size_t i = 0; i < w->n_funcs; i++) {
-		const struct func_stat *fs = &w->funcs[i];
-		cumulative_grow(c, (size_t)fs->func + 1);
-		c->self_us[fs->func] += fs->self_us;
-		c->total_us[fs->func] += fs->total_us;
-	}
-	for (size_t i = 0; i < w->n_lines; i++)
-		lines_add(&c->lines, &c->n_lines, &c->lines_cap, &c->line_slots, &c->line_slots_cap,
-			w->lines[i].func, w->lines[i].line, w->lines[i].ticks);
-}
-
-double cumulative_self_us(const struct cumulative *c, uint32_t func)
-{
-	return func < c->cap ? c->self_us[func] : 0;
-}
-
-double cumulative_total_us(const struct cumulative *c, uint32_t func)
-{
-	return func < c->cap ? c->total_us[func] : 0;
 }

@@ -1,5 +1,5 @@
-/* aggregate.h: per-function self and total time of one window, and the cumulative counters
- * since attach (or since the last reset).
+/* aggregate.h: per-function self and total time of one window (the counters since attach
+ * that add windows up are cumulative.h's).
  *
  * Times are weighted by timeDeltas (see profile.h), never by sample count x interval.
  * A function's total time counts each sample once even when the function recurses. The four
@@ -46,24 +46,10 @@ void window_stats_free(struct window_stats *w);
 int aggregate_window(const struct profile *p, const struct functab *ft, double trim_until_us,
 	struct window_stats *w);
 
-struct cumulative {
-	size_t n_windows;
-	size_t n_samples;
-	double sampled_us, js_us, gc_us, program_us, idle_us;
-	double *self_us;   /* indexed by function table index; cap entries */
-	double *total_us;
-	size_t cap;
-	struct line_stat *lines; /* summed per (function, line); unsorted */
-	size_t n_lines, lines_cap;
-	uint32_t *line_slots;    /* private: hash of lines by (function, line) */
-	size_t line_slots_cap;
-};
-
-void cumulative_init(struct cumulative *c);
-void cumulative_free(struct cumulative *c);
-void cumulative_reset(struct cumulative *c);
-void cumulative_add(struct cumulative *c, const struct window_stats *w);
-double cumulative_self_us(const struct cumulative *c, uint32_t func);
-double cumulative_total_us(const struct cumulative *c, uint32_t func);
+/* Adds ticks to (func, line) in lines[], indexed by the open-addressing table slots[] (which
+ * holds indices into lines[], UINT32_MAX for empty, and is kept under 3/4 full): a window's
+ * lines and the cumulative ones (cumulative.h). */
+void aggregate_lines_add(struct line_stat **lines, size_t *n, size_t *cap, uint32_t **slots,
+	size_t *slots_cap, uint32_t func, uint32_t line, uint64_t ticks);
 
 #endif

@@ -118,73 +118,27 @@ void app_container_of(const struct attach_result *t, struct report_target *rt)
 	rt->container_pid = t->container_pid > 0 ? (int)t->container_pid : (int)t->pid;
 }
 
-void app_report_window(const struct app *a, struct engine *e, const struct window_stats *w,
-	double wall_time_s, struct report_window *rw, struct evloop_reading *loop)
+/* The batch report and the log record of the main thread's window. */
+static void app_main_print(struct app *a, const struct window_stats *w,
+	const struct report_target *rt, struct report_window *rw)
 {
-	memset(rw, 0, sizeof *rw);
-	rw->time_s = wall_time_s;
-	rw->window_ms = (w->end_us - w->start_us) / 1000.0;
-	rw->interval_us = (double)a->settings.interval_us;
-	rw->top_n = a->opt.top_n;
-	rw->mem = memseries_last(engine_memseries(e));
-	rw->cpu_off = !engine_cpu_on(e);
-	rw->next_burst_in_s = engine_next_burst_in_s(e);
-	rw->start_pause_est_s = NAN;
-	rw->gc_pause_est_s = NAN;
-	if (engine_evloop_last(e)) {
-		*loop = *engine_evloop_last(e);
-		if (!rw->cpu_off)
-			evloop_busy_from_profile(loop, w->sampled_us, w->idle_us);
-		rw->loop = loop;
-	}
-}
-
-static void app_print_window(struct app *a, const struct window_stats *w, double wall_time_s)
-{
-	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title, -1,
-		NULL, false, 0 };
-	struct report_window rw;
-	struct engine_jit_info jit;
-	struct evloop_reading loop;
-	struct engine_block blocks[ENGINE_BLOCKS_KEPT];
-	uint64_t n_blocks = engine_blocks_count(a->engine);
-
-	app_container_of(&a->target, &rt);
-	app_report_window(a, a->engine, w, wall_time_s, &rw, &loop);
-	/* reported within the event_loop object: held back while there is none */
-	for (; engine_evloop_last(a->engine) && a->blocks_reported < n_blocks; a->blocks_reported++) {
-		const struct engine_block *k = engine_block_get(a->engine, a->blocks_reported);
-
-		if (k)
-			blocks[rw.n_blocks++] = *k;
-	}
-	rw.blocks = blocks;
-	rw.growth = a->have_growth ? &a->growth : NULL;
-	rw.alloc = engine_alloc_take_fresh(a->engine) ? engine_alloc_latest(a->engine) : NULL;
-	engine_jit_info(a->engine, &jit);
-	rw.start_pause_est_s = engine_start_pause_s(a->engine);
-	rw.gc_pause_est_s = engine_gc_pause_s(a->engine);
-	rw.jit = rw.cpu_off ? NULL : &jit;
-	rw.threads_json = NULL;
-	/* After the stop the main thread runs on only until the workers have left: not reported. */
-	if (a->stopping)
-		return;
 	strbuf_reset(&a->threads_text);
-	rw.processes_json = NULL;
+	rw->threads_json = NULL;
+	rw->processes_json = NULL;
 	if ((a->engine_cfg.workers || a->n_processes) && (a->log || a->opt.batch)) {
 		bool json = a->log || a->opt.json, text = a->opt.batch && !a->opt.json;
 
-		app_threads_report(a, json ? &a->threads_out : NULL, json ? &a->procs_out : NULL,
+		watch_report_others(a, json ? &a->threads_out : NULL, json ? &a->procs_out : NULL,
 			text ? &a->threads_text : NULL);
 		if (json && a->engine_cfg.workers)
-			rw.threads_json = a->threads_out.data ? a->threads_out.data : "";
+			rw->threads_json = a->threads_out.data ? a->threads_out.data : "";
 		if (json && a->n_processes)
-			rw.processes_json = a->procs_out.data ? a->procs_out.data : "";
+			rw->processes_json = a->procs_out.data ? a->procs_out.data : "";
 	}
 	if (a->log) {
 		/* The log's record is the window's JSON object with its type in front. */
 		strbuf_reset(&a->line);
-		report_json_window(&a->line, "window", &rt, &rw, w, engine_cumulative(a->engine),
+		report_json_window(&a->line, "window", rt, rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
 		/* one record a line: the log adds its own newline */
 		app_log(a, a->line.data, a->line.len - (a->line.len > 0 &&
@@ -194,10 +148,10 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 		return;
 	strbuf_reset(&a->out);
 	if (a->opt.json)
-		report_json_window(&a->out, NULL, &rt, &rw, w, engine_cumulative(a->engine),
+		report_json_window(&a->out, NULL, rt, rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
 	else {
-		report_text_window(&a->out, &rt, &rw, w, engine_cumulative(a->engine),
+		report_text_window(&a->out, rt, rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
 		if (a->threads_text.len)
 			strbuf_puts(&a->out, a->threads_text.data);
@@ -207,100 +161,66 @@ static void app_print_window(struct app *a, const struct window_stats *w, double
 	if (fwrite(a->out.data, 1, a->out.len, stdout) != a->out.len || fflush(stdout) != 0) {
 		/* The reader went away (ntop-js -b | head): leave the target and stop quietly. */
 		a->output_broken = true;
-		app_stop(a);
+		watch_stop(a);
 	}
 }
 
-static void app_on_window(void *ud, const struct window_stats *w, double wall_time_s)
+/* The live view after the main thread's window: the THREADS line and the table across them,
+ * and the window itself unless another thread is shown (that one gets its own). */
+static void app_main_view(struct app *a, const struct window_stats *w)
 {
-	struct app *a = ud;
-	struct app_source src = { a->engine, (int)a->target.pid, 0, "main" };
+	struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
+		w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
+		: NAN, NAN, false, false, 0 };
+	size_t n;
 
-	app_print_window(a, w, wall_time_s);
-	app_serve_on_window(a, &src, wall_time_s, (w->end_us - w->start_us) / 1e6);
-	app_push_on_window(a, &src, wall_time_s, (w->end_us - w->start_us) / 1e6);
-	if (a->tui) {
-		struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
-			w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
-			: NAN, NAN, false, false, 0 };
-		size_t n;
-
-		/* with other processes, the main one goes by its PID too */
-		if (a->n_processes) {
-			main_thread.pid = (int)a->target.pid;
-			main_thread.name[0] = '\0';
-		}
-		n = app_threads_summary(a, &main_thread, th, MODEL_THREADS_MAX);
-		if (a->engine_cfg.workers || a->n_processes) {
-			tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
-			app_threads_all(a, engine_cpu_on(a->engine) ? w : NULL);
-		}
-		/* the worker shown gets its own windows (app_workers.c) */
-		if (!a->shown)
-			tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
-		else
-			tui_redraw(a->tui);
+	/* with other processes, the main one goes by its PID too */
+	if (a->n_processes) {
+		main_thread.pid = (int)a->target.pid;
+		main_thread.name[0] = '\0';
 	}
+	n = watch_summary(a, &main_thread, th, MODEL_THREADS_MAX);
+	if (a->engine_cfg.workers || a->n_processes) {
+		tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
+		watch_table_all(a, engine_cpu_on(a->engine) ? w : NULL);
+	}
+	if (!a->shown)
+		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
+	else
+		tui_redraw(a->tui);
+}
+
+/* The main thread's window (app_watch.c built its report): the root of the batch report and
+ * the log record, with the other engines' latest windows inside; the live view's THREADS
+ * line; and -n. */
+void app_main_window(struct app *a, const struct window_stats *w, struct app_window *win)
+{
+	struct report_target rt = { (int)a->target.pid, a->target.node_version, a->target.title, -1,
+		NULL, false, 0 };
+
+	app_container_of(&a->target, &rt);
+	/* After the stop the main thread runs on only until the workers have left: not reported. */
+	if (!a->stopping)
+		app_main_print(a, w, &rt, &win->rw);
+	if (a->tui)
+		app_main_view(a, w);
 	/* -n: counted here, not by the engine, so that the workers leave first. */
 	if (a->opt.iterations && ++a->windows >= (size_t)a->opt.iterations && !a->stopping)
-		app_stop(a);
+		watch_stop(a);
 }
 
-static void app_on_memory(void *ud, const struct mem_sample *m)
+/* A reading of the main thread's memory (its growth is the watch's): the log's record. */
+void app_main_memory(struct app *a, const struct mem_sample *m)
 {
-	struct app *a = ud;
 	char *rec = memlog_mem_record(m);
 
 	app_log(a, rec, strlen(rec));
 	free(rec);
-	memseries_growth(engine_memseries(a->engine), a->opt.growth_window_s, m->t_s, &a->growth);
-	a->have_growth = true;
-	if (a->tui && a->shown) {
-		/* a worker's screens: its own heap's growth (its readings come at the same rate) */
-		struct mem_growth g;
-
-		memseries_growth(engine_memseries(app_shown_engine(a)), a->opt.growth_window_s, m->t_s,
-			&g);
-		tui_on_memory(a->tui, &g, a->opt.growth_window_s, a->opt.no_eval);
-	} else if (a->tui) {
-		tui_on_memory(a->tui, &a->growth, a->opt.growth_window_s, a->opt.no_eval);
-	}
 }
 
-static void app_on_alloc(void *ud)
+/* The main engine's session is over (app_watch.c passes it on). */
+void app_main_finished(struct app *a, int status, const char *why)
 {
-	struct app *a = ud;
-
-	if (a->tui)
-		tui_redraw(a->tui);
-}
-
-static void app_on_snapshot(void *ud, bool ok, const char *msg)
-{
-	struct app *a = ud;
-
-	app_say(a, !ok, msg);
-	if (a->tui)
-		tui_redraw(a->tui);
-}
-
-static void app_on_cpu_held(void *ud, double pause_s)
-{
-	struct app *a = ud;
-
-	if (a->tui)
-		tui_ask_start_cpu(a->tui, pause_s);
-}
-
-static void app_on_notice(void *ud, const char *msg)
-{
-	app_say(ud, false, msg);
-}
-
-static void app_on_finished(void *ud, int status, const char *why)
-{
-	struct app *a = ud;
-
 	app_log_exit(a, why);
 	/* Stopping: the main thread ran on only while the workers left; a target that exited
 	 * meanwhile ends the session as the stop would have. */
@@ -328,15 +248,15 @@ static void app_on_finished(void *ud, int status, const char *why)
 		free(msg);
 		return;
 	}
-	app_end(a);
+	watch_end(a);
 }
 
 static void app_save(void *ud)
 {
 	struct app *a = ud;
 	char *msg = NULL;
-	int rc = export_snapshot(app_shown_engine(a), a->opt.save_dir, app_shown_pid(a),
-		app_shown_thread_id(a), &msg);
+	int rc = export_snapshot(watch_shown_engine(a), a->opt.save_dir, watch_shown_pid(a),
+		watch_shown_thread_id(a), &msg);
 
 	app_say(a, rc < 0, msg);
 	free(msg);
@@ -347,11 +267,11 @@ static void app_quit(void *ud)
 	struct app *a = ud;
 
 	if (a->finished)
-		app_end(a);
+		watch_end(a);
 	else if (a->following || a->replay)
 		loop_stop(a->loop);
 	else
-		app_stop(a);
+		watch_stop(a);
 }
 
 static void app_reset(void *ud)
@@ -439,7 +359,7 @@ static bool app_line_text(void *ud, struct engine *e, uint32_t func, uint32_t li
 
 	if (!fi)
 		return false;
-	return app_smap_line_text(app_smap_of(ud, e), fi, line1, generated, where, where_cap, text,
+	return app_smap_line_text(watch_smap_of(ud, e), fi, line1, generated, where, where_cap, text,
 		text_cap, note, note_cap);
 }
 
@@ -451,7 +371,7 @@ const struct tui_actions app_tui_actions = {
 	.alloc_toggle = app_alloc_toggle,
 	.snapshot = app_snapshot,
 	.start_cpu = app_start_cpu,
-	.thread_next = app_thread_next,
+	.thread_next = watch_show_next,
 	.line_text = app_line_text,
 };
 
@@ -477,21 +397,10 @@ void app_on_signal(void *ud, int sig)
 	if (a->signals++ > 0)
 		loop_stop(a->loop);
 	else if (a->finished)
-		app_end(a);
+		watch_end(a);
 	else
-		app_stop(a);
+		watch_stop(a);
 }
-
-const struct engine_handlers app_engine_handlers = {
-	.on_window = app_on_window,
-	.on_notice = app_on_notice,
-	.on_finished = app_on_finished,
-	.on_memory = app_on_memory,
-	.on_alloc = app_on_alloc,
-	.on_snapshot = app_on_snapshot,
-	.on_cpu_held = app_on_cpu_held,
-	.on_worker = app_on_worker,
-};
 
 /* Writes the exports asked for on the command line. Returns 0, or EXIT_INTERNAL. */
 /* -o and --folded: the main thread's tree, and with workers or other processes theirs too
@@ -506,7 +415,7 @@ static int app_write_exports(struct app *a)
 
 	if (!engine_calltree(a->engine))
 		return 0;
-	src = app_export_sources(a, &n);
+	src = watch_export_sources(a, &n);
 	for (i = 0; i < 2; i++) {
 		if (!paths[i])
 			continue;
@@ -650,7 +559,7 @@ static int app_launch(struct app *a)
 	return EXIT_OK;
 }
 
-static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held);
+static int app_session(struct app *a, struct attach_opts *ao, const sigset_t *held);
 
 static int app_run(struct app *a)
 {
@@ -689,14 +598,14 @@ static int app_run(struct app *a)
 	ao.allow_remote = a->opt.allow_remote;
 	ao.timeout_s = a->opt.timeout_s;
 	/* A signal that ends ntop-js while it opens an inspector waits until the inspector is
-	 * there to be closed again; the loop takes it over (app_watch). */
+	 * there to be closed again; the loop takes it over (app_session). */
 	sigemptyset(&stop_sigs);
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
 	sigaddset(&stop_sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop_sigs, &held);
 	if (a->opt.n_more_pids || a->opt.children || a->opt.match || a->opt.user) {
-		rc = app_attach_service(a, &ao, &cause);
+		rc = watch_attach_service(a, &ao, &cause);
 	} else {
 		app_note_kin(a, ao.pid);
 		rc = attach_target(&ao, &a->target, &cause);
@@ -711,7 +620,7 @@ static int app_run(struct app *a)
 		sigprocmask(SIG_SETMASK, &held, NULL);
 		return gone ? EXIT_TARGET_GONE : rc;
 	}
-	rc = app_watch(a, &ao, &held);
+	rc = app_session(a, &ao, &held);
 	/* whatever ended it, nothing ntop-js opened stays open */
 	app_close_at_exit(a);
 	sigprocmask(SIG_SETMASK, &held, NULL);
@@ -736,7 +645,7 @@ static void app_engine_config(struct app *a, struct engine_config *cfg)
 	cfg->ask_pause = !a->opt.batch;
 	cfg->jit_method = a->opt.inlining;
 	cfg->timeout_s = a->opt.timeout_s;
-	cfg->iterations = 0; /* -n: app_on_window, so that the workers leave first */
+	cfg->iterations = 0; /* -n: app_main_window, so that the workers leave first */
 	cfg->workers = !a->opt.no_workers;
 	cfg->max_message_bytes = APP_MAX_MESSAGE_BYTES;
 	/* Kept always: the live view's callers and callees, s and SIGUSR2 need it. */
@@ -776,7 +685,7 @@ static int app_start_view(struct app *a, const struct engine_config *cfg)
 
 /* After the loop: the view and the log closed, the last push, the exports written; the
  * session's exit status. */
-static int app_watch_end(struct app *a)
+static int app_session_end(struct app *a)
 {
 	int rc;
 
@@ -799,7 +708,7 @@ static int app_watch_end(struct app *a)
 	return a->status != EXIT_OK ? a->status : rc;
 }
 
-static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held)
+static int app_session(struct app *a, struct attach_opts *ao, const sigset_t *held)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGWINCH };
 	struct engine_config cfg;
@@ -829,9 +738,8 @@ static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held
 	engine_io_websocket(a->loop, &tp, &clock);
 	a->engine_cfg = cfg;
 	a->engine_clock = clock;
-	app_threads_init(a);
-	a->engine = engine_create(a->loop, &tp, &clock, &a->target, &cfg,
-		&app_engine_handlers, a);
+	watch_init(a);
+	a->engine = watch_main(a, &tp, &clock, &a->target, &cfg);
 	a->follow_timer = loop_timer_create(a->loop, app_on_follow_timer, a);
 	if (a->opt.follow)
 		app_follow_remember(a);
@@ -843,14 +751,14 @@ static int app_watch(struct app *a, struct attach_opts *ao, const sigset_t *held
 		return app_fail_start(a, cause, EXIT_UNREACHABLE);
 	a->engine_started = true;
 	app_rescan_start(a, ao);
-	app_start_service(a);
+	watch_start_service(a);
 	if (a->opt.no_eval && !a->opt.no_cpu)
 		app_say(a, false, "--no-eval: V8's profiler restarts at every window, which pauses a "
 			"large app for the time it takes to list its functions again.");
 	/* a signal that came while attaching is handled now, by the loop */
 	sigprocmask(SIG_SETMASK, held, NULL);
 	loop_run(a->loop);
-	return app_watch_end(a);
+	return app_session_end(a);
 }
 
 static void app_die_hook(void)
@@ -904,8 +812,8 @@ int app_main(int argc, char **argv)
 	loop_timer_free(a.follow_timer);
 	app_rescan_free(&a);
 	/* the workers' engines talk through the main one's session */
-	app_threads_free(&a);
-	engine_free(a.engine);
+	watch_free(&a);
+	watch_main_free(&a);
 	app_kin_free(&a);
 	/* after every engine that borrows its cache */
 	app_smap_free(a.smap);

@@ -273,7 +273,7 @@ static void kin_close(struct app *a)
 		char *why = NULL, *msg;
 		struct attach_opts ao = { 0 };
 
-		if (app_watches(a, pids.v[i]) || procfs_pids_has(&a->kin->handled, pids.v[i]) ||
+		if (watch_has_pid(a, pids.v[i]) || procfs_pids_has(&a->kin->handled, pids.v[i]) ||
 		    !kin_opened(a, pids.v[i], &r))
 			continue;
 		procfs_pids_add(&a->kin->handled, pids.v[i]);
@@ -324,7 +324,7 @@ void app_close_left_open(struct app *a)
 		if (main_open)
 			/* a session that ran has said so already (engine.c) */
 			door_close(a, &a->target, a->engine_started);
-		/* attached for app_start_service, which never came */
+		/* attached for watch_start_service, which never came */
 		for (size_t i = 0; i < a->n_members; i++)
 			if (i != a->main_member && a->members[i].code == EXIT_OK &&
 			    a->members[i].r.opened_by_us)
@@ -336,5 +336,5 @@ void app_close_left_open(struct app *a)
 void app_close_at_exit(struct app *a)
 {
 	app_close_left_open(a);
-	app_threads_close_left_open(a);
+	watch_close_left_open(a);
 }

@@ -1,5 +1,5 @@
 /* app_priv.h: the program's state, shared by app.c (options, attach, the session, output),
- * app_follow.c (--follow) and app_replay.c (--replay). Private to them. */
+ * app_watch.c (every watched engine) and the app_*.c files beside them. Private to them. */
 #ifndef NTOP_APP_PRIV_H
 #define NTOP_APP_PRIV_H
 
@@ -9,8 +9,10 @@
 #include "app_smap.h"
 #include "attach.h"
 #include "engine.h"
+#include "evloop.h"
 #include "memseries.h"
 #include "options.h"
+#include "report.h"
 #include "service.h"
 #include "settings.h"
 #include "strbuf.h"
@@ -30,7 +32,8 @@ struct app {
 	struct attach_result target;
 	struct launch *launch;
 	struct loop *loop;
-	struct engine *engine;
+	struct app_thread *main;   /* the main target's main thread (app_watch.c) */
+	struct engine *engine;     /* ...its engine, a->main's */
 	struct tui *tui;
 	struct strbuf out;
 	int status;
@@ -40,9 +43,6 @@ struct app {
 	bool output_broken;
 	/* Memory. */
 	struct memlog *log;
-	struct mem_growth growth;
-	bool have_growth;
-	uint64_t blocks_reported;     /* blocked-loop events already in a window's report */
 	struct strbuf line;        /* a log record being built */
 	/* --follow: the command line (or port) to find the target by when it comes back. */
 	struct loop_timer *follow_timer;
@@ -51,8 +51,8 @@ struct app {
 	unsigned long long follow_start_ticks; /* the old process's start time */
 	bool following;
 	pid_t follow_signalled;       /* a try that timed out signalled it: its inspector is ours */
-	/* Worker threads (app_workers.c): an engine each, with the main engine's configuration
-	 * and clock; stopping: they leave first, then the main engine. */
+	/* Worker threads and other processes (app_watch.c): an engine each, with the main engine's
+	 * configuration and clock; stopping: they leave first, then the main engine. */
 	struct app_smap *smap;        /* the main process's source maps (NULL: --no-source-maps) */
 	struct engine_config engine_cfg;
 	struct engine_clock engine_clock;
@@ -62,7 +62,7 @@ struct app {
 	struct app_thread *shown;     /* the live view shows this worker; NULL: the main thread */
 	bool stopping;
 	size_t windows;               /* the main thread's, for -n */
-	size_t n_processes;           /* other processes watched (app_add_process), ever */
+	size_t n_processes;           /* other processes watched (watch_add_process), ever */
 	struct service_member *members; /* several processes: attached, not yet started */
 	size_t n_members, main_member;
 	struct strbuf threads_out;    /* the workers' part of a report: JSON */
@@ -79,21 +79,25 @@ struct app {
 	struct attach_result replay_target;
 };
 
-extern const struct engine_handlers app_engine_handlers;
 extern const struct tui_actions app_tui_actions;
 
 /* app.c */
-struct report_target;
-struct report_window;
-struct evloop_reading;
 struct window_stats;
 /* A target in a container is named by its PID in there too (report.h's container keys). */
 void app_container_of(const struct attach_result *t, struct report_target *rt);
-/* What every watched engine's window reports, the main thread's or another's: rw filled with
- * the window's time, span, memory, CPU state and event loop (into loop); the pause estimates
- * NAN. The caller adds what only its engine has. */
-void app_report_window(const struct app *a, struct engine *e, const struct window_stats *w,
-	double wall_time_s, struct report_window *rw, struct evloop_reading *loop);
+/* One window of a watched engine as the report sees it (app_watch.c fills it the same way for
+ * every engine); rw points into the rest. */
+struct app_window {
+	struct report_window rw;
+	struct evloop_reading loop;
+	struct engine_block blocks[ENGINE_BLOCKS_KEPT];
+	struct engine_jit_info jit;
+};
+/* The main thread's engine, as app_watch.c passes it on: its window (the root of the batch
+ * report and the log), a memory reading (the log's record), the end of its session. */
+void app_main_window(struct app *a, const struct window_stats *w, struct app_window *win);
+void app_main_memory(struct app *a, const struct mem_sample *m);
+void app_main_finished(struct app *a, int status, const char *why);
 void app_say(struct app *a, bool is_error, const char *msg);
 void app_log(struct app *a, const char *json, size_t len);
 void app_log_attach(struct app *a);
@@ -103,71 +107,77 @@ void app_on_signal(void *ud, int sig);
 struct attach_opts;
 /* app_rescan.c: with --children, --match or --user, the service is listed again every few
  * seconds and the Node processes that started since are attached and watched (ao: how the
- * first were attached). Call before app_start_service (it takes the first listing as seen).
+ * first were attached). Call before watch_start_service (it takes the first listing as seen).
  * Free after the loop: an attach still under way is waited for and undone. */
 void app_rescan_start(struct app *a, const struct attach_opts *ao);
 void app_rescan_free(struct app *a);
 
-/* app_workers.c */
+/* app_watch.c: every watched engine (the main thread, its workers, other processes and
+ * theirs) has the same handlers and report builder. */
 struct model_thread;
-/* engine.h's on_worker: starts an engine on the worker. */
-void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp);
+/* The main target's engine (a->main), created with those handlers; freed after the others. */
+struct engine *watch_main(struct app *a, const struct engine_transport *tp,
+	const struct engine_clock *clock, const struct attach_result *target,
+	const struct engine_config *cfg);
+void watch_main_free(struct app *a);
+/* The heap growth of engine e's readings (NULL: none yet, or e is not watched). */
+const struct mem_growth *watch_growth_of(const struct app *a, const struct engine *e);
 /* Several processes (--pid again, --children, --match, --user): attaches them all; the first
  * that attached becomes a->target, the others wait in a->members. Returns EXIT_OK, or the
  * first one's failure (with *cause) when none attached. */
-int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause);
-/* Once the main engine has started: the others' engines (app_add_process), and what failed
+int watch_attach_service(struct app *a, const struct attach_opts *ao, char **cause);
+/* Once the main engine has started: the others' engines (watch_add_process), and what failed
  * said once. */
-void app_start_service(struct app *a);
+void watch_start_service(struct app *a);
 /* Watches another process of the service through its inspector (r from attach_target). */
-void app_add_process(struct app *a, const struct attach_result *r);
+void watch_add_process(struct app *a, const struct attach_result *r);
 /* The other processes watched now (not gone). */
-size_t app_processes_live(const struct app *a);
+size_t watch_processes_live(const struct app *a);
 /* Leaves the target: the workers' engines first, then the main one (a second call does not
  * wait for the workers). */
-void app_stop(struct app *a);
+void watch_stop(struct app *a);
 /* The main engine has finished: ends the loop once the other engines (other processes, whose
  * inspectors are open) have left, at once if there are none. */
-void app_end(struct app *a);
-/* Its timers (the loop exists); app_threads_free() frees them and every worker's engine. */
-void app_threads_init(struct app *a);
+void watch_end(struct app *a);
+/* Its timers (the loop exists); watch_free() frees them and every worker's engine. */
+void watch_init(struct app *a);
 /* The workers' and other processes' windows since the last report (and their exits), once
  * each, for the main thread's report: into json and procs_json (reset first) as objects
  * joined by commas, and appended to text as text reports; any may be NULL. */
-void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs_json,
+void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *procs_json,
 	struct strbuf *text);
 /* What -o and --folded write at exit: the main thread's tree, then each worker's and other
  * process's still listed (export.h); the caller frees the array. */
 struct export_source;
-struct export_source *app_export_sources(const struct app *a, size_t *n);
+struct export_source *watch_export_sources(const struct app *a, size_t *n);
 /* The live view's table across threads and processes (T): the main thread's window main_w
  * (NULL when its CPU is off) and each other one's latest. */
-void app_threads_all(struct app *a, const struct window_stats *main_w);
+void watch_table_all(struct app *a, const struct window_stats *main_w);
 /* The threads for the live view's THREADS line: main_thread first, then the workers. */
-size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
+size_t watch_summary(const struct app *a, const struct model_thread *main_thread,
 	struct model_thread *out, size_t max);
 /* The live view shows thread th (NULL: the main thread); t shows the next one. The shown
  * engine, and its thread id (0 for the main thread, -1 unknown). */
-void app_show_thread(struct app *a, struct app_thread *th);
-void app_thread_next(void *ud);
-struct engine *app_shown_engine(const struct app *a);
-long app_shown_thread_id(const struct app *a);
+void watch_show(struct app *a, struct app_thread *th);
+void watch_show_next(void *ud);
+struct engine *watch_shown_engine(const struct app *a);
+long watch_shown_thread_id(const struct app *a);
 /* The source maps (and scripts) of the process that engine e watches. */
-struct app_smap *app_smap_of(const struct app *a, const struct engine *e);
+struct app_smap *watch_smap_of(const struct app *a, const struct engine *e);
 /* The PID of the process shown (another one of the service's, or the main target). */
-int app_shown_pid(const struct app *a);
-void app_threads_free(struct app *a);
+int watch_shown_pid(const struct app *a);
+void watch_free(struct app *a);
 /* Worker thread or other process i (for --serve's /metrics): its engine (NULL once it has
  * finished), target, thread name ("main" for another process's) and which it is. False past
  * the last. */
-bool app_thread_at(const struct app *a, size_t i, struct engine **e,
+bool watch_at(const struct app *a, size_t i, struct engine **e,
 	const struct attach_result **target, const char **name, bool *process);
 /* Once the loop has ended: closes what the other processes' engines left open (a leave cut
  * short by a second signal or the stop's grace). */
-void app_threads_close_left_open(struct app *a);
+void watch_close_left_open(struct app *a);
 /* Whether pid is a process watched by an engine of its own (the main target, another
  * process of the service, or one waiting for its engine). */
-bool app_watches(const struct app *a, pid_t pid);
+bool watch_has_pid(const struct app *a, pid_t pid);
 
 /* app_door.c */
 /* Closes the inspectors ntop-js opened that the engines could not close themselves (the main

@@ -89,8 +89,7 @@ int app_replay(struct app *a)
 	cfg.delay_s = a->settings.delay_s;
 	cfg.timeout_s = a->opt.timeout_s;
 	engine_io_websocket(a->loop, &tp, &clock);
-	a->engine = engine_create(a->loop, &tp, &clock, &a->replay_target, &cfg,
-		&app_engine_handlers, a);
+	a->engine = watch_main(a, &tp, &clock, &a->replay_target, &cfg);
 	a->tui = tui_create(a->loop, a->engine, &a->replay_target, cfg.delay_s, 0, false,
 		&a->settings.view, &app_tui_actions, a, &cause);
 	if (!a->tui) {

@@ -82,7 +82,7 @@ static void take_result(struct app_rescan *r, bool undo)
 
 		app_say(a, false, msg);
 		free(msg);
-		app_add_process(a, &s->r);
+		watch_add_process(a, &s->r);
 	}
 	if (s->cause) {
 		char *msg = xasprintf("PID %d: %s", (int)s->pid, s->cause);
@@ -142,7 +142,7 @@ static void on_timer(void *ud)
 			procfs_pids_add(&fresh, pid); /* first listed: wait for the next */
 			continue;
 		}
-		if (r->running || 1 + app_processes_live(a) >= SERVICE_MAX) {
+		if (r->running || 1 + watch_processes_live(a) >= SERVICE_MAX) {
 			procfs_pids_add(&fresh, pid); /* still waiting its turn */
 			continue;
 		}

@@ -83,7 +83,7 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 	src.top_n = a->opt.top_n;
 	if (e) {
 		src.mem = memseries_last(engine_memseries(e));
-		src.growth = main_engine && a->have_growth ? &a->growth : NULL;
+		src.growth = watch_growth_of(a, e);
 		src.spaces = engine_heap_spaces(e, &src.n_spaces);
 		src.loop = engine_evloop_last(e);
 		src.cum = engine_cumulative(e);
@@ -109,7 +109,7 @@ static void serve_metrics(struct app *a, struct serve_conn *c)
 		const char *name;
 		bool process;
 
-		if (!app_thread_at(a, i, &e, &target, &name, &process))
+		if (!watch_at(a, i, &e, &target, &name, &process))
 			break;
 		/* a worker with no name goes by its place, so that its series stay apart */
 		if (!process && (!name || !name[0])) {

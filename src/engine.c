@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "engine_priv.h"
 #include "aggregate.h"
+#include "cumulative.h"
 #include "attach.h"
 #include "calltree.h"
 #include "exitcode.h"

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "aggregate.h"
+#include "cumulative.h"
 #include "attach.h"
 #include "engine.h"
 #include "jsonpull.h"

@@ -16,6 +16,7 @@
 
 #include "aggregate.h"
 #include "calltree.h"
+#include "cumulative.h"
 #include "functab.h"
 #include "util.h"
 

@@ -84,7 +84,7 @@ struct model {
 	/* The event loop's latest reading (eval mode), when have_loop. */
 	bool have_loop;
 	struct evloop_reading loop;
-	/* The target's threads (app_workers.c), when workers are watched: the main thread first,
+	/* The target's threads (app_watch.c), when workers are watched: the main thread first,
 	 * then each worker; the one the screens show (0: the main thread) and its name. */
 	bool threads_watched;
 	long shown_thread_id;

@@ -3,6 +3,7 @@
 
 #include "promfill.h"
 #include "aggregate.h"
+#include "cumulative.h"
 #include "engine.h"
 #include "functab.h"
 #include "memseries.h"

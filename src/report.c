@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "aggregate.h"
+#include "cumulative.h"
 #include "functab.h"
 #include "strbuf.h"
 #include "util.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "cumulative.h"
 #include "functab.h"
 #include "grid.h"
 #include "util.h"
@@ -178,55 +179,47 @@ static void detail_relative_row(const struct view *v, const struct model *m, str
 		grid_fill_attr(g, 0, y, w, GA_SELECTED);
 }
 
-static void detail_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+/* The function's name, location, shares, deoptimisation and self-time note; returns the row
+ * after them (and a blank line). */
+static int detail_header(struct view *v, const struct model *m, struct grid *g, int bottom)
 {
 	const struct func_info *fi = view_func(m, v->detail);
-	const char *name = view_func_name(m, v->detail);
-	struct line_stat *lines;
-	uint64_t tick_sum;
-	size_t n_lines, count[3], shown[3], first[3];
-	char buf[1024], title[3][160];
-	int bottom, y = 0, budget, x;
-
-	detail_refresh(v, m);
-	n_lines = model_hot_lines(m, v->detail, &lines, &tick_sum);
-	bottom = view_draw_bottom(v, m, g, DETAIL_KEYS);
+	char buf[1024];
+	int y = 0, x;
 
 	x = grid_put(g, 0, y, GA_HEADER, "FUNCTION ", 0);
-	view_put_fit(v, g, x, y, GA_NORMAL, name, g->width - x, false);
-	if (++y < bottom && g->height >= 8) {
-		x = grid_put(g, 0, y, GA_HEADER, "LOCATION ", 0);
-		view_func_location(m, v->detail, true, buf, sizeof(buf));
-		view_put_fit(v, g, x, y, GA_DIM, buf[0] ? buf : "(none: native or VM code)",
-			g->width - x, true);
-		if (++y < bottom)
-			detail_shares(v, m, g, y);
-		if (++y < bottom) {
-			if (fi && fi->deopt_reason && fi->deopt_reason[0]) {
-				x = grid_put(g, 0, y, GA_WARN, "DEOPTIMISED ", 0);
-				grid_put(g, x, y, GA_WARN, fi->deopt_reason, 0);
-			} else {
-				grid_put(g, 0, y, GA_DIM, "No deoptimisation reported by V8.", 0);
-			}
+	view_put_fit(v, g, x, y, GA_NORMAL, view_func_name(m, v->detail), g->width - x, false);
+	if (++y >= bottom || g->height < 8)
+		return y;
+	x = grid_put(g, 0, y, GA_HEADER, "LOCATION ", 0);
+	view_func_location(m, v->detail, true, buf, sizeof(buf));
+	view_put_fit(v, g, x, y, GA_DIM, buf[0] ? buf : "(none: native or VM code)", g->width - x,
+		true);
+	if (++y < bottom)
+		detail_shares(v, m, g, y);
+	if (++y < bottom) {
+		if (fi && fi->deopt_reason && fi->deopt_reason[0]) {
+			x = grid_put(g, 0, y, GA_WARN, "DEOPTIMISED ", 0);
+			grid_put(g, x, y, GA_WARN, fi->deopt_reason, 0);
+		} else {
+			grid_put(g, 0, y, GA_DIM, "No deoptimisation reported by V8.", 0);
 		}
-		if (fi && fi->kind == FUNC_JS && ++y < bottom)
-			detail_self_note(m, g, y);
-		y += 2; /* a blank line before the sections */
 	}
+	if (fi && fi->kind == FUNC_JS && ++y < bottom)
+		detail_self_note(m, g, y);
+	return y + 2; /* a blank line before the sections */
+}
 
-	/* Sections: callers, callees, hot lines; each gets a heading and at least one line,
-	 * then the lines left are dealt out in turn. */
-	count[0] = v->n_callers;
-	count[1] = v->n_callees;
-	count[2] = n_lines < DETAIL_HOT_LINES ? n_lines : DETAIL_HOT_LINES;
-	snprintf(title[0], sizeof(title[0]), "CALLERS: %% of this function's total time that "
-		"comes through each (since attach)");
-	snprintf(title[1], sizeof(title[1]), "CALLEES: %% of this function's total time spent in "
-		"each (since attach)");
-	snprintf(title[2], sizeof(title[2]), "HOT LINES: V8's ticks per source line since attach");
-	budget = bottom - y - 6;
-	for (int k = 0; k < 3; k++)
+/* How many rows each section (callers, callees, hot lines: count[k] items) shows in budget
+ * rows: one each, then the rest dealt out in turn; and the first shown, so that the selected
+ * caller or callee is visible. */
+static void detail_layout(const struct view *v, const size_t count[3], int budget,
+	size_t shown[3], size_t first[3])
+{
+	for (int k = 0; k < 3; k++) {
 		shown[k] = 1;
+		first[k] = 0;
+	}
 	for (bool grew = true; grew && budget > 0;) {
 		grew = false;
 		for (int k = 0; k < 3 && budget > 0; k++)
@@ -236,18 +229,61 @@ static void detail_draw(struct view *v, const struct model *m, struct grid *g, d
 				grew = true;
 			}
 	}
-	/* Scroll the caller and callee lists so that the selection is visible. */
-	first[0] = first[1] = first[2] = 0;
 	if (v->detail_sel < v->n_callers) {
 		if (v->detail_sel >= shown[0])
 			first[0] = v->detail_sel - shown[0] + 1;
 	} else if (v->detail_sel - v->n_callers >= shown[1]) {
 		first[1] = v->detail_sel - v->n_callers - shown[1] + 1;
 	}
+}
 
+/* One hot line: its share of the function's ticks, where it is (in the original source when
+ * a map gives one, else V8's line) and its text. */
+static void detail_line_row(struct view *v, const struct model *m, struct grid *g, int y,
+	const struct line_stat *l, uint64_t tick_sum)
+{
+	double pct = tick_sum ? (double)l->ticks * 100.0 / (double)tick_sum : 0;
+	const struct model_line_text *lt = detail_line_text(m, v->detail, l->line);
+	char buf[256];
+	int tx;
+
+	view_fmt_pct(pct, buf, sizeof(buf));
+	view_put_right(g, 0, y, view_heat(pct), buf, 8);
+	if (lt && lt->where[0])
+		snprintf(buf, sizeof(buf), "%-22s %6llu ticks", lt->where, (unsigned long long)l->ticks);
+	else
+		snprintf(buf, sizeof(buf), "line %-17u %6llu ticks", l->line,
+			(unsigned long long)l->ticks);
+	tx = 10 + view_put_fit(v, g, 10, y, GA_NORMAL, buf, g->width - 10, true);
+	if (lt && lt->text[0] && tx + 3 < g->width)
+		view_put_fit(v, g, tx + 2, y, GA_DIM, lt->text, g->width - tx - 2, false);
+}
+
+static void detail_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+{
+	static const char *const titles[3] = {
+		"CALLERS: % of this function's total time that comes through each (since attach)",
+		"CALLEES: % of this function's total time spent in each (since attach)",
+		"HOT LINES: V8's ticks per source line since attach",
+	};
+	struct line_stat *lines;
+	uint64_t tick_sum;
+	size_t n_lines, count[3], shown[3], first[3];
+	int bottom, y;
+
+	detail_refresh(v, m);
+	n_lines = model_hot_lines(m, v->detail, &lines, &tick_sum);
+	bottom = view_draw_bottom(v, m, g, DETAIL_KEYS);
+	y = detail_header(v, m, g, bottom);
+	/* Sections: callers, callees, hot lines; each gets a heading and at least one line,
+	 * then the lines left are dealt out in turn. */
+	count[0] = v->n_callers;
+	count[1] = v->n_callees;
+	count[2] = n_lines < DETAIL_HOT_LINES ? n_lines : DETAIL_HOT_LINES;
+	detail_layout(v, count, bottom - y - 6, shown, first);
 	for (int k = 0; k < 3 && y < bottom; k++) {
 		grid_fill_attr(g, 0, y, g->width, GA_TITLE);
-		grid_put(g, 0, y++, GA_TITLE, title[k], 0);
+		grid_put(g, 0, y++, GA_TITLE, titles[k], 0);
 		if (k == 2 && m->map_note[0] && m->line_text_func == v->detail && y < bottom)
 			grid_put(g, 2, y++, GA_DIM, m->map_note, 0);
 		if (count[k] == 0 && y < bottom) {
@@ -258,30 +294,13 @@ static void detail_draw(struct view *v, const struct model *m, struct grid *g, d
 		}
 		for (size_t i = first[k]; i < first[k] + shown[k] && i < count[k] && y < bottom;
 		     i++, y++) {
-			if (k == 0) {
+			if (k == 0)
 				detail_relative_row(v, m, g, y, &v->callers[i], v->detail_sel == i);
-			} else if (k == 1) {
+			else if (k == 1)
 				detail_relative_row(v, m, g, y, &v->callees[i],
 					v->detail_sel == v->n_callers + i);
-			} else {
-				double pct = tick_sum ? (double)lines[i].ticks * 100.0 / (double)tick_sum : 0;
-				const struct model_line_text *lt = detail_line_text(m, v->detail,
-					lines[i].line);
-				int tx;
-
-				view_fmt_pct(pct, buf, sizeof(buf));
-				view_put_right(g, 0, y, view_heat(pct), buf, 8);
-				/* the place in the original source when a map gives one, else V8's line */
-				if (lt && lt->where[0])
-					snprintf(buf, sizeof(buf), "%-22s %6llu ticks", lt->where,
-						(unsigned long long)lines[i].ticks);
-				else
-					snprintf(buf, sizeof(buf), "line %-17u %6llu ticks", lines[i].line,
-						(unsigned long long)lines[i].ticks);
-				tx = 10 + view_put_fit(v, g, 10, y, GA_NORMAL, buf, g->width - 10, true);
-				if (lt && lt->text[0] && tx + 3 < g->width)
-					view_put_fit(v, g, tx + 2, y, GA_DIM, lt->text, g->width - tx - 2, false);
-			}
+			else
+				detail_line_row(v, m, g, y, &lines[i], tick_sum);
 		}
 	}
 	free(lines);

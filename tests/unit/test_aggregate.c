@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "aggregate.h"
+#include "cumulative.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
 
 #include "aggregate.h"
 #include "attach.h"
+#include "cumulative.h"
 #include "engine.h"
 #include "evloop.h"
 #include "exitcode.h"

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "aggregate.h"
+#include "cumulative.h"
 #include "functab.h"
 #include "strbuf.h"
 #include "tap.h"

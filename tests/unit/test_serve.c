@@ -5,6 +5,7 @@
 #include "tap.h"
 
 #include "aggregate.h"
+#include "cumulative.h"
 #include "engine.h"
 #include "evloop.h"
 #include "functab.h"

@@ -4,6 +4,7 @@
 
 #include "view.h"
 #include "aggregate.h"
+#include "cumulative.h"
 #include "calltree.h"
 #include "functab.h"
 #include "grid.h"

@@ -1,9 +1,11 @@
-/* app_workers.c: the target's worker threads, each profiled by an engine of its own over the
- * main engine's session (engine_workers.c), and the other processes of a service (--pid
- * again, --children, --match), each an engine on its own websocket. Their latest windows go
- * into the main thread's batch report (report.h's threads_json and processes_json) and, in
- * the live view, its THREADS line; their engines leave before the main one, which carries
- * the workers' sessions. */
+/* app_watch.c: every engine ntop-js watches, one kind of object with one set of handlers and
+ * one report builder: the main target's main thread (a->main; app.c makes its windows the
+ * root of the report, and its end the session's), the target's worker threads, each profiled
+ * by an engine of its own over its process's session (engine_workers.c), and the other
+ * processes of a service (--pid again, --children, --match), each an engine on its own
+ * websocket. The others' latest windows go into the main thread's batch report (report.h's
+ * threads_json and processes_json) and, in the live view, its THREADS line; their engines
+ * leave before the main one, which carries the workers' sessions. */
 #include "config.h"
 
 #include "aggregate.h"
@@ -12,6 +14,7 @@
 #include "exitcode.h"
 #include "export.h"
 #include "loop.h"
+#include "memlog.h"
 #include "memseries.h"
 #include "model.h"
 #include "report.h"
@@ -36,6 +39,7 @@
 struct app_thread {
 	struct app *a;
 	struct engine *e;
+	bool main;              /* the main target's main thread (a->main, not in a->threads) */
 	bool process;           /* another process (its own inspector), not a worker */
 	pid_t parent_pid;       /* a worker of another process: that process (0: of the main one,
 	                           or a process itself) */
@@ -51,6 +55,9 @@ struct app_thread {
 	const struct window_stats *last_w; /* its engine's latest window, for the T table */
 	struct model_thread sum;
 	struct app_smap *smap;  /* another process's source maps (a worker uses its process's) */
+	struct mem_growth growth; /* its heap's growth, from its own readings */
+	bool have_growth;
+	uint64_t blocks_reported; /* blocked-loop events already in a window's report */
 };
 
 static void thread_free(struct app_thread *th)
@@ -62,64 +69,172 @@ static void thread_free(struct app_thread *th)
 	free(th);
 }
 
-/* ---- the workers' engines ---- */
+/* ---- every engine's handlers ---- */
 
 /* Who th is, for --serve's profiles and --push: a worker thread belongs to its process. */
 static struct app_source app_thread_source(const struct app_thread *th)
 {
+	if (th->main)
+		return (struct app_source){ th->e, (int)th->a->target.pid, 0, "main" };
 	if (th->process)
 		return (struct app_source){ th->e, (int)th->target.pid, 0, "main" };
 	return (struct app_source){ th->e, (int)(th->parent_pid ? th->parent_pid :
 		th->a->target.pid), th->info.thread_id, th->info.name };
 }
 
-static void thread_on_window(void *ud, const struct window_stats *w, double wall_time_s)
+/* The engine the live view shows. */
+static struct app_thread *shown_watch(const struct app *a)
 {
-	struct app_thread *th = ud;
+	return a->shown ? a->shown : a->main;
+}
+
+/* The report of one window, built the same way for every engine: its time, span, memory and
+ * growth, CPU state, event loop and the blocked-loop events not reported yet (held back while
+ * there is no loop reading: they are reported inside it), a fresh allocation profile, the JIT
+ * plan and the pause estimates. */
+static void watch_report_window(struct app_thread *th, const struct window_stats *w,
+	double wall_time_s, struct app_window *win)
+{
+	const struct app *a = th->a;
+	struct engine *e = th->e;
+	struct report_window *rw = &win->rw;
+	uint64_t n_blocks = engine_blocks_count(e);
+
+	memset(rw, 0, sizeof *rw);
+	rw->time_s = wall_time_s;
+	rw->window_ms = (w->end_us - w->start_us) / 1000.0;
+	rw->interval_us = (double)a->settings.interval_us;
+	rw->top_n = a->opt.top_n;
+	rw->mem = memseries_last(engine_memseries(e));
+	rw->growth = th->have_growth ? &th->growth : NULL;
+	rw->cpu_off = !engine_cpu_on(e);
+	rw->next_burst_in_s = engine_next_burst_in_s(e);
+	rw->start_pause_est_s = engine_start_pause_s(e);
+	rw->gc_pause_est_s = engine_gc_pause_s(e);
+	if (engine_evloop_last(e)) {
+		win->loop = *engine_evloop_last(e);
+		if (!rw->cpu_off)
+			evloop_busy_from_profile(&win->loop, w->sampled_us, w->idle_us);
+		rw->loop = &win->loop;
+	}
+	for (; rw->loop && th->blocks_reported < n_blocks; th->blocks_reported++) {
+		const struct engine_block *k = engine_block_get(e, th->blocks_reported);
+
+		if (k && rw->n_blocks < ENGINE_BLOCKS_KEPT)
+			win->blocks[rw->n_blocks++] = *k;
+	}
+	rw->blocks = win->blocks;
+	rw->alloc = engine_alloc_take_fresh(e) ? engine_alloc_latest(e) : NULL;
+	engine_jit_info(e, &win->jit);
+	rw->jit = rw->cpu_off ? NULL : &win->jit;
+}
+
+/* A worker's or another process's window: kept for the main thread's report (and the T
+ * table), its line in THREADS, and the live view when it is the one shown. */
+static void thread_keep_window(struct app_thread *th, const struct window_stats *w,
+	struct app_window *win)
+{
 	struct app *a = th->a;
+	struct report_window *rw = &win->rw;
 	struct report_target rt = { (int)th->target.pid, th->target.node_version, th->target.title,
 		th->process ? -1 : th->info.thread_id, th->process ? NULL : th->info.name, false, 0 };
-	struct report_window rw;
-	struct evloop_reading loop;
 
 	if (th->process)
 		app_container_of(&th->target, &rt);
-	app_report_window(a, th->e, w, wall_time_s, &rw, &loop);
 	strbuf_reset(&th->json);
-	(th->process ? report_json_process : report_json_thread)(&th->json, &rt, &rw, w,
+	(th->process ? report_json_process : report_json_thread)(&th->json, &rt, rw, w,
 		engine_cumulative(th->e), engine_functab(th->e));
 	strbuf_reset(&th->text);
-	report_text_window(&th->text, &rt, &rw, w, engine_cumulative(th->e), engine_functab(th->e));
+	report_text_window(&th->text, &rt, rw, w, engine_cumulative(th->e), engine_functab(th->e));
 	th->fresh = true;
-	th->last_w = rw.cpu_off ? NULL : w;
-	{
-		struct app_source src = app_thread_source(th);
-
-		app_serve_on_window(a, &src, wall_time_s, rw.window_ms / 1000.0);
-		app_push_on_window(a, &src, wall_time_s, rw.window_ms / 1000.0);
-	}
-	th->sum.have_window = !rw.cpu_off && w->sampled_us > 0;
+	th->last_w = rw->cpu_off ? NULL : w;
+	th->sum.have_window = !rw->cpu_off && w->sampled_us > 0;
 	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
-	th->sum.heap_used_bytes = rw.mem ? rw.mem->v[MEM_HEAP_USED] : NAN;
+	th->sum.heap_used_bytes = rw->mem ? rw->mem->v[MEM_HEAP_USED] : NAN;
 	if (a->tui && a->shown == th)
-		tui_on_window(a->tui, w, rw.window_ms);
+		tui_on_window(a->tui, w, rw->window_ms);
 }
 
-static void thread_on_notice(void *ud, const char *msg)
+static void watch_on_window(void *ud, const struct window_stats *w, double wall_time_s)
 {
 	struct app_thread *th = ud;
-	char *line = th->process ? xasprintf("PID %d: %s", (int)th->target.pid, msg) :
+	struct app *a = th->a;
+	struct app_window win;
+	struct app_source src = app_thread_source(th);
+
+	watch_report_window(th, w, wall_time_s, &win);
+	app_serve_on_window(a, &src, wall_time_s, win.rw.window_ms / 1000.0);
+	app_push_on_window(a, &src, wall_time_s, win.rw.window_ms / 1000.0);
+	if (th->main)
+		app_main_window(a, w, &win);
+	else
+		thread_keep_window(th, w, &win);
+}
+
+/* Says msg, naming the thread or process it is about unless it is the main target's. */
+static void watch_say(const struct app_thread *th, bool is_error, const char *msg)
+{
+	char *line;
+
+	if (th->main) {
+		app_say(th->a, is_error, msg);
+		return;
+	}
+	line = th->process ? xasprintf("PID %d: %s", (int)th->target.pid, msg) :
 		th->parent_pid ? xasprintf("PID %d worker %ld %s: %s", (int)th->parent_pid,
 		th->info.thread_id, th->info.name, msg) :
 		xasprintf("worker %ld %s: %s", th->info.thread_id, th->info.name, msg);
-
-	app_say(th->a, false, line);
+	app_say(th->a, is_error, line);
 	free(line);
 }
 
-static void thread_on_finished(void *ud, int status, const char *why)
+static void watch_on_notice(void *ud, const char *msg)
+{
+	watch_say(ud, false, msg);
+}
+
+/* A memory reading: the engine's own growth (its reports, /metrics, its memory screen). */
+static void watch_on_memory(void *ud, const struct mem_sample *m)
 {
 	struct app_thread *th = ud;
+	struct app *a = th->a;
+
+	memseries_growth(engine_memseries(th->e), a->opt.growth_window_s, m->t_s, &th->growth);
+	th->have_growth = true;
+	if (th->main)
+		app_main_memory(a, m);
+	if (a->tui && shown_watch(a) == th)
+		tui_on_memory(a->tui, &th->growth, a->opt.growth_window_s, a->opt.no_eval);
+}
+
+static void watch_on_alloc(void *ud)
+{
+	struct app_thread *th = ud;
+
+	if (th->a->tui && shown_watch(th->a) == th)
+		tui_redraw(th->a->tui);
+}
+
+static void watch_on_snapshot(void *ud, bool ok, const char *msg)
+{
+	struct app_thread *th = ud;
+
+	watch_say(th, !ok, msg);
+	if (th->a->tui)
+		tui_redraw(th->a->tui);
+}
+
+/* Only the main engine asks (the others refuse a long pause by themselves and say so). */
+static void watch_on_cpu_held(void *ud, double pause_s)
+{
+	struct app_thread *th = ud;
+
+	if (th->a->tui)
+		tui_ask_start_cpu(th->a->tui, pause_s);
+}
+
+static void thread_on_finished(struct app_thread *th, int status, const char *why)
+{
 	struct app *a = th->a;
 
 	th->finished = true;
@@ -133,7 +248,7 @@ static void thread_on_finished(void *ud, int status, const char *why)
 		char *msg = th->process ? xasprintf("PID %d is gone; showing PID %d",
 			(int)th->target.pid, (int)a->target.pid) : xasprintf("worker thread %ld exited; "
 			"showing the main thread", th->info.thread_id);
-		app_show_thread(a, NULL);
+		watch_show(a, NULL);
 		tui_status(a->tui, false, msg);
 		free(msg);
 	}
@@ -141,23 +256,76 @@ static void thread_on_finished(void *ud, int status, const char *why)
 	 * session opened: unreachable); a process always does. */
 	if (status != EXIT_OK && why && !a->stopping && (th->process ||
 	    (status != EXIT_TARGET_GONE && status != EXIT_UNREACHABLE)))
-		thread_on_notice(th, why);
+		watch_say(th, false, why);
 	/* Freed outside the engine's own callback. */
 	loop_timer_arm(a->threads_reap, 0);
 }
 
+static void watch_on_finished(void *ud, int status, const char *why)
+{
+	struct app_thread *th = ud;
+
+	if (th->main)
+		app_main_finished(th->a, status, why);
+	else
+		thread_on_finished(th, status, why);
+}
+
+static void worker_new(struct app *a, struct app_thread *parent,
+	const struct engine_worker_info *w, const struct engine_transport *tp);
+
+/* A worker thread of th's process started (or was running at attach). */
+static void watch_on_worker(void *ud, const struct engine_worker_info *w,
+	const struct engine_transport *tp)
+{
+	struct app_thread *th = ud;
+
+	worker_new(th->a, th->main ? NULL : th, w, tp);
+}
+
+static const struct engine_handlers watch_handlers = {
+	.on_window = watch_on_window,
+	.on_notice = watch_on_notice,
+	.on_finished = watch_on_finished,
+	.on_memory = watch_on_memory,
+	.on_alloc = watch_on_alloc,
+	.on_snapshot = watch_on_snapshot,
+	.on_cpu_held = watch_on_cpu_held,
+	.on_worker = watch_on_worker,
+};
+
 static struct app_thread *thread_new(struct app *a);
 static void thread_start(struct app *a, struct app_thread *th);
 
-static void thread_on_worker(void *ud, const struct engine_worker_info *w,
-	const struct engine_transport *tp);
+struct engine *watch_main(struct app *a, const struct engine_transport *tp,
+	const struct engine_clock *clock, const struct attach_result *target,
+	const struct engine_config *cfg)
+{
+	struct app_thread *th = thread_new(a);
 
-static const struct engine_handlers thread_handlers = {
-	.on_window = thread_on_window,
-	.on_notice = thread_on_notice,
-	.on_finished = thread_on_finished,
-	.on_worker = thread_on_worker,
-};
+	th->main = true;
+	th->e = engine_create(a->loop, tp, clock, target, cfg, &watch_handlers, th);
+	a->main = th;
+	return th->e;
+}
+
+void watch_main_free(struct app *a)
+{
+	if (a->main)
+		thread_free(a->main);
+	a->main = NULL;
+	a->engine = NULL;
+}
+
+const struct mem_growth *watch_growth_of(const struct app *a, const struct engine *e)
+{
+	if (a->main && a->main->e == e)
+		return a->main->have_growth ? &a->main->growth : NULL;
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (a->threads[i]->e == e)
+			return a->threads[i]->have_growth ? &a->threads[i]->growth : NULL;
+	return NULL;
+}
 
 /* A worker thread of the main process (parent NULL) or of another one: an engine on it,
  * through that process's session. */
@@ -194,22 +362,8 @@ static void worker_new(struct app *a, struct app_thread *parent,
 	if (cfg.mem_interval_s > 0 && cfg.mem_interval_s < WORKER_MEM_INTERVAL_S)
 		cfg.mem_interval_s = WORKER_MEM_INTERVAL_S;
 	cfg.ask_pause = false;
-	th->e = engine_create(a->loop, tp, &a->engine_clock, &th->target, &cfg, &thread_handlers, th);
+	th->e = engine_create(a->loop, tp, &a->engine_clock, &th->target, &cfg, &watch_handlers, th);
 	thread_start(a, th);
-}
-
-void app_on_worker(void *ud, const struct engine_worker_info *w, const struct engine_transport *tp)
-{
-	worker_new(ud, NULL, w, tp);
-}
-
-/* Another process's engine found one of its worker threads. */
-static void thread_on_worker(void *ud, const struct engine_worker_info *w,
-	const struct engine_transport *tp)
-{
-	struct app_thread *parent = ud;
-
-	worker_new(parent->a, parent, w, tp);
 }
 
 static struct app_thread *thread_new(struct app *a)
@@ -237,7 +391,7 @@ static void thread_start(struct app *a, struct app_thread *th)
 	if (engine_start(th->e, &cause) < 0) {
 		th->finished = true;
 		if (th->process)
-			thread_on_notice(th, cause);
+			watch_say(th, false, cause);
 		free(cause);
 		/* its engine will not close what service_attach opened */
 		if (th->process && th->target.opened_by_us)
@@ -246,7 +400,7 @@ static void thread_start(struct app *a, struct app_thread *th)
 	}
 }
 
-void app_add_process(struct app *a, const struct attach_result *r)
+void watch_add_process(struct app *a, const struct attach_result *r)
 {
 	struct app_thread *th = thread_new(a);
 	struct engine_config cfg = a->engine_cfg;
@@ -269,12 +423,12 @@ void app_add_process(struct app *a, const struct attach_result *r)
 	th->smap = app_smap_create(a->loop, r->pid, !a->opt.no_source_maps);
 	cfg.smap = app_smap_cache(th->smap);
 	engine_io_websocket(a->loop, &tp, &clock);
-	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &thread_handlers,
+	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &watch_handlers,
 		th);
 	thread_start(a, th);
 }
 
-size_t app_processes_live(const struct app *a)
+size_t watch_processes_live(const struct app *a)
 {
 	size_t n = 0;
 
@@ -285,8 +439,8 @@ size_t app_processes_live(const struct app *a)
 
 /* Several processes (--pid again, --children, --match): every one is attached now; the
  * first of the list that attached is the main target, the others wait in a->members for
- * app_start_service. Returns EXIT_OK, or the first process's failure when none attached. */
-int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause)
+ * watch_start_service. Returns EXIT_OK, or the first process's failure when none attached. */
+int watch_attach_service(struct app *a, const struct attach_opts *ao, char **cause)
 {
 	struct procfs_pids pids = { 0 };
 	pid_t given[OPT_PIDS_MAX];
@@ -327,7 +481,7 @@ int app_attach_service(struct app *a, const struct attach_opts *ao, char **cause
 
 /* The other processes of the service, once the main engine has started; what failed is
  * said once. */
-void app_start_service(struct app *a)
+void watch_start_service(struct app *a)
 {
 	for (size_t i = 0; i < a->n_members; i++) {
 		struct service_member *s = &a->members[i];
@@ -338,7 +492,7 @@ void app_start_service(struct app *a)
 			free(msg);
 		}
 		if (s->code == EXIT_OK && i != a->main_member)
-			app_add_process(a, &s->r);
+			watch_add_process(a, &s->r);
 	}
 	service_members_free(a->members, a->n_members);
 	free(a->members);
@@ -346,7 +500,7 @@ void app_start_service(struct app *a)
 	a->n_members = 0;
 }
 
-void app_show_thread(struct app *a, struct app_thread *th)
+void watch_show(struct app *a, struct app_thread *th)
 {
 	a->shown = th;
 	if (!a->tui)
@@ -360,6 +514,9 @@ void app_show_thread(struct app *a, struct app_thread *th)
 	else
 		tui_show_thread(a->tui, th ? th->e : a->engine, th ? (th->info.thread_id > 0 ?
 			th->info.thread_id : -1) : 0, 0, th ? th->info.name : NULL);
+	/* its own heap's growth at once, not at its next reading */
+	if (shown_watch(a)->have_growth)
+		tui_on_memory(a->tui, &shown_watch(a)->growth, a->opt.growth_window_s, a->opt.no_eval);
 }
 
 /* The threads in the order the PROCESSES/THREADS line shows them: the main process's
@@ -394,7 +551,7 @@ static size_t threads_in_order(const struct app *a, struct app_thread **out)
 	return n;
 }
 
-void app_thread_next(void *ud)
+void watch_show_next(void *ud)
 {
 	struct app *a = ud;
 	struct app_thread **order = xcalloc(a->n_threads + 1, sizeof *order);
@@ -406,20 +563,20 @@ void app_thread_next(void *ud)
 			;
 	for (i = a->shown ? i + 1 : 0; i < n; i++)
 		if (!order[i]->finished) {
-			app_show_thread(a, order[i]);
+			watch_show(a, order[i]);
 			free(order);
 			return;
 		}
 	free(order);
-	app_show_thread(a, NULL);
+	watch_show(a, NULL);
 }
 
-struct engine *app_shown_engine(const struct app *a)
+struct engine *watch_shown_engine(const struct app *a)
 {
 	return a->shown ? a->shown->e : a->engine;
 }
 
-struct app_smap *app_smap_of(const struct app *a, const struct engine *e)
+struct app_smap *watch_smap_of(const struct app *a, const struct engine *e)
 {
 	pid_t pid = 0;
 
@@ -436,13 +593,13 @@ struct app_smap *app_smap_of(const struct app *a, const struct engine *e)
 	return a->smap;
 }
 
-int app_shown_pid(const struct app *a)
+int watch_shown_pid(const struct app *a)
 {
 	return (int)(a->shown && (a->shown->process || a->shown->parent_pid) ?
 		a->shown->target.pid : a->target.pid);
 }
 
-long app_shown_thread_id(const struct app *a)
+long watch_shown_thread_id(const struct app *a)
 {
 	if (a->shown && a->shown->process)
 		return 0;
@@ -497,7 +654,7 @@ static void app_on_threads_reap(void *ud)
 			struct app_thread *th = a->threads[i];
 
 			/* once stopping, what they collected stays for -o and --folded
-			 * (app_threads_free) */
+			 * (watch_free) */
 			if (th->finished && !a->stopping && (th->reported_exit || !a->opt.batch) &&
 			    (pass == 0 ? !th->process : !has_workers(a, th->target.pid, false)))
 				thread_free(th);
@@ -548,7 +705,7 @@ static void app_on_stop_grace(void *ud)
 		loop_stop(a->loop);
 }
 
-void app_threads_init(struct app *a)
+void watch_init(struct app *a)
 {
 	a->threads_reap = loop_timer_create(a->loop, app_on_threads_reap, a);
 	a->threads_grace = loop_timer_create(a->loop, app_on_stop_grace, a);
@@ -557,7 +714,7 @@ void app_threads_init(struct app *a)
 	strbuf_init(&a->threads_text);
 }
 
-void app_stop(struct app *a)
+void watch_stop(struct app *a)
 {
 	if (a->stopping) {
 		engine_stop(a->engine);
@@ -602,7 +759,7 @@ static void thread_report_exit(const struct app_thread *th, struct strbuf *json,
 	}
 }
 
-void app_end(struct app *a)
+void watch_end(struct app *a)
 {
 	if (threads_live(a) == 0) {
 		loop_stop(a->loop);
@@ -616,7 +773,7 @@ void app_end(struct app *a)
 	}
 }
 
-void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs_json,
+void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *procs_json,
 	struct strbuf *text)
 {
 	bool first_thread = true, first_proc = true;
@@ -654,7 +811,7 @@ void app_threads_report(struct app *a, struct strbuf *json, struct strbuf *procs
 		strbuf_puts(procs_json, "");
 }
 
-struct export_source *app_export_sources(const struct app *a, size_t *n)
+struct export_source *watch_export_sources(const struct app *a, size_t *n)
 {
 	struct export_source *s = xcalloc(a->n_threads + 1, sizeof *s);
 
@@ -693,7 +850,7 @@ struct export_source *app_export_sources(const struct app *a, size_t *n)
 	return s;
 }
 
-void app_threads_all(struct app *a, const struct window_stats *main_w)
+void watch_table_all(struct app *a, const struct window_stats *main_w)
 {
 	char src[64];
 
@@ -723,7 +880,7 @@ void app_threads_all(struct app *a, const struct window_stats *main_w)
 	tui_all_end(a->tui);
 }
 
-size_t app_threads_summary(const struct app *a, const struct model_thread *main_thread,
+size_t watch_summary(const struct app *a, const struct model_thread *main_thread,
 	struct model_thread *out, size_t max)
 {
 	size_t n = 0;
@@ -742,7 +899,7 @@ size_t app_threads_summary(const struct app *a, const struct model_thread *main_
 	return n;
 }
 
-void app_threads_free(struct app *a)
+void watch_free(struct app *a)
 {
 	/* workers before processes: a worker's engine borrows its process's maps */
 	for (size_t i = 0; i < a->n_threads; i++)
@@ -764,7 +921,7 @@ void app_threads_free(struct app *a)
 	strbuf_free(&a->threads_text);
 }
 
-void app_threads_close_left_open(struct app *a)
+void watch_close_left_open(struct app *a)
 {
 	for (size_t i = 0; i < a->n_threads; i++) {
 		struct app_thread *th = a->threads[i];
@@ -775,7 +932,7 @@ void app_threads_close_left_open(struct app *a)
 	}
 }
 
-bool app_watches(const struct app *a, pid_t pid)
+bool watch_has_pid(const struct app *a, pid_t pid)
 {
 	if (pid == a->target.pid)
 		return true;
@@ -788,7 +945,7 @@ bool app_watches(const struct app *a, pid_t pid)
 	return false;
 }
 
-bool app_thread_at(const struct app *a, size_t i, struct engine **e,
+bool watch_at(const struct app *a, size_t i, struct engine **e,
 	const struct attach_result **target, const char **name, bool *process)
 {
 	const struct app_thread *th;
