@@ -5,7 +5,8 @@
  * procfs_status_parse, procfs_status_rss, procfs_net_tcp_parse (both families),
  * procfs_children_parse, procfs_environ_get, procfs_cmdline_argv0, procfs_inspect_scan_argv,
  * procfs_inspect_scan_node_options, procfs_inspect_addr_scan, procfs_hostport_parse and
- * procfs_socket_inode_parse (on a NUL-terminated copy, and on each line). The harness checks
+ * procfs_socket_inode_parse (on a NUL-terminated copy, and on each line), and contention.h's
+ * parsers (schedstat, /proc/PID/cgroup, cpu.stat, cpu.max, cfs quota). The harness checks
  * that the results stay within the structures (names NUL-terminated and free of control
  * characters, ports in range). */
 #include "config.h"
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "contention.h"
 #include "procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,6 +67,30 @@ static void listeners(const char *text, size_t len, int family)
 	procfs_listeners_free(&l);
 }
 
+/* The kernel's CPU-contention files: numbers that are numbers, a group that is a clean
+ * absolute path without "..". */
+static void contention(const char *text, size_t size)
+{
+	char group[256];
+	struct contention_sample k;
+	double v;
+	bool v2;
+
+	if (contention_schedstat_parse(text, size, &v) == 0)
+		CHECK(v >= 0 && isfinite(v), "wait %g", v);
+	if (contention_cpu_stat_parse(text, size, &k) == 0)
+		CHECK(k.throttled_s >= 0 && isfinite(k.throttled_s), "throttled %g", k.throttled_s);
+	if (contention_cpu_max_parse(text, size, &v) == 0)
+		CHECK(v >= 0 && !isnan(v), "cores %g", v);
+	if (contention_cfs_parse(text, size, text, size, &v) == 0)
+		CHECK(v >= 0 && !isnan(v), "cores %g", v);
+	if (contention_cgroup_parse(text, size, &v2, group, sizeof group) == 0) {
+		check_clean(group, sizeof group);
+		CHECK(group[0] == '/' && !strstr(group, "/../") && !strstr(group, "/./"),
+			"group %s", group);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -85,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (procfs_status_rss(text, size, &rss) == 0)
 		CHECK(rss >= 0 && !isnan(rss), "rss %g", rss);
+	contention(text, size);
 
 	listeners(text, size, AF_INET);
 	listeners(text, size, AF_INET6);

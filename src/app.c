@@ -167,7 +167,8 @@ static void app_main_print(struct app *a, const struct window_stats *w,
 
 /* The live view after the main thread's window: the THREADS line and the table across them,
  * and the window itself unless another thread is shown (that one gets its own). */
-static void app_main_view(struct app *a, const struct window_stats *w)
+static void app_main_view(struct app *a, const struct window_stats *w,
+	const struct app_window *win)
 {
 	struct model_thread th[MODEL_THREADS_MAX], main_thread = { 0, "main",
 		w->sampled_us > 0, w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us)
@@ -184,10 +185,12 @@ static void app_main_view(struct app *a, const struct window_stats *w)
 		tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
 		watch_table_all(a, engine_cpu_on(a->engine) ? w : NULL);
 	}
-	if (!a->shown)
+	if (!a->shown) {
+		tui_on_contention(a->tui, win->rw.contention);
 		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
-	else
+	} else {
 		tui_redraw(a->tui);
+	}
 }
 
 /* The main thread's window (app_watch.c built its report): the root of the batch report and
@@ -203,7 +206,7 @@ void app_main_window(struct app *a, const struct window_stats *w, struct app_win
 	if (!a->stopping)
 		app_main_print(a, w, &rt, &win->rw);
 	if (a->tui)
-		app_main_view(a, w);
+		app_main_view(a, w, win);
 	/* -n: counted here, not by the engine, so that the workers leave first. */
 	if (a->opt.iterations && ++a->windows >= (size_t)a->opt.iterations && !a->stopping)
 		watch_stop(a);

@@ -8,6 +8,7 @@
 
 #include "app_smap.h"
 #include "attach.h"
+#include "contention.h"
 #include "engine.h"
 #include "evloop.h"
 #include "memseries.h"
@@ -92,6 +93,7 @@ struct app_window {
 	struct evloop_reading loop;
 	struct engine_block blocks[ENGINE_BLOCKS_KEPT];
 	struct engine_jit_info jit;
+	struct contention_window contention;
 };
 /* The main thread's engine, as app_watch.c passes it on: its window (the root of the batch
  * report and the log), a memory reading (the log's record), the end of its session. */

@@ -68,6 +68,7 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 	const char *thread, bool main_engine, struct promfill_store *st, struct prom_target *out)
 {
 	struct promfill_source src;
+	struct contention_sample kernel;
 
 	memset(&src, 0, sizeof src);
 	src.pid = (int)t->pid;
@@ -80,6 +81,11 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 	if (strcmp(thread, "main") == 0 && t->pid > 0 && e &&
 	    procfs_cpu_seconds(t->pid, &src.process_cpu_s) < 0)
 		src.process_cpu_s = NAN;
+	/* ...and the CPU its main thread could not get */
+	if (strcmp(thread, "main") == 0 && t->pid > 0 && e) {
+		contention_read(t->pid, t->pid, CONTENTION_CGROUP_ROOT, &kernel);
+		src.kernel = &kernel;
+	}
 	src.top_n = a->opt.top_n;
 	if (e) {
 		src.mem = memseries_last(engine_memseries(e));

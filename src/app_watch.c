@@ -10,6 +10,7 @@
 
 #include "aggregate.h"
 #include "app_priv.h"
+#include "contention.h"
 #include "engine.h"
 #include "exitcode.h"
 #include "export.h"
@@ -58,6 +59,10 @@ struct app_thread {
 	struct mem_growth growth; /* its heap's growth, from its own readings */
 	bool have_growth;
 	uint64_t blocks_reported; /* blocked-loop events already in a window's report */
+	/* The kernel's counters of the CPU it could not get, at its last window (of kernel_pid's
+	 * main thread: a worker's kernel thread is not known). */
+	struct contention_sample kernel;
+	pid_t kernel_pid;
 };
 
 static void thread_free(struct app_thread *th)
@@ -86,6 +91,33 @@ static struct app_source app_thread_source(const struct app_thread *th)
 static struct app_thread *shown_watch(const struct app *a)
 {
 	return a->shown ? a->shown : a->main;
+}
+
+/* The process whose main thread th is (0: none known: a worker, or a target reached by
+ * --port whose PID is not known). */
+static pid_t kernel_pid_of(const struct app_thread *th)
+{
+	if (th->main)
+		return th->a->target.pid;
+	return th->process ? th->target.pid : 0;
+}
+
+/* The CPU th could not get since its last window, into win (rw->contention stays NULL when
+ * the kernel's counters are not known, or th's process changed: --follow). */
+static void watch_kernel(struct app_thread *th, struct app_window *win)
+{
+	pid_t pid = kernel_pid_of(th);
+	struct contention_sample now;
+
+	if (pid <= 0)
+		return;
+	contention_read(pid, pid, CONTENTION_CGROUP_ROOT, &now);
+	if (th->kernel_pid == pid) {
+		contention_diff(&th->kernel, &now, &win->contention);
+		win->rw.contention = &win->contention;
+	}
+	th->kernel = now;
+	th->kernel_pid = pid;
 }
 
 /* The report of one window, built the same way for every engine: its time, span, memory and
@@ -127,6 +159,7 @@ static void watch_report_window(struct app_thread *th, const struct window_stats
 	rw->alloc = engine_alloc_take_fresh(e) ? engine_alloc_latest(e) : NULL;
 	engine_jit_info(e, &win->jit);
 	rw->jit = rw->cpu_off ? NULL : &win->jit;
+	watch_kernel(th, win);
 }
 
 /* A worker's or another process's window: kept for the main thread's report (and the T
@@ -151,8 +184,10 @@ static void thread_keep_window(struct app_thread *th, const struct window_stats 
 	th->sum.have_window = !rw->cpu_off && w->sampled_us > 0;
 	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
 	th->sum.heap_used_bytes = rw->mem ? rw->mem->v[MEM_HEAP_USED] : NAN;
-	if (a->tui && a->shown == th)
+	if (a->tui && a->shown == th) {
+		tui_on_contention(a->tui, rw->contention);
 		tui_on_window(a->tui, w, rw->window_ms);
+	}
 }
 
 static void watch_on_window(void *ud, const struct window_stats *w, double wall_time_s)
@@ -302,10 +337,12 @@ struct engine *watch_main(struct app *a, const struct engine_transport *tp,
 	const struct engine_config *cfg)
 {
 	struct app_thread *th = thread_new(a);
+	struct app_window first;
 
 	th->main = true;
 	th->e = engine_create(a->loop, tp, clock, target, cfg, &watch_handlers, th);
 	a->main = th;
+	watch_kernel(th, &first); /* the counters the first window starts from */
 	return th->e;
 }
 
@@ -425,6 +462,11 @@ void watch_add_process(struct app *a, const struct attach_result *r)
 	engine_io_websocket(a->loop, &tp, &clock);
 	th->e = engine_create(a->loop, &tp, &a->engine_clock, &th->target, &cfg, &watch_handlers,
 		th);
+	{
+		struct app_window first;
+
+		watch_kernel(th, &first); /* the counters its first window starts from */
+	}
 	thread_start(a, th);
 }
 

@@ -33,6 +33,7 @@ void model_init(struct model *m)
 	m->next_burst_in_s = NAN;
 	m->gc_pause_s = NAN;
 	m->max_pause_s = INFINITY;
+	m->runqueue_wait_ms = m->throttled_ms = m->throttled_periods_pct = m->quota_cores = NAN;
 }
 
 void model_free(struct model *m)

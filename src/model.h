@@ -77,6 +77,10 @@ struct model {
 	size_t windows, windows_late;
 	double last_window_ms;
 	size_t last_samples;
+	/* The CPU the shown thread could not get in its last window (contention.h), in ms: its
+	 * run-queue wait and its cgroup's throttled time; the quota in cores (INFINITY: none).
+	 * NAN: not known (a worker thread, a target reached by --port). */
+	double runqueue_wait_ms, throttled_ms, throttled_periods_pct, quota_cores;
 	bool connected;
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;

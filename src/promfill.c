@@ -3,6 +3,7 @@
 
 #include "promfill.h"
 #include "aggregate.h"
+#include "contention.h"
 #include "cumulative.h"
 #include "engine.h"
 #include "functab.h"
@@ -66,6 +67,12 @@ void promfill_target(const struct promfill_source *src, struct promfill_store *s
 	t->node_version = src->node_version;
 	t->attached = src->attached;
 	t->process_cpu_s = src->process_cpu_s;
+	t->runqueue_wait_s = src->kernel ? src->kernel->runqueue_wait_s : NAN;
+	t->throttled_s = src->kernel ? src->kernel->throttled_s : NAN;
+	t->quota_cores = src->kernel && isfinite(src->kernel->quota_cores) ?
+		src->kernel->quota_cores : NAN;
+	t->periods = src->kernel ? src->kernel->periods : NAN;
+	t->throttled_periods = src->kernel ? src->kernel->throttled_periods : NAN;
 	t->rss_bytes = src->mem ? src->mem->v[MEM_RSS] : NAN;
 	t->heap_used_bytes = src->mem ? src->mem->v[MEM_HEAP_USED] : NAN;
 	t->heap_total_bytes = src->mem ? src->mem->v[MEM_HEAP_TOTAL] : NAN;

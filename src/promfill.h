@@ -10,6 +10,7 @@
 #include "evloop.h"
 #include "promtext.h"
 
+struct contention_sample;
 struct cumulative;
 struct engine_heap_space;
 struct functab;
@@ -25,6 +26,7 @@ struct promfill_source {
 	const char *title, *thread, *node_version;
 	bool attached;
 	double process_cpu_s;                /* NAN: not read */
+	const struct contention_sample *kernel; /* the CPU it could not get; NULL: not read */
 	const struct mem_sample *mem;        /* the latest memory reading, or NULL */
 	const struct mem_growth *growth;     /* NULL: no verdict yet */
 	const struct engine_heap_space *spaces;

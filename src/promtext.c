@@ -227,6 +227,16 @@ static const struct {
 		PROM_GAUGE },
 	{ "nodejs_eventloop_utilization", "The share of time the event loop was busy, 0 to 1.",
 		PROM_GAUGE },
+	{ "ntopjs_cpu_runqueue_wait_seconds_total", "Time the main thread was ready to run but "
+		"waited for a CPU, since it started (schedstat).", PROM_COUNTER },
+	{ "ntopjs_cpu_throttled_seconds_total", "Time the process's cgroup was throttled by its CPU "
+		"quota, since the cgroup was made.", PROM_COUNTER },
+	{ "ntopjs_cpu_quota_cores", "The process's cgroup's CPU quota in cores (absent: none).",
+		PROM_GAUGE },
+	{ "ntopjs_cpu_cfs_periods_total", "The CPU quota's enforcement periods the process's "
+		"cgroup has run in.", PROM_COUNTER },
+	{ "ntopjs_cpu_cfs_throttled_periods_total", "The periods in which the cgroup used up its "
+		"CPU quota and was throttled.", PROM_COUNTER },
 };
 
 /* plain[f]'s value for t. */
@@ -234,7 +244,8 @@ static double value_of(const struct prom_target *t, size_t f)
 {
 	const double v[] = { t->rss_bytes, t->heap_used_bytes, t->heap_total_bytes,
 		t->external_bytes, t->process_cpu_s, t->lag_s, t->lag_p50_s, t->lag_p99_s,
-		t->lag_max_s, t->loop_utilization };
+		t->lag_max_s, t->loop_utilization, t->runqueue_wait_s, t->throttled_s, t->quota_cores, t->periods,
+		t->throttled_periods };
 
 	return f < sizeof(v) / sizeof(v[0]) ? v[f] : NAN;
 }

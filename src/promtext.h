@@ -70,6 +70,10 @@ struct prom_target {
 	const char *node_version;    /* "v20.11.1" */
 	bool attached;               /* ntopjs_attached */
 	double process_cpu_s;        /* process_cpu_seconds_total (/proc/PID/stat) */
+	/* The CPU it could not get (contention.h), the main thread's and its cgroup's since
+	 * they started, and the cgroup's quota (NAN: none or unknown). */
+	double runqueue_wait_s, throttled_s, quota_cores;
+	double periods, throttled_periods; /* the quota's enforcement periods, and throttled ones */
 	double rss_bytes;            /* mem.rss_bytes */
 	double heap_used_bytes, heap_total_bytes, external_bytes;
 	const struct prom_heap_space *spaces;

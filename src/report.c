@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "aggregate.h"
+#include "contention.h"
 #include "cumulative.h"
 #include "functab.h"
 #include "strbuf.h"
@@ -500,6 +501,30 @@ static void json_top_row(struct strbuf *out, const struct report_window *rw,
 		strbuf_puts(out, "null");
 }
 
+/* "cpu_contention": what the kernel says the thread waited for a CPU and its cgroup's quota
+ * held it back, in the window (null: unknown; quota_cores null: no quota or unknown); and
+ * "gc": the window's sampled garbage-collection time (null while the profiler is off). */
+static void report_json_contention(struct strbuf *out, const struct report_window *rw,
+	const struct window_stats *w)
+{
+	const struct contention_window *k = rw->contention;
+
+	if (k) {
+		strbuf_puts(out, ",\"cpu_contention\":{\"runqueue_wait_ms\":");
+		json_num_or_null(out, k->runqueue_wait_ms, 1);
+		strbuf_puts(out, ",\"throttled_ms\":");
+		json_num_or_null(out, k->throttled_ms, 1);
+		strbuf_puts(out, ",\"throttled_periods_pct\":");
+		json_num_or_null(out, k->throttled_periods_pct, 1);
+		strbuf_puts(out, ",\"quota_cores\":");
+		json_num_or_null(out, isinf(k->quota_cores) ? NAN : k->quota_cores, 2);
+		strbuf_putc(out, '}');
+	}
+	strbuf_puts(out, ",\"gc\":{\"pause_ms\":");
+	json_num_or_null(out, rw->cpu_off ? NAN : w->gc_us / 1000.0, 1);
+	strbuf_putc(out, '}');
+}
+
 static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft, enum json_kind kind)
@@ -515,6 +540,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	}
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
+		report_json_contention(out, rw, w);
 		report_json_loop(out, rw, ft);
 		report_json_memory(out, rw, ft);
 		json_window_end(out, rw, kind);
@@ -542,6 +568,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_putc(out, '}');
 	}
 	strbuf_putc(out, ']');
+	report_json_contention(out, rw, w);
 	report_json_loop(out, rw, ft);
 	report_json_memory(out, rw, ft);
 	json_window_end(out, rw, kind);
@@ -648,6 +675,30 @@ static void report_text_mem(struct strbuf *out, const struct report_window *rw)
 	strbuf_putc(out, '\n');
 }
 
+/* "CPU WAIT: run queue 12 ms, throttled 300 ms in 80% of periods (quota 0.50 cores)": what
+ * the thread could not get in the window, when the kernel said. */
+static void report_text_contention(struct strbuf *out, const struct report_window *rw)
+{
+	const struct contention_window *k = rw->contention;
+
+	if (!k || (!isfinite(k->runqueue_wait_ms) && !isfinite(k->throttled_ms)))
+		return;
+	strbuf_puts(out, "CPU WAIT: run queue ");
+	if (isfinite(k->runqueue_wait_ms))
+		strbuf_printf(out, "%.0f ms", k->runqueue_wait_ms);
+	else
+		strbuf_puts(out, "unknown");
+	if (isfinite(k->throttled_ms))
+		strbuf_printf(out, ", throttled %.0f ms", k->throttled_ms);
+	if (isfinite(k->throttled_ms) && isfinite(k->throttled_periods_pct))
+		strbuf_printf(out, " in %.0f%% of periods", k->throttled_periods_pct);
+	if (isinf(k->quota_cores))
+		strbuf_puts(out, " (no CPU quota)");
+	else if (isfinite(k->quota_cores))
+		strbuf_printf(out, " (quota %.2f cores)", k->quota_cores);
+	strbuf_putc(out, '\n');
+}
+
 void report_text_window(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
@@ -687,6 +738,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (rw->cpu_off && isfinite(rw->next_burst_in_s)) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (between bursts: the next in "
 			"%.0f s)\n", isfinite(rw->window_ms) ? rw->window_ms : 0, ceil(rw->next_burst_in_s));
+		report_text_contention(out, rw);
 		report_text_loop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
@@ -695,6 +747,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	if (rw->cpu_off) {
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",
 			isfinite(rw->window_ms) ? rw->window_ms : 0);
+		report_text_contention(out, rw);
 		report_text_loop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
@@ -706,6 +759,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 	strbuf_printf(out, "CPU: %5.1f%% JS, %5.1f%% GC, %5.1f%% program, %5.1f%% idle\n",
 		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
+	report_text_contention(out, rw);
 	report_text_loop(out, rw, ft);
 	report_text_mem(out, rw);
 	report_text_jit(out, rw->jit);

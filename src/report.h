@@ -11,6 +11,7 @@ struct strbuf;
 struct window_stats;
 struct cumulative;
 struct functab;
+struct contention_window;
 struct mem_sample;
 struct mem_growth;
 struct alloc_table;
@@ -51,6 +52,9 @@ struct report_window {
 	size_t n_blocks;
 	/* ...because it runs in bursts (--cpu-every): seconds to the next one, else NAN. */
 	double next_burst_in_s;
+	/* The CPU it could not get in the window (contention.h: run-queue wait, cgroup throttling
+	 * and quota); NULL: not read (a worker thread, whose kernel thread is not known). */
+	const struct contention_window *contention;
 	/* Predicted pauses of the target (pause.h), in seconds; NAN when unknown: the CPU
 	 * profiler's start with the JIT step, and a full GC (each allocation-profile fetch). */
 	double start_pause_est_s, gc_pause_est_s;

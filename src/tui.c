@@ -4,6 +4,7 @@
 #include "tui.h"
 #include "aggregate.h"
 #include "attach.h"
+#include "contention.h"
 #include "engine.h"
 #include "grid.h"
 #include "loop.h"
@@ -15,6 +16,7 @@
 #include "util.h"
 #include "view.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +275,14 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
 	tui_draw(t);
 }
 
+void tui_on_contention(struct tui *t, const struct contention_window *k)
+{
+	t->model.runqueue_wait_ms = k ? k->runqueue_wait_ms : NAN;
+	t->model.throttled_ms = k ? k->throttled_ms : NAN;
+	t->model.throttled_periods_pct = k ? k->throttled_periods_pct : NAN;
+	t->model.quota_cores = k ? k->quota_cores : NAN;
+}
+
 void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	const char *name)
 {
@@ -298,6 +308,7 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	m->windows_late = engine_windows_late(e);
 	m->have_loop = false;
 	m->loop_series = NULL;
+	m->runqueue_wait_ms = m->throttled_ms = m->throttled_periods_pct = m->quota_cores = NAN;
 	m->n_blocks = 0;
 	m->blocks_total = 0;
 	tui_pull_cpu(t);

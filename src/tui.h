@@ -41,6 +41,10 @@ void tui_free(struct tui *t);
  * no tui may exist and nothing else may be freed. */
 void tui_restore_terminal(void);
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms);
+/* The CPU the shown engine's thread could not get in the window about to come
+ * (tui_on_window); NULL: not known. */
+struct contention_window;
+void tui_on_contention(struct tui *t, const struct contention_window *k);
 struct model_thread;
 /* The target's worker threads, for the THREADS line (more: left out beyond the model's room). */
 void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size_t more);

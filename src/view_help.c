@@ -83,7 +83,10 @@ static void help_columns(struct help_list *L, const struct model *m)
 	ENTRY("FUNCTION", "the function's name; without one, (native code), (evaluated code) or (anonymous)");
 	ENTRY("LOCATION", "file:line, counting lines from 1; long paths lose their start");
 	ENTRY("CPU line", "the sampled time split into JS (JavaScript), GC (garbage collector), "
-		"program (native and VM work outside JS) and idle (the event loop waiting)");
+		"program (native and VM work outside JS) and idle (the event loop waiting); then, "
+		"from the kernel, the share of the last window the thread was ready to run but waited "
+		"for a CPU (waited), and the share of its cgroup's CPU quota periods that ran out "
+		"(throttled, with the quota in cores), in red from 10%%");
 	ENTRY("MEM line", "the target's resident memory (rss), V8 heap used/total, how fast the "
 		"heap's post-GC floor grows per hour over the growth window, the verdict (growing, "
 		"stable, shrinking or unknown) and a sparkline of heap used over the last 5 minutes");

@@ -411,6 +411,30 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 	view_put_at(g, x, y, GA_NORMAL, buf);
 }
 
+/* What the thread could not get in the last window, from the kernel: its run-queue wait as a
+ * share of the window, and the share of its cgroup's quota periods that ran out (with the
+ * quota; the throttled time itself is summed over CPUs); red from 10 %. */
+static void draw_cpu_wait(const struct model *m, struct grid *g, int x, int y)
+{
+	double win = m->last_window_ms;
+	char buf[96];
+
+	if (!(win > 0))
+		return;
+	if (isfinite(m->runqueue_wait_ms)) {
+		double p = 100.0 * m->runqueue_wait_ms / win;
+
+		snprintf(buf, sizeof(buf), "  waited %.0f%%", p);
+		x = view_put_at(g, x, y, p >= 10 ? GA_WARN : GA_NORMAL, buf);
+	}
+	if (isfinite(m->throttled_periods_pct) && isfinite(m->quota_cores)) {
+		double p = m->throttled_periods_pct;
+
+		snprintf(buf, sizeof(buf), "  throttled %.0f%% (quota %.2g cores)", p, m->quota_cores);
+		view_put_at(g, x, y, p >= 10 ? GA_WARN : GA_NORMAL, buf);
+	}
+}
+
 static void draw_cpu_line(const struct view *v, const struct model *m, struct grid *g, int y)
 {
 	struct model_split s = v->paused ? v->frozen_split[v->s.mode] : model_split(m, v->s.mode);
@@ -433,12 +457,14 @@ static void draw_cpu_line(const struct view *v, const struct model *m, struct gr
 	}
 	x = view_put_at(g, 0, y, GA_HEADER, label);
 	if (m->cpu_off) {
-		view_put_at(g, x, y, GA_DIM, " not profiled");
+		x = view_put_at(g, x, y, GA_DIM, " not profiled");
+		draw_cpu_wait(m, g, x, y);
 		return;
 	}
 	snprintf(buf, sizeof(buf), " JS %.1f%%  GC %.1f%%  program %.1f%%  idle %.1f%%", s.js_pct,
 		s.gc_pct, s.program_pct, s.idle_pct);
-	view_put_at(g, x, y, GA_NORMAL, buf);
+	x = view_put_at(g, x, y, GA_NORMAL, buf);
+	draw_cpu_wait(m, g, x, y);
 }
 
 static void draw_settings_line(const struct view *v, const struct model *m, struct grid *g,

@@ -115,6 +115,8 @@ static void targets(struct prom_target t[2])
 	t[0] = (struct prom_target){
 		.pid = 4242, .title = "node /srv/app/server.js", .thread = "main",
 		.node_version = "v20.11.1", .attached = true, .process_cpu_s = 81.25,
+		.runqueue_wait_s = 12.5, .throttled_s = 3.25, .quota_cores = 1.5, .periods = 600,
+		.throttled_periods = 42,
 		.rss_bytes = 123456789, .heap_used_bytes = 45e6, .heap_total_bytes = 60e6,
 		.external_bytes = 2e6, .spaces = spaces, .n_spaces = 2,
 		.growth_verdict = "growing", .heap_growth_bytes_per_hour = 5242880,
@@ -127,7 +129,9 @@ static void targets(struct prom_target t[2])
 	t[1] = (struct prom_target){
 		.pid = 4242, .title = "node /srv/app/server.js", .thread = "pool-1",
 		.node_version = "v20.11.1", .attached = true, .process_cpu_s = NAN,
-		.rss_bytes = NAN, .heap_used_bytes = 8e6, .heap_total_bytes = 16e6,
+		.runqueue_wait_s = NAN, .throttled_s = NAN, .quota_cores = NAN, .periods = NAN,
+		.throttled_periods = NAN, .rss_bytes = NAN, .heap_used_bytes = 8e6,
+		.heap_total_bytes = 16e6,
 		.external_bytes = NAN, .growth_verdict = "unknown",
 		.heap_growth_bytes_per_hour = NAN, .loop_utilization = NAN, .lag_s = NAN,
 		.lag_p50_s = NAN, .lag_p99_s = NAN, .lag_max_s = NAN, .cpu_known = true,
@@ -161,6 +165,15 @@ static void test_render(void)
 	is_int(count(x, "process_resident_memory_bytes{"), 1, "... only where read");
 	ok(strstr(x, "# TYPE process_cpu_seconds_total counter\n") != NULL,
 		"process CPU is a counter");
+	ok(strstr(x, "# TYPE ntopjs_cpu_runqueue_wait_seconds_total counter\n"
+		"ntopjs_cpu_runqueue_wait_seconds_total{pid=\"4242\",title=\"node /srv/app/server.js\","
+		"thread=\"main\"} 12.5\n") != NULL, "the run-queue wait, a counter");
+	ok(strstr(x, "ntopjs_cpu_throttled_seconds_total{pid=\"4242\",title=\"node /srv/app/server.js\","
+		"thread=\"main\"} 3.25\n") && strstr(x, "ntopjs_cpu_quota_cores{pid=\"4242\",title=\"node "
+		"/srv/app/server.js\",thread=\"main\"} 1.5\n"), "the throttled time and the quota");
+	ok(strstr(x, "ntopjs_cpu_cfs_throttled_periods_total{pid=\"4242\",title=\"node "
+		"/srv/app/server.js\",thread=\"main\"} 42\n") != NULL, "and the throttled periods");
+	is_int(count(x, "ntopjs_cpu_runqueue_wait_seconds_total{"), 1, "... only where read");
 	is_int(count(x, "nodejs_heap_size_used_bytes{"), 2, "heap used for both threads");
 	ok(strstr(x, "nodejs_heap_space_size_used_bytes{pid=\"4242\",title=\"node /srv/app/server.js\","
 		"thread=\"main\",space=\"old_space\"} 3e+07\n") != NULL, "heap spaces by space");
@@ -194,6 +207,8 @@ static void test_render(void)
 	/* nothing known: no family at all */
 	{
 		struct prom_target e = { .process_cpu_s = NAN, .rss_bytes = NAN,
+			.runqueue_wait_s = NAN, .throttled_s = NAN, .quota_cores = NAN, .periods = NAN,
+			.throttled_periods = NAN,
 			.heap_used_bytes = NAN, .heap_total_bytes = NAN, .external_bytes = NAN,
 			.heap_growth_bytes_per_hour = NAN, .loop_utilization = NAN, .lag_s = NAN,
 			.lag_p50_s = NAN, .lag_p99_s = NAN, .lag_max_s = NAN };

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "aggregate.h"
+#include "contention.h"
 #include "cumulative.h"
 #include "functab.h"
 #include "strbuf.h"
@@ -512,6 +513,46 @@ static void test_cpu_off(struct fixture *fx)
 	strbuf_free(&sb);
 }
 
+/* The CPU the thread could not get: cpu_contention and gc, null where unknown; a CPU WAIT line
+ * in text. */
+static void test_contention(struct fixture *fx)
+{
+	struct contention_window k = { 412.5, 300.04, 80, 0.3 };
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(!strstr(sb.data, "cpu_contention") && strstr(sb.data, ",\"gc\":{\"pause_ms\":50.0}"),
+		"not read: no cpu_contention; gc.pause_ms is the sampled GC time");
+	fx->rw.contention = &k;
+	strbuf_reset(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, ",\"cpu_contention\":{\"runqueue_wait_ms\":412.5,\"throttled_ms\":300.0,"
+		"\"throttled_periods_pct\":80.0,\"quota_cores\":0.30}") != NULL,
+		"cpu_contention: wait, throttled time and periods, quota");
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "\nCPU WAIT: run queue 412 ms, throttled 300 ms in 80% of periods (quota 0.30 cores)\n") != NULL,
+		"text: the CPU WAIT line");
+	k = (struct contention_window){ 12, NAN, NAN, INFINITY };
+	strbuf_reset(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "\"runqueue_wait_ms\":12.0,\"throttled_ms\":null,\"throttled_periods_pct\":null,\"quota_cores\":null}") != NULL,
+		"unknown throttling and no quota: null");
+	strbuf_reset(&sb);
+	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "\nCPU WAIT: run queue 12 ms (no CPU quota)\n") != NULL,
+		"text: no quota said as such");
+	fx->rw.cpu_off = true;
+	strbuf_reset(&sb);
+	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
+	ok(strstr(sb.data, "\"cpu_contention\":{") && strstr(sb.data, "\"gc\":{\"pause_ms\":null}"),
+		"--no-cpu: the kernel's figures stay, gc.pause_ms is null");
+	fx->rw.cpu_off = false;
+	fx->rw.contention = NULL;
+	strbuf_free(&sb);
+}
+
 /* The --log record: the same object, with its type first. */
 static void test_json_typed(struct fixture *fx)
 {
@@ -541,6 +582,7 @@ int main(void)
 	test_text(&fx);
 	test_inlining(&fx);
 	test_cpu_off(&fx);
+	test_contention(&fx);
 	test_original(&fx);
 	fixture_free(&fx);
 	return done_testing();

@@ -155,6 +155,26 @@ static void test_table(struct fixture *fx)
 	ok(strstr(row(&g, 2), "JS 70.3%") && strstr(row(&g, 2), "GC 5.0%") &&
 		strstr(row(&g, 2), "program 10.0%") && strstr(row(&g, 2), "idle 14.7%"),
 		"header: the CPU split");
+	ok(!strstr(row(&g, 2), "waited") && !strstr(row(&g, 2), "throttled"),
+		"header: nothing of CPU waits the kernel did not tell");
+	fx->m.runqueue_wait_ms = 0.4 * fx->m.last_window_ms;
+	fx->m.throttled_ms = 0.02 * fx->m.last_window_ms;
+	fx->m.throttled_periods_pct = 2;
+	fx->m.quota_cores = 0.5;
+	grid_resize(&g, 120, 24);
+	view_draw(v, &fx->m, &g, NOW);
+	x = find_cell(&g, 2, "waited 40%");
+	ok(x >= 0 && attr_at(&g, x, 2) == GA_WARN, "header: the run-queue wait's share, red from 10%%");
+	x = find_cell(&g, 2, "throttled 2% (quota 0.5 cores)");
+	ok(x >= 0 && attr_at(&g, x, 2) == GA_NORMAL, "and the throttling with the quota, plain under 10%%");
+	fx->m.quota_cores = INFINITY;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, 2), "waited 40%") && !strstr(row(&g, 2), "throttled"),
+		"no quota: no throttling said");
+	fx->m.runqueue_wait_ms = fx->m.throttled_ms = fx->m.throttled_periods_pct = NAN;
+	fx->m.quota_cores = NAN;
+	grid_resize(&g, 80, 24);
+	view_draw(v, &fx->m, &g, NOW);
 	is_str(row(&g, 3), "                                                                                ",
 		"the memory line is blank without memory data");
 	ok(strstr(row(&g, 5), "SELF%(1s)") && !strstr(row(&g, 4), "FUNCTION"),
