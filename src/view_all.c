@@ -137,8 +137,11 @@ static const struct binding all_bindings[] = {
 	{ { 'm' }, NULL, NULL, 0, all_memory },
 };
 
+static const char *const all_key_bars[] = { ALL_KEYS, NULL };
+
 const struct screen screen_all = {
 	.name = "all",
+	.key_bars = all_key_bars,
 	.draw = all_draw,
 	.bindings = all_bindings,
 	.n_bindings = sizeof(all_bindings) / sizeof(all_bindings[0]),

@@ -306,8 +306,11 @@ static void detail_draw(struct view *v, const struct model *m, struct grid *g, d
 	free(lines);
 }
 
+static const char *const detail_key_bars[] = { DETAIL_KEYS, NULL };
+
 const struct screen screen_detail = {
 	.name = "detail",
+	.key_bars = detail_key_bars,
 	.draw = detail_draw,
 	.bindings = detail_bindings,
 	.n_bindings = sizeof(detail_bindings) / sizeof(detail_bindings[0]),

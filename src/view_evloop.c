@@ -466,8 +466,11 @@ static const struct binding loop_bindings[] = {
 	{ { 'm' }, NULL, NULL, 0, loop_memory },
 };
 
+static const char *const loop_key_bars[] = { LOOP_KEYS, NULL };
+
 const struct screen screen_loop = {
 	.name = "loop",
+	.key_bars = loop_key_bars,
 	.draw = loop_draw,
 	.bindings = loop_bindings,
 	.n_bindings = sizeof(loop_bindings) / sizeof(loop_bindings[0]),

@@ -267,8 +267,11 @@ static const struct binding help_bindings[] = {
 		help_scroll },
 };
 
+static const char *const help_key_bars[] = { HELP_KEYS, NULL };
+
 const struct screen screen_help = {
 	.name = "help",
+	.key_bars = help_key_bars,
 	.draw = help_draw,
 	.bindings = help_bindings,
 	.n_bindings = sizeof(help_bindings) / sizeof(help_bindings[0]),

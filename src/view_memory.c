@@ -579,8 +579,11 @@ static void memory_draw(struct view *v, const struct model *m, struct grid *g, d
 	draw_alloc(v, m, g, y + mid, alloc_h, side, now_wall_s);
 }
 
+static const char *const memory_key_bars[] = { MEMORY_KEYS, NULL };
+
 const struct screen screen_memory = {
 	.name = "memory",
+	.key_bars = memory_key_bars,
 	.draw = memory_draw,
 	.bindings = memory_bindings,
 	.n_bindings = sizeof(memory_bindings) / sizeof(memory_bindings[0]),

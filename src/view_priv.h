@@ -115,6 +115,9 @@ struct screen {
 	 * KEYS, from 1; 0: none. */
 	const char *help_title;
 	int help_section;
+	/* The key bars it draws at the bottom (NULL-terminated): every key they name is one of
+	 * its bindings or the shared ones (test_view.c reads them). */
+	const char *const *key_bars;
 };
 
 extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_loop,

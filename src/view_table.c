@@ -739,8 +739,11 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 	}
 }
 
+static const char *const table_key_bars[] = { TABLE_KEYS, TABLE_KEYS_CPU_OFF, NULL };
+
 const struct screen screen_table = {
 	.name = "table",
+	.key_bars = table_key_bars,
 	.draw = table_draw,
 	.bindings = table_bindings,
 	.n_bindings = sizeof(table_bindings) / sizeof(table_bindings[0]),

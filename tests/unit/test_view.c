@@ -705,7 +705,7 @@ static bool label_codes(const char *label, int *codes, size_t *n)
 	static const struct { const char *name; int code; } names[] = {
 		{ "Ctrl-C", 3 }, { "F1", VK_F1 }, { "space", ' ' }, { "Enter", VK_ENTER },
 		{ "Esc", VK_ESC }, { "Backspace", VK_BACKSPACE }, { "Up", VK_UP },
-		{ "Down", VK_DOWN }, { "arrows", VK_UP },
+		{ "Down", VK_DOWN }, { "PgUp", VK_PGUP }, { "PgDn", VK_PGDN }, { "arrows", VK_UP },
 		{ "arrows", VK_DOWN }, { "arrows", VK_PGUP }, { "arrows", VK_PGDN },
 		{ "arrows", VK_HOME }, { "arrows", VK_END },
 	};
@@ -742,6 +742,66 @@ static bool code_bound(int code)
 		if (s->bindings && view_binding_find(s->bindings, s->n_bindings, code))
 			return true;
 	return false;
+}
+
+/* A key bar's word names keys: one character, a range (1-4), a name label_codes knows, or
+ * several joined by '/' ("m/Esc", "</>", "+/-"; "/" alone is the key itself). */
+static bool bar_word_codes(const char *w, int *codes, size_t *n)
+{
+	char buf[64];
+	size_t k = 0;
+
+	for (const char *p = w; *p && k + 3 < sizeof(buf); p++) {
+		if (*p == '/' && p != w && p[1]) {
+			buf[k++] = ',';
+			buf[k++] = ' ';
+		} else if (*p != ',') {
+			buf[k++] = *p;
+		}
+	}
+	buf[k] = '\0';
+	return k > 0 && label_codes(buf, codes, n);
+}
+
+/* Every key a screen's key bar names ("q quit  m/Esc back  1-4 +/- zoom": the leading words
+ * of each item, up to the first that names no key) is bound on that screen. */
+static void test_key_bars(void)
+{
+	const struct screen *s;
+	size_t bars = 0, keys = 0, unbound = 0;
+
+	for (size_t i = 0; (s = view_screen_at(i)); i++)
+		for (size_t b = 0; s->key_bars && s->key_bars[b]; b++, bars++) {
+			char buf[512], *save = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", s->key_bars[b]);
+			for (char *item = buf, *next; item && *item; item = next) {
+				next = strstr(item, "  ");
+				if (next) {
+					*next = '\0';
+					next += 2 + strspn(next + 2, " ");
+				}
+				for (char *w = strtok_r(item, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+					int c[16];
+					size_t nc = 0;
+
+					if (strcmp(w, "or") == 0)
+						continue;
+					if (!bar_word_codes(w, c, &nc))
+						break;
+					for (size_t j = 0; j < nc; j++, keys++)
+						if (!(s->bindings && view_binding_find(s->bindings, s->n_bindings,
+						    c[j])) && !(s->shared_keys && view_binding_find(
+						    view_shared_bindings, view_n_shared_bindings, c[j]))) {
+							printf("# the %s screen's key bar names %#x (\"%s\"), which "
+								"it does not bind\n", s->name, c[j], w);
+							unbound++;
+						}
+				}
+			}
+		}
+	ok(bars >= 7 && keys >= 60 && unbound == 0,
+		"every key the key bars name is bound on its screen (%zu bars, %zu keys)", bars, keys);
 }
 
 /* Every key code on every screen: a code its table (or, with shared_keys,
@@ -901,6 +961,7 @@ int main(void)
 	test_pause_and_selection(&fx);
 	test_screens(&fx);
 	test_bindings(&fx);
+	test_key_bars();
 	fixture_free(&fx);
 	test_wide_names();
 	view_fixture_done();
