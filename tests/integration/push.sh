@@ -245,9 +245,15 @@ else
 		skip "go tool pprof reads a pool thread's pushed profile" "go not found (Debian: golang-go)"
 		skip "the served profile labels the threads" "go not found (Debian: golang-go)"
 	else
-		n=$(grep -l 'thread%3D[0-9]*%7D' "$WORK/thr"/*.query | head -1)
-		PPROF_TMPDIR=$WORK "$GO" tool pprof -top "${n%.query}.pb.gz" >"$WORK/thr.top" 2>&1
-		first=$(awk 'seen { print $6; exit } /flat%/ { seen = 1 }' "$WORK/thr.top")
+		# each push of the threads' series in turn, until one lists the task first: the first
+		# covers the attach (the worker's deoptimization and inspector start), where once in CI
+		# postMessage outweighed it
+		first=""
+		for q in $(grep -l 'thread%3D[0-9]*%7D' "$WORK/thr"/*.query); do
+			PPROF_TMPDIR=$WORK "$GO" tool pprof -top "${q%.query}.pb.gz" >"$WORK/thr.top" 2>&1
+			first=$(awk 'seen { print $6; exit } /flat%/ { seen = 1 }' "$WORK/thr.top")
+			case $first in isPrime | primeCount) break ;; esac
+		done
 		ok "$(case $first in isPrime | primeCount) echo 0 ;; *) echo 1 ;; esac)" \
 			"go tool pprof -top lists the pool's task first in a thread's series (got '$first')"
 		case $first in isPrime | primeCount) ;; *) diag "$(head -15 "$WORK/thr.top")" ;; esac
