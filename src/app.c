@@ -187,6 +187,7 @@ static void app_main_view(struct app *a, const struct window_stats *w,
 	}
 	if (!a->shown) {
 		tui_on_contention(a->tui, win->rw.contention);
+		tui_on_requests(a->tui, win->rw.requests, win->rw.window_ms);
 		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
 	} else {
 		tui_redraw(a->tui);
@@ -644,6 +645,7 @@ static void app_engine_config(struct app *a, struct engine_config *cfg)
 	cfg->max_pause_s = a->opt.max_pause_s;
 	cfg->cpu_every_s = a->opt.cpu_every_s;
 	cfg->evloop = true;
+	cfg->requests = !a->opt.no_requests;
 	cfg->block_ms = a->opt.block_threshold_s * 1e3;
 	cfg->ask_pause = !a->opt.batch;
 	cfg->jit_method = a->opt.inlining;

@@ -19,6 +19,7 @@
 #include "memseries.h"
 #include "model.h"
 #include "report.h"
+#include "requests.h"
 #include "service.h"
 #include "strbuf.h"
 #include "tui.h"
@@ -159,6 +160,13 @@ static void watch_report_window(struct app_thread *th, const struct window_stats
 	rw->alloc = engine_alloc_take_fresh(e) ? engine_alloc_latest(e) : NULL;
 	engine_jit_info(e, &win->jit);
 	rw->jit = rw->cpu_off ? NULL : &win->jit;
+	/* HTTP: this window's reading, or none (empty lists) when it did not come in time */
+	if (engine_requests_on(e)) {
+		static const struct req_window none;
+		const struct req_window *req = engine_requests_take(e);
+
+		rw->requests = req ? req : &none;
+	}
 	watch_kernel(th, win);
 }
 
@@ -186,6 +194,7 @@ static void thread_keep_window(struct app_thread *th, const struct window_stats 
 	th->sum.heap_used_bytes = rw->mem ? rw->mem->v[MEM_HEAP_USED] : NAN;
 	if (a->tui && a->shown == th) {
 		tui_on_contention(a->tui, rw->contention);
+		tui_on_requests(a->tui, rw->requests, rw->window_ms);
 		tui_on_window(a->tui, w, rw->window_ms);
 	}
 }

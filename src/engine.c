@@ -475,6 +475,7 @@ static void engine_on_window_timer(void *ud)
 	if (!e->cpu_on) {
 		engine_arm_window(e);
 		engine_evloop_read(e);
+		engine_requests_read(e);
 		engine_empty_window(e);
 		if (e->state == ST_RUNNING)
 			engine_burst_due(e);
@@ -489,6 +490,7 @@ static void engine_on_window_timer(void *ud)
 	}
 	/* Before the rotation: its reply comes before the profile, so the window carries it. */
 	engine_evloop_read(e);
+	engine_requests_read(e);
 	e->end_pending = true;
 	/* A burst is one window: it ends here, with no next profile (engine_burst_end). */
 	e->burst_ending = e->cfg.cpu_every_s > 0;
@@ -859,6 +861,7 @@ void engine_stop(struct engine *e)
 	engine_mem_stop(e);
 	engine_mem_leave(e);
 	engine_evloop_leave(e);
+	engine_requests_leave(e);
 	engine_timer_cancel(e, e->window_timer);
 	engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
 	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that
@@ -903,6 +906,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	window_stats_init(&e->ws);
 	engine_mem_init(e);
 	engine_evloop_init(e);
+	engine_requests_init(e);
 	if (cfg->calltree_max_samples) {
 		e->ct = calltree_create(cfg->calltree_max_samples);
 		e->window_ct = calltree_create(cfg->calltree_max_samples);
@@ -937,6 +941,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	e->conn = NULL;
 	engine_mem_reset_session(e);
 	engine_evloop_reset_session(e);
+	engine_requests_reset_session(e);
 	/* A profile of the old process still being read must not become a window of the new. */
 	inbox_drop(e->inbox);
 	memseries_mark_gap(e->mem.series, engine_wall_s(e));
@@ -975,6 +980,7 @@ void engine_free(struct engine *e)
 	engine_workers_free(e);
 	engine_mem_free(e);
 	engine_evloop_free(e);
+	engine_requests_free(e);
 	calltree_free(e->ct);
 	calltree_free(e->window_ct);
 	profile_release(&e->last_profile);

@@ -51,6 +51,7 @@ struct engine_config {
 	double mem_interval_s;       /* memory reading every so often; 0: none */
 	double mem_detail_interval_s;/* external memory and heap spaces (needs eval) */
 	bool evloop;                 /* event-loop readings every window (eval mode only) */
+	bool requests;               /* HTTP requests and calls every window (eval mode only) */
 	double block_ms;             /* a task that holds the loop this long is a block (0: off) */
 	bool workers;                /* report the target's worker threads (on_worker) */
 	bool worker;                 /* a worker thread's engine (engine_workers.c): V8's flags are
@@ -193,6 +194,13 @@ size_t engine_windows_done(const struct engine *e);
 const struct evloop_reading *engine_evloop_last(const struct engine *e);
 /* The readings over time (evloop.h's enum loop_metric), or NULL before the first. */
 const struct tseries *engine_evloop_series(const struct engine *e);
+
+/* HTTP requests and calls (requests.h): the latest reading's, once; NULL when no new one came
+ * since the last call (or requests are not read). And since attach (NULL: none yet). */
+struct req_window;
+bool engine_requests_on(const struct engine *e);
+const struct req_window *engine_requests_take(struct engine *e);
+const struct req_window *engine_requests_totals(const struct engine *e);
 
 /* Blocked-loop events (blockscan.h), numbered from 0 in the order they were confirmed; the
  * latest ENGINE_BLOCKS_KEPT are kept. */

@@ -54,6 +54,16 @@ struct engine_mem {
 
 struct engine;
 
+/* HTTP requests and calls (engine_requests.c). */
+struct engine_req {
+	char *expr;                   /* the reading's evaluation (this session's nonce) */
+	bool pending;                 /* a reading is on its way */
+	bool installed;               /* a reading was sent (which subscribes to the channels) */
+	bool fresh;                   /* last has not been taken (engine_requests_take) */
+	struct req_window *last;      /* the latest reading's (NULL: none yet) */
+	struct req_window *totals;    /* since attach */
+};
+
 /* Event-loop readings (engine_evloop.c). */
 struct engine_evl {
 	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
@@ -134,6 +144,7 @@ struct engine {
 	char *fail_why;
 	struct engine_mem mem;
 	struct engine_evl evl;
+	struct engine_req req;
 	struct engine_workers workers;
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
@@ -271,5 +282,12 @@ void engine_evloop_read(struct engine *e);
 void engine_evloop_window_done(struct engine *e);
 /* At detach: removes what the readings installed in the target. */
 void engine_evloop_leave(struct engine *e);
+
+/* engine_requests.c: the same life as engine_evloop.c's, for HTTP requests and calls. */
+void engine_requests_init(struct engine *e);
+void engine_requests_free(struct engine *e);
+void engine_requests_reset_session(struct engine *e);
+void engine_requests_read(struct engine *e);
+void engine_requests_leave(struct engine *e);
 
 #endif

@@ -18,6 +18,7 @@
 #include "calltree.h"
 #include "cumulative.h"
 #include "functab.h"
+#include "requests.h"
 #include "util.h"
 
 #define MODEL_HALF_LIFE_S 5.0
@@ -34,6 +35,8 @@ void model_init(struct model *m)
 	m->gc_pause_s = NAN;
 	m->max_pause_s = INFINITY;
 	m->runqueue_wait_ms = m->throttled_ms = m->throttled_periods_pct = m->quota_cores = NAN;
+	m->req_per_s = m->req_p99_ms = m->req_errors_pct = m->calls_per_s = m->calls_p99_ms = NAN;
+	m->req_slowest_p99_ms = NAN;
 }
 
 void model_free(struct model *m)
@@ -426,4 +429,51 @@ size_t model_callers(const struct model *m, uint32_t func, struct model_row **ro
 size_t model_callees(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap)
 {
 	return model_relatives(m, func, false, rows, cap);
+}
+
+/* All rows of one kind as one: their count, errors and p99. */
+static void req_sum(const struct req_row *rows, size_t n, uint64_t *count, uint64_t *errors,
+	double *p99)
+{
+	struct req_row all;
+
+	memset(&all, 0, sizeof all);
+	for (size_t i = 0; i < n; i++) {
+		all.count += rows[i].count;
+		all.errors += rows[i].errors;
+		if (rows[i].max_ms > all.max_ms)
+			all.max_ms = rows[i].max_ms;
+		for (size_t k = 0; k < REQ_BUCKETS; k++)
+			all.hist[k] += rows[i].hist[k];
+	}
+	*count = all.count;
+	*errors = all.errors;
+	*p99 = req_row_quantile(&all, 0.99);
+}
+
+void model_on_requests(struct model *m, const struct req_window *w, double window_ms)
+{
+	uint64_t n = 0, e = 0, cn = 0, ce = 0;
+	double s = window_ms / 1000.0, p99 = NAN, cp99 = NAN;
+
+	m->req_slowest[0] = '\0';
+	m->req_slowest_p99_ms = NAN;
+	if (w && s > 0) {
+		req_sum(w->server, w->n_server, &n, &e, &p99);
+		req_sum(w->client, w->n_client, &cn, &ce, &cp99);
+		for (size_t i = 0; i < w->n_server; i++) {
+			double q = req_row_quantile(&w->server[i], 0.99);
+
+			if (isfinite(q) && !(q <= m->req_slowest_p99_ms)) {
+				m->req_slowest_p99_ms = q;
+				snprintf(m->req_slowest, sizeof m->req_slowest, "%s", w->server[i].key);
+			}
+		}
+	}
+	m->have_requests |= n > 0 || cn > 0;
+	m->req_per_s = w && s > 0 ? (double)n / s : NAN;
+	m->req_p99_ms = p99;
+	m->req_errors_pct = n ? 100.0 * (double)e / (double)n : NAN;
+	m->calls_per_s = w && s > 0 ? (double)cn / s : NAN;
+	m->calls_p99_ms = cp99;
 }

@@ -81,6 +81,13 @@ struct model {
 	 * run-queue wait and its cgroup's throttled time; the quota in cores (INFINITY: none).
 	 * NAN: not known (a worker thread, a target reached by --port). */
 	double runqueue_wait_ms, throttled_ms, throttled_periods_pct, quota_cores;
+	/* HTTP in the shown engine's last window (requests.h): inbound requests a second, their
+	 * p99 and error share, the route with the highest p99, and outbound calls; have_requests
+	 * once any request or call was seen (the REQ line stays). NAN: none in the window. */
+	bool have_requests;
+	double req_per_s, req_p99_ms, req_errors_pct, calls_per_s, calls_p99_ms;
+	char req_slowest[96];
+	double req_slowest_p99_ms;
 	bool connected;
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
@@ -208,5 +215,9 @@ struct model_split model_split(const struct model *m, enum model_mode mode);
  * of func's total time that goes through that caller (or into that callee). */
 size_t model_callers(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
 size_t model_callees(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
+
+/* A window's HTTP requests and calls (requests.h; NULL: none read) into m's REQ figures. */
+struct req_window;
+void model_on_requests(struct model *m, const struct req_window *w, double window_ms);
 
 #endif

@@ -56,6 +56,8 @@ static const char usage_text[] =
 	"                         to a log file that the status line names\n"
 	"      --no-workers       profile the main thread only (by default every worker_threads\n"
 	"                         worker is profiled too, through the main thread's inspector)\n"
+	"      --no-requests      do not follow the target's HTTP requests and calls (by default\n"
+	"                         they are read through Node's diagnostics_channel)\n"
 	"      --no-source-maps   show positions as V8 gives them (by default a script's source\n"
 	"                         map, found from its sourceMappingURL comment, gives the\n"
 	"                         original function names, files and lines: TypeScript, bundles)\n"
@@ -382,6 +384,7 @@ static const struct opt_row rows[] = {
 	CONST("repair-inlining", inlining, JIT_REPAIR),
 	FUNC("inlining", 0, opt_inlining, 0, 0, NULL),
 	FLAG("no-workers", 0, no_workers),
+	FLAG("no-requests", 0, no_requests),
 	FLAG("no-source-maps", 0, no_source_maps),
 	FLAG("no-cpu", 0, no_cpu),
 	SECS("max-pause", max_pause_s, 0, 3600, R_NONNEG),

@@ -49,6 +49,7 @@ struct options {
 	bool no_eval;
 	enum jit_method inlining; /* --inlining (--leave-jit, --repair-inlining) */
 	bool no_workers;      /* --no-workers */
+	bool no_requests;     /* --no-requests */
 	bool no_source_maps;  /* --no-source-maps */
 	bool no_cpu;          /* --no-cpu: memory only until the live view starts the profiler */
 	double max_pause_s;   /* --max-pause */

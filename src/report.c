@@ -26,6 +26,7 @@
 #include "contention.h"
 #include "cumulative.h"
 #include "functab.h"
+#include "requests.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -175,6 +176,51 @@ static void report_json_blocks(struct strbuf *out, const struct report_window *r
 }
 
 /* "event_loop": the latest reading (evloop.h), or null. */
+/* One row of "requests": the key split at its first space into method and route (server),
+ * or the destination (client). */
+static void json_req_row(struct strbuf *out, const struct req_row *r, bool client)
+{
+	const char *sp = client ? NULL : strchr(r->key, ' ');
+
+	if (client) {
+		strbuf_puts(out, "{\"host\":");
+		strbuf_json_string(out, r->key, strlen(r->key));
+	} else {
+		strbuf_puts(out, "{\"method\":");
+		strbuf_json_string(out, r->key, sp ? (size_t)(sp - r->key) : 0);
+		strbuf_puts(out, ",\"route\":");
+		strbuf_json_string(out, sp ? sp + 1 : r->key, strlen(sp ? sp + 1 : r->key));
+	}
+	strbuf_printf(out, ",\"count\":%llu,\"in_flight\":%llu,\"p50_ms\":",
+		(unsigned long long)r->count, (unsigned long long)r->in_flight);
+	json_num_or_null(out, req_row_quantile(r, 0.5), 2);
+	strbuf_puts(out, ",\"p99_ms\":");
+	json_num_or_null(out, req_row_quantile(r, 0.99), 2);
+	strbuf_puts(out, ",\"max_ms\":");
+	json_num_or_null(out, r->count ? r->max_ms : NAN, 2);
+	strbuf_printf(out, ",\"errors\":%llu}", (unsigned long long)r->errors);
+}
+
+/* "requests": {server: [...], client: [...]}, each the most requests first. */
+static void report_json_requests(struct strbuf *out, const struct report_window *rw)
+{
+	size_t order[REQ_ROWS_MAX], n;
+
+	if (!rw->requests)
+		return;
+	for (int k = 0; k < 2; k++) {
+		n = requests_order(rw->requests, k == 1, order);
+		strbuf_puts(out, k == 0 ? ",\"requests\":{\"server\":[" : "],\"client\":[");
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strbuf_putc(out, ',');
+			json_req_row(out, k == 0 ? &rw->requests->server[order[i]] :
+				&rw->requests->client[order[i]], k == 1);
+		}
+	}
+	strbuf_puts(out, "]}");
+}
+
 static void report_json_loop(struct strbuf *out, const struct report_window *rw,
 	const struct functab *ft)
 {
@@ -541,6 +587,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
 		report_json_contention(out, rw, w);
+		report_json_requests(out, rw);
 		report_json_loop(out, rw, ft);
 		report_json_memory(out, rw, ft);
 		json_window_end(out, rw, kind);
@@ -569,6 +616,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	}
 	strbuf_putc(out, ']');
 	report_json_contention(out, rw, w);
+	report_json_requests(out, rw);
 	report_json_loop(out, rw, ft);
 	report_json_memory(out, rw, ft);
 	json_window_end(out, rw, kind);
@@ -699,6 +747,55 @@ static void report_text_contention(struct strbuf *out, const struct report_windo
 	strbuf_putc(out, '\n');
 }
 
+/* Rows of one kind of requests, the most first (at most REQ_TEXT_ROWS):
+ * "  GET /api/items/:id          12  p50 25 ms  p99 31 ms  max 31 ms  errors 0  in flight 1". */
+#define REQ_TEXT_ROWS 10
+static void report_text_req_rows(struct strbuf *out, const struct req_window *w, bool client)
+{
+	size_t order[REQ_ROWS_MAX], n = requests_order(w, client, order);
+
+	for (size_t i = 0; i < n && i < REQ_TEXT_ROWS; i++) {
+		const struct req_row *r = client ? &w->client[order[i]] : &w->server[order[i]];
+		double p50 = req_row_quantile(r, 0.5), p99 = req_row_quantile(r, 0.99);
+
+		strbuf_puts(out, "  ");
+		text_column(out, r->key, 40, false, true);
+		strbuf_printf(out, " %6llu", (unsigned long long)r->count);
+		if (isfinite(p50))
+			strbuf_printf(out, "  p50 %.1f ms  p99 %.1f ms  max %.1f ms", p50, p99, r->max_ms);
+		strbuf_printf(out, "  errors %llu  in flight %llu\n", (unsigned long long)r->errors,
+			(unsigned long long)r->in_flight);
+	}
+	if (n > REQ_TEXT_ROWS)
+		strbuf_printf(out, "  (%zu more)\n", n - REQ_TEXT_ROWS);
+}
+
+/* "REQUESTS: 120 finished, 1 error" and its routes, then "CALLS: ..." and their destinations,
+ * when there were any in the window. */
+static void report_text_requests(struct strbuf *out, const struct report_window *rw)
+{
+	const struct req_window *w = rw->requests;
+
+	if (!w)
+		return;
+	for (int k = 0; k < 2; k++) {
+		const struct req_row *rows = k ? w->client : w->server;
+		size_t n = k ? w->n_client : w->n_server;
+		unsigned long long count = 0, errors = 0, flying = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			count += rows[i].count;
+			errors += rows[i].errors;
+			flying += rows[i].in_flight;
+		}
+		if (n == 0)
+			continue;
+		strbuf_printf(out, "%s: %llu finished, %llu error%s, %llu in flight\n",
+			k ? "CALLS" : "REQUESTS", count, errors, errors == 1 ? "" : "s", flying);
+		report_text_req_rows(out, w, k == 1);
+	}
+}
+
 void report_text_window(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft)
@@ -739,6 +836,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (between bursts: the next in "
 			"%.0f s)\n", isfinite(rw->window_ms) ? rw->window_ms : 0, ceil(rw->next_burst_in_s));
 		report_text_contention(out, rw);
+		report_text_requests(out, rw);
 		report_text_loop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
@@ -748,6 +846,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",
 			isfinite(rw->window_ms) ? rw->window_ms : 0);
 		report_text_contention(out, rw);
+		report_text_requests(out, rw);
 		report_text_loop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
@@ -760,6 +859,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		pct_of(w->js_us, sampled), pct_of(w->gc_us, sampled),
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
 	report_text_contention(out, rw);
+	report_text_requests(out, rw);
 	report_text_loop(out, rw, ft);
 	report_text_mem(out, rw);
 	report_text_jit(out, rw->jit);

@@ -12,6 +12,7 @@ struct window_stats;
 struct cumulative;
 struct functab;
 struct contention_window;
+struct req_window;
 struct mem_sample;
 struct mem_growth;
 struct alloc_table;
@@ -52,6 +53,9 @@ struct report_window {
 	size_t n_blocks;
 	/* ...because it runs in bursts (--cpu-every): seconds to the next one, else NAN. */
 	double next_burst_in_s;
+	/* HTTP requests and calls finished in the window (requests.h); NULL: not read (--no-eval,
+	 * a worker thread): no "requests" key. */
+	const struct req_window *requests;
 	/* The CPU it could not get in the window (contention.h: run-queue wait, cgroup throttling
 	 * and quota); NULL: not read (a worker thread, whose kernel thread is not known). */
 	const struct contention_window *contention;

@@ -283,6 +283,11 @@ void tui_on_contention(struct tui *t, const struct contention_window *k)
 	t->model.quota_cores = k ? k->quota_cores : NAN;
 }
 
+void tui_on_requests(struct tui *t, const struct req_window *w, double window_ms)
+{
+	model_on_requests(&t->model, w, window_ms);
+}
+
 void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	const char *name)
 {
@@ -309,6 +314,8 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	m->have_loop = false;
 	m->loop_series = NULL;
 	m->runqueue_wait_ms = m->throttled_ms = m->throttled_periods_pct = m->quota_cores = NAN;
+	m->have_requests = false;
+	model_on_requests(m, NULL, 0);
 	m->n_blocks = 0;
 	m->blocks_total = 0;
 	tui_pull_cpu(t);

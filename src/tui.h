@@ -45,6 +45,9 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
  * (tui_on_window); NULL: not known. */
 struct contention_window;
 void tui_on_contention(struct tui *t, const struct contention_window *k);
+/* The HTTP requests and calls of that window (requests.h; NULL: not read). */
+struct req_window;
+void tui_on_requests(struct tui *t, const struct req_window *w, double window_ms);
 struct model_thread;
 /* The target's worker threads, for the THREADS line (more: left out beyond the model's room). */
 void tui_on_threads(struct tui *t, const struct model_thread *th, size_t n, size_t more);

@@ -621,6 +621,56 @@ static void draw_row(const struct view *v, const struct model *m, struct grid *g
  * workers, each with how busy its last window was, the one the screens show highlighted.
  * With several processes, "PROCESSES  pid 101 3%  pid 102 97%  1 95%  total 195%": each
  * process's main thread (its workers after it) and their sum, in cores' percent. */
+/* "REQ 120/s  p99 45ms  errors 0.8%  slowest GET /api/report 190ms  CALLS 30/s p99 150ms":
+ * the last window's HTTP, once the target has served or called any; red errors, and a p99
+ * of a second or more. */
+/* A duration for the REQ line: "45ms", "1.2s". */
+static void req_fmt_ms(double ms, char *out, size_t outsz)
+{
+	if (ms < 1000)
+		snprintf(out, outsz, "%.0fms", ms);
+	else
+		snprintf(out, outsz, "%.1fs", ms / 1000);
+}
+
+static void draw_req_line(const struct model *m, struct grid *g, int y)
+{
+	char buf[160], t[32];
+	int x = view_put_at(g, 0, y, GA_HEADER, "REQ");
+
+	if (!isfinite(m->req_per_s)) {
+		view_put_at(g, x, y, GA_DIM, " no reading in the last window");
+		return;
+	}
+	snprintf(buf, sizeof buf, " %.0f/s", m->req_per_s);
+	x = view_put_at(g, x, y, GA_NORMAL, buf);
+	if (isfinite(m->req_p99_ms)) {
+		req_fmt_ms(m->req_p99_ms, t, sizeof t);
+		snprintf(buf, sizeof buf, "  p99 %s", t);
+		x = view_put_at(g, x, y, m->req_p99_ms >= 1000 ? GA_WARN : GA_NORMAL, buf);
+	}
+	if (isfinite(m->req_errors_pct)) {
+		snprintf(buf, sizeof buf, "  errors %.1f%%", m->req_errors_pct);
+		x = view_put_at(g, x, y, m->req_errors_pct > 0 ? GA_WARN : GA_NORMAL, buf);
+	}
+	if (m->req_slowest[0] && isfinite(m->req_slowest_p99_ms)) {
+		req_fmt_ms(m->req_slowest_p99_ms, t, sizeof t);
+		x = view_put_at(g, x, y, GA_DIM, "  slowest ");
+		x = view_put_at(g, x, y, GA_NORMAL, m->req_slowest);
+		snprintf(buf, sizeof buf, " %s", t);
+		x = view_put_at(g, x, y, GA_NORMAL, buf);
+	}
+	if (isfinite(m->calls_per_s) && m->calls_per_s > 0) {
+		snprintf(buf, sizeof buf, "  CALLS %.0f/s", m->calls_per_s);
+		x = view_put_at(g, x, y, GA_HEADER, buf);
+		if (isfinite(m->calls_p99_ms)) {
+			req_fmt_ms(m->calls_p99_ms, t, sizeof t);
+			snprintf(buf, sizeof buf, " p99 %s", t);
+			view_put_at(g, x, y, GA_NORMAL, buf);
+		}
+	}
+}
+
 static void draw_threads_line(const struct model *m, struct grid *g, int y)
 {
 	char buf[160];
@@ -682,8 +732,9 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 		 * for the worker threads while there are any, each when there is room. */
 		bool loop = h >= 16 && m->have_loop;
 		bool threads = h >= (loop ? 18 : 16) && m->threads_watched && m->n_threads > 1;
+		bool req = h >= 16 + 2 * (loop + threads) && m->have_requests;
 
-		hdr = 5 + loop + threads;
+		hdr = 5 + loop + threads + req;
 		draw_target_line(m, g, 0, now_wall_s);
 		draw_sampling_line(v, m, g, 1);
 		draw_cpu_line(v, m, g, 2);
@@ -691,6 +742,8 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 			draw_threads_line(m, g, 3);
 		if (loop)
 			view_evloop_line(m, g, 3 + threads);
+		if (req)
+			draw_req_line(m, g, 3 + threads + loop);
 		view_memory_line(v, m, g, hdr - 2, now_wall_s);
 		draw_settings_line(v, m, g, hdr - 1);
 	} else if (h >= 10) {

@@ -173,6 +173,23 @@ static void test_table(struct fixture *fx)
 		"no quota: no throttling said");
 	fx->m.runqueue_wait_ms = fx->m.throttled_ms = fx->m.throttled_periods_pct = NAN;
 	fx->m.quota_cores = NAN;
+	/* HTTP: a REQ line under the CPU line, the table one line lower */
+	fx->m.have_requests = true;
+	fx->m.req_per_s = 120;
+	fx->m.req_p99_ms = 45;
+	fx->m.req_errors_pct = 0.8;
+	snprintf(fx->m.req_slowest, sizeof fx->m.req_slowest, "GET /report");
+	fx->m.req_slowest_p99_ms = 190;
+	fx->m.calls_per_s = 30;
+	fx->m.calls_p99_ms = 150;
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strncmp(row(&g, 3), "REQ 120/s  p99 45", 17) == 0 && strstr(row(&g, 3), "errors 0.8%") &&
+		strstr(row(&g, 3), "slowest GET /report 190") && strstr(row(&g, 3), "CALLS 30/s p99 150"),
+		"header: the REQ line (%s)", row(&g, 3));
+	x = find_cell(&g, 3, "errors 0.8%");
+	ok(x >= 0 && attr_at(&g, x, 3) == GA_WARN, "errors in red");
+	ok(strstr(row(&g, 6), "SELF%(1s)") != NULL, "the headings one line lower");
+	fx->m.have_requests = false;
 	grid_resize(&g, 80, 24);
 	view_draw(v, &fx->m, &g, NOW);
 	is_str(row(&g, 3), "                                                                                ",

@@ -1,0 +1,185 @@
+/* engine_requests.c: the target's HTTP requests and calls (requests.h). At every window, one
+ * evaluation (ntopJsReq) returns what finished since the last one and how many are in flight.
+ * The first subscribes to Node's diagnostics_channel (no flag; channels with no subscriber
+ * cost nothing): http.server.request.start and .response.finish for inbound requests (the
+ * route is read when the response finishes, when express has set req.route), and
+ * http.client.request.start, .response.finish and .request.error and undici's
+ * request:create, :headers and :error (fetch) for outbound calls. Requests are held in a Map
+ * by their response object until they finish (at most 10,000; one whose socket closed first
+ * counts as aborted, an error) and calls in a WeakMap (a call whose end never comes stays in
+ * its destination's in-flight count): nothing is added to the application's own objects. Each kind keeps at most REQ_ROWS_MAX rows (the rest is "other"). Everything
+ * lives in an object on a Symbol.for key of globalThis under this session's nonce, with an
+ * unref'd watchdog that unsubscribes if ntop-js stops reading (a kill -9); engine_requests_leave
+ * unsubscribes at detach. Eval mode only. */
+#include "config.h"
+
+#include "engine_priv.h"
+#include "jsonpull.h"
+#include "requests.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define REQ_KEY "Symbol.for('ntop-js.req')"
+/* The watchdog: as the event-loop reading's (a minute, or three windows and twice the
+ * timeout if longer). */
+#define REQ_WATCHDOG_MIN_S 60.0
+/* Inbound requests followed at once; beyond, new ones are not timed. */
+#define REQ_OPEN_MAX 10000
+
+static const char req_head[] =
+	"(function ntopJsReq(MAXR,WD,OPEN){var dc=process.getBuiltinModule?"
+	"process.getBuiltinModule('diagnostics_channel'):require('diagnostics_channel'),"
+	"K=" REQ_KEY ",all=globalThis[K],id='";
+static const char req_body[] =
+	"',P=globalThis.performance;"
+	"if(!all||typeof all!=='object'){all=Object.create(null);"
+	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
+	"var o=all[id];function now(){return P.now()}"
+	"function add(m,k,ms,err){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
+	"if(!b){b={n:0,e:0,x:0,h:{}};m.set(k,b);}}b.n++;if(err)b.e++;if(ms>b.x)b.x=ms;"
+	"var i=ms<=0.05?0:Math.min(95,1+Math.floor(Math.log2(ms/0.05)*4));b.h[i]=(b.h[i]||0)+1;}"
+	/* the framework's pattern (express: the mount path and the route's), else the path with
+	 * numbers, long hex and uuids as :id */
+	"function route(q){var r=q.route;if(r&&typeof r.path==='string')"
+	"return(typeof q.baseUrl==='string'?q.baseUrl:'')+r.path;"
+	"var u=String(q.url||'/'),i=u.indexOf('?');if(i>=0)u=u.slice(0,i);"
+	"return u.slice(0,200).split('/').map(function(s){return/^[0-9]+$/.test(s)||"
+	"/^[0-9a-fA-F-]{16,}$/.test(s)||/^[0-9a-fA-F]{8,}$/.test(s)&&/[0-9]/.test(s)?':id':s})"
+	".join('/')}"
+	"function skey(q){return(q.method||'?')+' '+route(q)}"
+	"function dest(q){var h=typeof q.getHeader==='function'?q.getHeader('host'):null;"
+	"h=String(h||q.host||'?');return/:[0-9]+$/.test(h)?h:h+(q.protocol==='https:'?':443':':80')}"
+	"function origin(r){var s=String(r.origin||'?'),t=s.replace(/^[a-z]+:\\/\\//,'');"
+	"return/:[0-9]+$/.test(t)?t:t+(s.indexOf('https:')===0?':443':':80')}"
+	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[]};"
+	"var on=function(n,f){var ch=dc.channel(n);ch.subscribe(f);o.sub.push([ch,f])};"
+	"on('http.server.request.start',function(m){if(all[id]!==o||o.open.size>=OPEN)return;"
+	"o.open.set(m.response,[m.request,now()])});"
+	"on('http.server.response.finish',function(m){var e=o.open.get(m.response);"
+	"if(all[id]!==o||!e)return;o.open.delete(m.response);"
+	"add(o.s,skey(e[0]),now()-e[1],m.response.statusCode>=500)});"
+	"var cs=function(q,d){if(all[id]!==o||!q||typeof q!=='object'||o.cw.has(q))return;"
+	"o.cw.set(q,[d,now()]);o.cf.set(d,(o.cf.get(d)||0)+1)};"
+	"var ce=function(q,err){var e=q&&typeof q==='object'?o.cw.get(q):null;if(!e)return;"
+	"o.cw.delete(q);var n=(o.cf.get(e[0])||1)-1;if(n>0)o.cf.set(e[0],n);else o.cf.delete(e[0]);"
+	"add(o.c,e[0],now()-e[1],err)};"
+	"on('http.client.request.start',function(m){cs(m.request,dest(m.request))});"
+	"on('http.client.response.finish',function(m){ce(m.request,m.response.statusCode>=500)});"
+	"on('http.client.request.error',function(m){ce(m.request,true)});"
+	"on('undici:request:create',function(m){cs(m.request,origin(m.request))});"
+	"on('undici:request:headers',function(m){ce(m.request,m.response.statusCode>=500)});"
+	"on('undici:request:error',function(m){ce(m.request,true)});}"
+	/* in flight now, per route; a request whose socket closed before it finished: aborted */
+	"var fl=new Map();o.open.forEach(function(e,res){var k=skey(e[0]);"
+	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);add(o.s,k,now()-e[1],true);return}"
+	"fl.set(k,(fl.get(k)||0)+1)});"
+	"var out={s:[],c:[]},cf=new Map(o.cf);"
+	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0]);fl.delete(k)});"
+	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n])});"
+	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0]);cf.delete(k)});"
+	"cf.forEach(function(n,k){if(out.c.length<MAXR)out.c.push([k,0,0,0,{},n])});"
+	"o.s=new Map();o.c=new Map();clearTimeout(o.t);"
+	"o.t=setTimeout(function(){if(all[id]!==o)return;"
+	"o.sub.forEach(function(x){x[0].unsubscribe(x[1])});delete all[id];"
+	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},WD);"
+	"if(o.t.unref)o.t.unref();return JSON.stringify(out)})(";
+static const char leave_head[] = "(function(){var K=" REQ_KEY ",all=globalThis[K],id='";
+static const char leave_tail[] =
+	"',o=all&&all[id];if(o){clearTimeout(o.t);o.sub.forEach(function(x){"
+	"try{x[0].unsubscribe(x[1])}catch(e){}});delete all[id];}"
+	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
+
+void engine_requests_init(struct engine *e)
+{
+	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
+
+	if (watchdog_s < REQ_WATCHDOG_MIN_S)
+		watchdog_s = REQ_WATCHDOG_MIN_S;
+	/* the nonce is letters, digits and '-': safe inside the quotes */
+	e->req.expr = xasprintf("%s%s%s%d,%.0f,%d)", req_head, e->title_prefix, req_body,
+		REQ_ROWS_MAX, watchdog_s * 1e3, REQ_OPEN_MAX);
+}
+
+void engine_requests_free(struct engine *e)
+{
+	free(e->req.expr);
+	free(e->req.last);
+	free(e->req.totals);
+}
+
+void engine_requests_reset_session(struct engine *e)
+{
+	e->req.pending = false;
+	e->req.installed = false;
+	e->req.fresh = false;
+}
+
+static void req_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	struct json_span res, value;
+	char *text = NULL;
+	size_t len;
+
+	e->req.pending = false;
+	if (o != SESSION_REPLY || m->error.n || json_object_get(m->result, "result", &res) != 1 ||
+	    json_object_get(res, "value", &value) != 1 || json_span_type(value) != JSON_T_STRING ||
+	    json_string_decode(value, &text, &len) != 0)
+		return; /* a failed reading costs only the reading */
+	if (!e->req.last)
+		e->req.last = xcalloc(1, sizeof *e->req.last);
+	if (!e->req.totals)
+		e->req.totals = xcalloc(1, sizeof *e->req.totals);
+	if (requests_parse(text, len, e->req.last) == 0) {
+		requests_add(e->req.totals, e->req.last);
+		e->req.fresh = true;
+	}
+	free(text);
+}
+
+void engine_requests_read(struct engine *e)
+{
+	if (!e->cfg.requests || e->cfg.worker || !e->eval_mode || !e->sess ||
+	    e->state != ST_RUNNING || e->req.pending)
+		return;
+	e->req.pending = true;
+	e->req.installed = true; /* perhaps: engine_requests_leave removes it if so */
+	engine_evaluate(e, e->req.expr, req_on_reading);
+}
+
+static void req_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	/* Nothing to do: if it failed, the watchdog in the target unsubscribes. */
+}
+
+void engine_requests_leave(struct engine *e)
+{
+	char *expr;
+
+	if (!e->req.installed || !e->eval_mode || !e->sess)
+		return;
+	e->req.installed = false;
+	expr = xasprintf("%s%s%s", leave_head, e->title_prefix, leave_tail);
+	engine_evaluate(e, expr, req_on_left);
+	free(expr);
+}
+
+bool engine_requests_on(const struct engine *e)
+{
+	return e->cfg.requests && !e->cfg.worker && e->eval_mode;
+}
+
+const struct req_window *engine_requests_take(struct engine *e)
+{
+	if (!e->req.fresh)
+		return NULL;
+	e->req.fresh = false;
+	return e->req.last;
+}
+
+const struct req_window *engine_requests_totals(const struct engine *e)
+{
+	return e->req.totals;
+}

@@ -1,0 +1,158 @@
+/* requests.c: see requests.h. */
+#include "config.h"
+
+#include "requests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "util.h"
+
+/* A count the target gave: a whole number within what a window can hold, else -1. */
+static double count_of(const cJSON *v)
+{
+	double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+
+	return isfinite(d) && d >= 0 && d <= 1e12 && d == floor(d) ? d : -1;
+}
+
+/* One row [key, count, errors, max_ms, {bucket: n}, in_flight]; false if malformed. */
+static bool parse_row(const cJSON *a, struct req_row *r)
+{
+	const cJSON *key = cJSON_GetArrayItem(a, 0), *h = cJSON_GetArrayItem(a, 4), *b;
+	double n = count_of(cJSON_GetArrayItem(a, 1)), e = count_of(cJSON_GetArrayItem(a, 2));
+	double x = cJSON_IsNumber(cJSON_GetArrayItem(a, 3)) ? cJSON_GetArrayItem(a, 3)->valuedouble : -1;
+	double fl = count_of(cJSON_GetArrayItem(a, 5));
+
+	if (!cJSON_IsArray(a) || !cJSON_IsString(key) || n < 0 || e < 0 || e > n || fl < 0 ||
+	    !(x >= 0 && x < 1e12) || !cJSON_IsObject(h))
+		return false;
+	memset(r, 0, sizeof *r);
+	util_sanitize(key->valuestring, strlen(key->valuestring), r->key, sizeof r->key);
+	r->count = (uint64_t)n;
+	r->errors = (uint64_t)e;
+	r->in_flight = (uint64_t)fl;
+	r->max_ms = x;
+	cJSON_ArrayForEach(b, h) {
+		char *end;
+		long i = strtol(b->string ? b->string : "", &end, 10);
+		double c = count_of(b);
+
+		if (*end || end == b->string || i < 0 || i >= REQ_BUCKETS || c < 0 || c > UINT32_MAX)
+			continue;
+		r->hist[i] = (uint32_t)c;
+	}
+	return true;
+}
+
+/* Adds b into a (same key). */
+static void row_merge(struct req_row *a, const struct req_row *b)
+{
+	a->count += b->count;
+	a->errors += b->errors;
+	a->in_flight += b->in_flight;
+	if (b->max_ms > a->max_ms)
+		a->max_ms = b->max_ms;
+	for (size_t i = 0; i < REQ_BUCKETS; i++)
+		a->hist[i] = a->hist[i] > UINT32_MAX - b->hist[i] ? UINT32_MAX : a->hist[i] + b->hist[i];
+}
+
+/* Puts r among rows[0..*n): merged with the row of its key, else a new row, else (full) into
+ * the last, renamed "other". */
+static void rows_put(struct req_row *rows, size_t *n, const struct req_row *r)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(rows[i].key, r->key) == 0) {
+			row_merge(&rows[i], r);
+			return;
+		}
+	if (*n < REQ_ROWS_MAX) {
+		rows[(*n)++] = *r;
+		return;
+	}
+	snprintf(rows[REQ_ROWS_MAX - 1].key, sizeof rows[0].key, "other");
+	row_merge(&rows[REQ_ROWS_MAX - 1], r);
+}
+
+static void parse_rows(const cJSON *list, struct req_row *rows, size_t *n)
+{
+	const cJSON *a;
+	struct req_row r;
+
+	cJSON_ArrayForEach(a, list)
+		if (parse_row(a, &r))
+			rows_put(rows, n, &r);
+}
+
+int requests_parse(const char *json, size_t len, struct req_window *out)
+{
+	cJSON *root = cJSON_ParseWithLength(json, len);
+
+	memset(out, 0, sizeof *out);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return -1;
+	}
+	parse_rows(cJSON_GetObjectItemCaseSensitive(root, "s"), out->server, &out->n_server);
+	parse_rows(cJSON_GetObjectItemCaseSensitive(root, "c"), out->client, &out->n_client);
+	cJSON_Delete(root);
+	return 0;
+}
+
+double req_row_quantile(const struct req_row *r, double q)
+{
+	uint64_t total = 0, seen = 0, want;
+
+	for (size_t i = 0; i < REQ_BUCKETS; i++)
+		total += r->hist[i];
+	if (total == 0)
+		return NAN;
+	want = (uint64_t)ceil(q * (double)total);
+	if (want < 1)
+		want = 1;
+	for (size_t i = 0; i < REQ_BUCKETS; i++) {
+		seen += r->hist[i];
+		if (seen >= want) {
+			double mid = i == 0 ? REQ_BUCKET_BASE_MS / 2 :
+				REQ_BUCKET_BASE_MS * exp2(((double)i - 0.5) / 4);
+			return mid < r->max_ms || r->max_ms <= 0 ? mid : r->max_ms;
+		}
+	}
+	return r->max_ms;
+}
+
+void requests_add(struct req_window *totals, const struct req_window *w)
+{
+	for (size_t i = 0; i < totals->n_server; i++)
+		totals->server[i].in_flight = 0;
+	for (size_t i = 0; i < totals->n_client; i++)
+		totals->client[i].in_flight = 0;
+	for (size_t i = 0; i < w->n_server; i++)
+		rows_put(totals->server, &totals->n_server, &w->server[i]);
+	for (size_t i = 0; i < w->n_client; i++)
+		rows_put(totals->client, &totals->n_client, &w->client[i]);
+}
+
+static int by_count(const void *a, const void *b, void *rows)
+{
+	const struct req_row *r = rows;
+	const struct req_row *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+size_t requests_order(const struct req_window *w, bool client, size_t *order)
+{
+	size_t n = client ? w->n_client : w->n_server;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, by_count, (void *)(client ? w->client : w->server));
+	return n;
+}

@@ -1,0 +1,58 @@
+/* requests.h: the target's HTTP requests, as the evaluation that the engine runs at every
+ * window reports them (engine_requests.c: Node's diagnostics_channel, no flag): inbound
+ * requests per route (method and the framework's pattern, else the path with ids collapsed)
+ * and outbound calls per destination (host:port, http, https and fetch), each with a count,
+ * errors, the longest, and a histogram of durations in buckets a quarter of an octave wide,
+ * from which the percentiles come (within 10 %). The reply is the target's: parsing validates
+ * every field, and the number of rows is bounded whatever the traffic. */
+#ifndef NTOP_REQUESTS_H
+#define NTOP_REQUESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Buckets: 0 holds up to 0.05 ms, bucket i >= 1 [0.05 * 2^((i-1)/4), 0.05 * 2^(i/4)) ms; the
+ * last holds the rest (from about 10 minutes). */
+#define REQ_BUCKETS 96
+#define REQ_BUCKET_BASE_MS 0.05
+/* Rows kept per kind, in a window and since attach: the target folds the rest into "other",
+ * and so do the totals. */
+#define REQ_ROWS_MAX 50
+#define REQ_KEY_LEN 160
+
+struct req_row {
+	char key[REQ_KEY_LEN];   /* "GET /api/items/:id", or "10.0.0.7:8080"; sanitized */
+	uint64_t count;          /* finished in the span (aborted ones included) */
+	uint64_t errors;         /* 5xx, aborted, failed */
+	uint64_t in_flight;      /* started, not finished, at the reading */
+	double max_ms;
+	uint32_t hist[REQ_BUCKETS];
+};
+
+struct req_window {
+	struct req_row server[REQ_ROWS_MAX];
+	size_t n_server;
+	struct req_row client[REQ_ROWS_MAX];
+	size_t n_client;
+};
+
+/* Parses the evaluation's value, {s: [[key, count, errors, max_ms, {bucket: n}, in_flight]],
+ * c: [the same]}. Rows that are not that shape are
+ * left out; more than REQ_ROWS_MAX are folded into the last. Returns 0, or -1 (out cleared)
+ * if the value is not an object. */
+int requests_parse(const char *json, size_t len, struct req_window *out);
+
+/* The q-quantile (0..1) of a row's durations in ms, from its histogram (the geometric middle
+ * of the bucket it falls in, at most max_ms); NAN without any. */
+double req_row_quantile(const struct req_row *r, double q);
+
+/* Adds a window's rows into totals (since attach), matched by key; beyond REQ_ROWS_MAX keys
+ * they go to a row "other". in_flight is the latest window's. */
+void requests_add(struct req_window *totals, const struct req_window *w);
+
+/* Indices of w's server (or client) rows, the most requests first, into order (room for
+ * REQ_ROWS_MAX); returns how many. */
+size_t requests_order(const struct req_window *w, bool client, size_t *order);
+
+#endif

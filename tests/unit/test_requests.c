@@ -1,0 +1,119 @@
+/* Unit tests for requests: the evaluation's value recorded in a real express server
+ * (tests/fixtures/requests/reply.json, made by record.js), the percentiles from the
+ * histogram, the totals' bound on routes, the order, and hostile values. */
+#include "config.h"
+
+#include "requests.h"
+#include "fixture.h"
+#include "tap.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct req_row *find(const struct req_row *rows, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].key, key) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+static void test_recorded(void)
+{
+	size_t len;
+	char *text = fixture_read_text("requests/reply.json", &len), *second;
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	struct req_window *w = calloc(1, sizeof *w);
+	const struct req_row *r;
+
+	second = cJSON_PrintUnformatted(cJSON_GetObjectItem(root, "second"));
+	ok(requests_parse(second, strlen(second), w) == 0, "the recorded reading parses");
+	is_int((int)w->n_server, 4, "four routes");
+	r = find(w->server, w->n_server, "GET /api/items/:id");
+	ok(r && r->count == 6 && r->errors == 0, "express's mount path and route: 6 requests "
+		"(5 by http.get, 1 by fetch)");
+	ok(r && req_row_quantile(r, 0.5) > 19 && req_row_quantile(r, 0.5) < 30,
+		"their median is the handler's 20 ms timer (%.1f ms)", r ? req_row_quantile(r, 0.5) : -1);
+	ok(r && req_row_quantile(r, 0.99) <= r->max_ms, "p99 is at most the longest");
+	r = find(w->server, w->n_server, "GET /fail");
+	ok(r && r->count == 1 && r->errors == 1, "a 503 is an error");
+	ok(find(w->server, w->n_server, "GET /raw/:id/:id") != NULL,
+		"an unrouted path with a number and a hex id: both collapsed");
+	r = find(w->server, w->n_server, "GET /hang");
+	ok(r && r->count == 1 && r->errors == 1 && r->in_flight == 0,
+		"a request the client aborted: finished as an error, not in flight");
+	is_int((int)w->n_client, 1, "one destination");
+	ok(w->n_client == 1 && strncmp(w->client[0].key, "127.0.0.1:", 10) == 0 &&
+		w->client[0].count == 9 && w->client[0].errors == 2,
+		"http.get and fetch to it: 9 calls, the 503 and the abort failed");
+	free(second);
+	cJSON_Delete(root);
+	free(text);
+	free(w);
+}
+
+static void test_totals_and_order(void)
+{
+	struct req_window *w = calloc(1, sizeof *w), *t = calloc(1, sizeof *t);
+	size_t order[REQ_ROWS_MAX], n;
+
+	for (int round = 0; round < 3; round++) {
+		char json[8192];
+		size_t k = 0;
+
+		k += (size_t)snprintf(json + k, sizeof json - k, "{\"s\":[");
+		for (int i = 0; i < 30; i++)
+			k += (size_t)snprintf(json + k, sizeof json - k, "%s[\"GET /r%d\",%d,0,2,{\"20\":%d},0]",
+				i ? "," : "", round * 30 + i, i + 1, i + 1);
+		snprintf(json + k, sizeof json - k, "],\"c\":[]}");
+		ok(requests_parse(json, strlen(json), w) == 0 && w->n_server == 30, "round %d: 30 routes", round);
+		requests_add(t, w);
+	}
+	is_int((int)t->n_server, REQ_ROWS_MAX, "90 routes since attach: the bound holds");
+	ok(strcmp(t->server[REQ_ROWS_MAX - 1].key, "other") == 0, "the rest is \"other\"");
+	n = requests_order(w, false, order);
+	ok(n == 30 && w->server[order[0]].count == 30 && w->server[order[29]].count == 1,
+		"ordered by requests, the most first");
+	free(w);
+	free(t);
+}
+
+static void test_hostile(void)
+{
+	struct req_window *w = calloc(1, sizeof *w);
+	static const char *bad[] = {
+		"[1,2]", "nonsense", "{\"s\":[[\"GET /\",-1,0,1,{},0]]}",
+		"{\"s\":[[\"GET /\",1,2,1,{},0]]}", "{\"s\":[[\"GET /\",1,0,1e99,{},0]]}",
+		"{\"s\":[[1,1,0,1,{},0]]}", "{\"s\":[[\"GET /\",1.5,0,1,{},0]]}",
+	};
+
+	ok(requests_parse(bad[0], strlen(bad[0]), w) < 0 && requests_parse(bad[1], strlen(bad[1]), w) < 0,
+		"not an object: -1");
+	for (size_t i = 2; i < sizeof bad / sizeof *bad; i++)
+		ok(requests_parse(bad[i], strlen(bad[i]), w) == 0 && w->n_server == 0,
+			"a malformed row is left out: %s", bad[i]);
+	{
+		const char *j = "{\"s\":[[\"GET /\\u001b[2J\",1,0,1,{\"-1\":5,\"96\":5,\"x\":1,\"3\":2},0]]}";
+		ok(requests_parse(j, strlen(j), w) == 0 && w->n_server == 1 && !strchr(w->server[0].key, 0x1b),
+			"a route with a terminal escape is sanitized");
+		{
+			uint64_t sum = 0;
+
+			for (size_t i = 0; i < REQ_BUCKETS; i++)
+				sum += w->server[0].hist[i];
+			ok(w->server[0].hist[3] == 2 && sum == 2, "buckets out of range or not numbers are left out");
+		}
+	}
+	free(w);
+}
+
+int main(void)
+{
+	test_recorded();
+	test_totals_and_order();
+	test_hostile();
+	return done_testing();
+}
