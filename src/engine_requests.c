@@ -54,7 +54,10 @@ static const char req_body[] =
 	"function origin(r){var s=String(r.origin||'?'),t=s.replace(/^[a-z]+:\\/\\//,'');"
 	"return/:[0-9]+$/.test(t)?t:t+(s.indexOf('https:')===0?':443':':80')}"
 	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[]};"
-	"var on=function(n,f){var ch=dc.channel(n);ch.subscribe(f);o.sub.push([ch,f])};"
+	/* a subscriber's exception would be rethrown in the application (an uncaught
+	 * exception): none may leave it */
+	"var on=function(n,f){var ch=dc.channel(n),g=function(m){try{f(m)}catch(x){}};"
+	"ch.subscribe(g);o.sub.push([ch,g])};"
 	"on('http.server.request.start',function(m){if(all[id]!==o||o.open.size>=OPEN)return;"
 	"o.open.set(m.response,[m.request,now()])});"
 	"on('http.server.response.finish',function(m){var e=o.open.get(m.response);"
