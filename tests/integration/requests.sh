@@ -29,7 +29,9 @@ for v in $versions; do
 	NODE=$nb start_node "app$tag" --inspect-port=0 "$TARGETS/http.js"
 	wait_for 10 grep -q '"event":"ready"' "$WORK/app$tag.out"
 	port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$WORK/app$tag.out" | head -n 1)
-	NODE=$nb start_node "load$tag" "$TARGETS/http-load.js" "$port" 4 12
+	# One connection with a pause: enough requests per window (about 25 of each route), little
+	# CPU, since the suite runs tests side by side; it runs until killed below.
+	NODE=$nb start_node "load$tag" "$TARGETS/http-load.js" "$port" 1 60 10
 	sleep 1
 	pv=app${tag}_PID
 	"$NTOP_JS" --pid "${!pv}" -b --json -n 5 -d 1 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
@@ -92,7 +94,7 @@ if command -v "${TMUX_BIN:-tmux}" >/dev/null 2>&1; then
 	start_node liveapp --inspect-port=0 "$TARGETS/http.js"
 	wait_for 10 grep -q '"event":"ready"' "$WORK/liveapp.out"
 	port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$WORK/liveapp.out" | head -n 1)
-	start_node liveload "$TARGETS/http-load.js" "$port" 2 30
+	start_node liveload "$TARGETS/http-load.js" "$port" 1 30 10
 	term_start 160 30 "$NTOP_JS --pid $liveapp_PID --no-config -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 	check "the live view has a REQ line with the rate, p99, errors and the slowest route" \
 		wait_screen 20 '^REQ [0-9]+/s  p99 [0-9.]+m?s  errors [0-9.]+%  slowest GET /report'
