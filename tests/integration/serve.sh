@@ -195,7 +195,10 @@ else
 	first=$(awk 'seen { print $6; exit } /flat%/ { seen = 1 }' "$WORK/pprof.top")
 	ok "$([ "$first" = hotMain ]; echo $?)" "go tool pprof -top lists hotMain first (got '$first')"
 	[ "$first" = hotMain ] || diag "$(head -15 "$WORK/pprof.top" "$WORK/pprof.err")"
-	check "the profile spans about 3 s" grep -Eq 'Duration: (2\.[5-9]|3\.|4\.)' "$WORK/pprof.top"
+	# 3 s from the window under way (0.5 s) to the first that ends 3 s later; windows run
+	# late when the machine is loaded (the suite runs tests side by side)
+	check "the profile spans about 3 s (2.5 to 6 s: $(grep -o 'Duration: [^,]*' "$WORK/pprof.top"))" \
+		grep -Eq 'Duration: (2\.[5-9]|[345]\.|6s)' "$WORK/pprof.top"
 fi
 
 # ---- hostile clients ----
