@@ -17,6 +17,9 @@
  * count at the deepest frame already there. */
 #define TRIE_MAX 8192
 #define PENDING_MAX BLOCKS_PENDING_MAX
+/* Readings that confirmed a delay, kept for candidates found after them: a profile (parsed
+ * on a worker when large) can come in after the reading that saw its block's delay. */
+#define READINGS_KEPT 8
 /* A reading confirms when its longest delay reaches this share of the threshold: the loop's
  * timer ticks every 10 ms, so a block is seen as a delay of up to 10 ms less than it lasted. */
 #define CONFIRM_SHARE 0.8
@@ -33,9 +36,11 @@ struct tnode {
 
 struct blockscan {
 	double threshold_us;
-	/* the open stretch */
-	bool open;
+	/* the open stretch; censored: it was already running when the samples began (the
+	 * session's first profile, or one after a gap), so that its start is not known */
+	bool open, censored;
 	double start_us, last_us, busy_us;
+	double seen_us;      /* the last sample's time, of any kind (-INFINITY: none yet) */
 	struct tnode *t;
 	size_t n_t;
 	/* profile node -> trie node, valid where gen matches (a new profile or trie moves it) */
@@ -46,6 +51,11 @@ struct blockscan {
 	uint32_t cur_gen;
 	struct loop_block pend[PENDING_MAX];
 	size_t n_pend;
+	/* confirmed when found (by a reading kept in seen), not yet taken */
+	struct loop_block done[PENDING_MAX];
+	size_t n_done;
+	struct { double from_us, to_us, max_ms; } seen[READINGS_KEPT];
+	size_t n_seen;
 };
 
 struct blockscan *blockscan_create(double threshold_ms)
@@ -53,6 +63,7 @@ struct blockscan *blockscan_create(double threshold_ms)
 	struct blockscan *b = xcalloc(1, sizeof *b);
 
 	b->threshold_us = threshold_ms * 1e3;
+	b->seen_us = -INFINITY;
 	b->t = xmalloc(TRIE_MAX * sizeof *b->t);
 	b->cur_gen = 1;
 	return b;
@@ -72,7 +83,8 @@ void blockscan_free(struct blockscan *b)
 void blockscan_reset(struct blockscan *b)
 {
 	b->open = false;
-	b->n_pend = 0;
+	b->seen_us = -INFINITY;
+	b->n_pend = b->n_done = b->n_seen = 0;
 	b->cur_gen++;
 }
 
@@ -128,13 +140,37 @@ static int32_t trie_of(struct blockscan *b, const struct profile *p, uint32_t i)
 	return at;
 }
 
-static void pend_push(struct blockscan *b, const struct loop_block *k)
+/* Appends k to list (n of PENDING_MAX), the oldest going when it is full. */
+static void list_push(struct loop_block *list, size_t *n, const struct loop_block *k)
 {
-	if (b->n_pend == PENDING_MAX) {
-		memmove(b->pend, b->pend + 1, (PENDING_MAX - 1) * sizeof *b->pend);
-		b->n_pend--;
+	if (*n == PENDING_MAX) {
+		memmove(list, list + 1, (PENDING_MAX - 1) * sizeof *list);
+		(*n)--;
 	}
-	b->pend[b->n_pend++] = *k;
+	list[(*n)++] = *k;
+}
+
+/* Whether a reading over (from_us, to_us] with a longest delay of max_ms (NAN: unknown)
+ * confirms a candidate that ended at end_us: the delay a block causes is recorded when the
+ * loop's timer next runs, after the block, in the reading that spans that moment or the next. */
+static bool reading_covers(const struct blockscan *b, double from_us, double to_us,
+	double max_ms, double end_us)
+{
+	return isfinite(max_ms) && max_ms * 1e3 >= CONFIRM_SHARE * b->threshold_us &&
+		end_us <= to_us && end_us >= from_us - CONFIRM_SLACK_US;
+}
+
+/* A new candidate: confirmed at once if a reading already seen covers it, else pending. */
+static void candidate(struct blockscan *b, struct loop_block *k)
+{
+	for (size_t i = 0; i < b->n_seen; i++)
+		if (reading_covers(b, b->seen[i].from_us, b->seen[i].to_us, b->seen[i].max_ms,
+			k->end_us)) {
+			k->lag_ms = b->seen[i].max_ms;
+			list_push(b->done, &b->n_done, k);
+			return;
+		}
+	list_push(b->pend, &b->n_pend, k);
 }
 
 /* Ends the open stretch: a candidate if it lasted the threshold. */
@@ -144,7 +180,8 @@ static void stretch_close(struct blockscan *b)
 	int32_t at = 0;
 
 	b->open = false;
-	if (b->last_us - b->start_us < b->threshold_us || !(b->busy_us > 0))
+	/* one whose start was not seen would be said shorter than it was */
+	if (b->last_us - b->start_us < b->threshold_us || !(b->busy_us > 0) || b->censored)
 		return;
 	for (size_t i = 0; i < b->n_t; i++)
 		b->t[i].total_us = b->t[i].self_us;
@@ -169,14 +206,14 @@ static void stretch_close(struct blockscan *b)
 		at = best;
 	}
 	k.share = b->t[at].total_us / b->t[0].total_us;
-	pend_push(b, &k);
+	candidate(b, &k);
 }
 
 void blockscan_feed(struct blockscan *b, const struct profile *p, const struct functab *ft,
 	double trim_until_us)
 {
 	double t = p->start_time_us;
-	bool first = true;
+	bool first = true, gap;
 
 	if (p->n_nodes > b->map_cap) {
 		b->map = xrealloc(b->map, p->n_nodes * sizeof *b->map);
@@ -197,17 +234,20 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 			continue;
 		node = p->samples[s];
 		kind = functab_get(ft, p->nodes[node].func)->kind;
-		if (kind != FUNC_JS && kind != FUNC_GC) {
-			if (b->open)
-				stretch_close(b);
-			first = false;
-			continue;
-		}
+		/* the samples go on from the last profile's, or begin after a gap */
+		gap = first && !(t - wt - b->seen_us <= CONTINUE_GAP_US);
 		if (b->open && first && t - wt - b->last_us > CONTINUE_GAP_US)
 			stretch_close(b);
 		first = false;
+		b->seen_us = t;
+		if (kind != FUNC_JS && kind != FUNC_GC) {
+			if (b->open)
+				stretch_close(b);
+			continue;
+		}
 		if (!b->open) {
 			b->open = true;
+			b->censored = gap;
 			b->start_us = t - wt;
 			b->busy_us = 0;
 			trie_clear(b);
@@ -218,19 +258,38 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 	}
 }
 
+size_t blockscan_take(struct blockscan *b, struct loop_block *out, size_t max_out)
+{
+	size_t n = b->n_done < max_out ? b->n_done : max_out;
+
+	memcpy(out, b->done, n * sizeof *out);
+	memmove(b->done, b->done + n, (b->n_done - n) * sizeof *b->done);
+	b->n_done -= n;
+	return n;
+}
+
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
 	struct loop_block *out, size_t max_out)
 {
-	size_t n = 0, keep = 0;
-	bool enough = isfinite(max_ms) && max_ms * 1e3 >= CONFIRM_SHARE * b->threshold_us;
+	size_t n, keep = 0;
 
 	if (!isfinite(from_us) || !isfinite(to_us))
-		return 0;
+		return blockscan_take(b, out, max_out);
+	/* kept for the candidates whose profile has not come in yet */
+	if (reading_covers(b, from_us, to_us, max_ms, to_us)) {
+		if (b->n_seen == READINGS_KEPT) {
+			memmove(b->seen, b->seen + 1, (READINGS_KEPT - 1) * sizeof *b->seen);
+			b->n_seen--;
+		}
+		b->seen[b->n_seen].from_us = from_us;
+		b->seen[b->n_seen].to_us = to_us;
+		b->seen[b->n_seen++].max_ms = max_ms;
+	}
+	n = blockscan_take(b, out, max_out);
 	for (size_t i = 0; i < b->n_pend; i++) {
 		struct loop_block *k = &b->pend[i];
 
-		if (enough && k->end_us <= to_us && k->end_us >= from_us - CONFIRM_SLACK_US &&
-		    n < max_out) {
+		if (reading_covers(b, from_us, to_us, max_ms, k->end_us) && n < max_out) {
 			out[n] = *k;
 			out[n++].lag_ms = max_ms;
 			continue;

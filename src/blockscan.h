@@ -5,13 +5,16 @@
  * the threshold or more is a candidate. Its stack is the path most of its samples share: from
  * the root, the heaviest child while it holds at least half the stretch's time; the deepest
  * frame of that path is the function that held the loop. A stretch that runs past the end of
- * a profile goes on in the next one if that one starts with it.
+ * a profile goes on in the next one if that one starts with it; one already running when the
+ * samples begin (the first profile, or one after a gap) is none, since its length is not
+ * known.
  *
  * Samples cannot tell one long task from many short ones run back to back (switching between
  * them takes microseconds, far less than a sample): a saturated loop of 5 ms tasks makes
  * stretches of hundreds of milliseconds. So a candidate stands only if the loop's own delay
- * histogram saw a delay of that order in the same span (blocks_confirm, fed by the event-loop
- * readings); without readings (--no-eval) there are no blocks.
+ * histogram saw a delay of that order in the same span (blockscan_confirm, fed by the
+ * event-loop readings), whichever comes in first, the reading or the profile; without
+ * readings (--no-eval) there are no blocks.
  *
  * Times are microseconds on the monotonic clock, the CPU profile's (V8 and Node's hrtime read
  * CLOCK_MONOTONIC). Pure data: no terminal, no JSON. */
@@ -59,11 +62,16 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 /* A loop reading over (from_us, to_us] whose longest delay was max_ms. The delay a block
  * causes is recorded when the loop's timer next runs, after the block, so candidates that
  * ended in the reading's span or up to a second before it are confirmed if max_ms reaches
- * most of the threshold, and dropped once a reading starts more than a second after them.
- * Confirmed ones are written to out (at most max_out, oldest first; more wait for the next
- * reading); returns how many. */
+ * most of the threshold, and dropped once a reading starts more than a second after them;
+ * a reading that could confirm is kept for candidates found later. Confirmed ones (those
+ * blockscan_take would give first) are written to out (at most max_out, oldest first; more
+ * wait for the next reading); returns how many. */
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
 	struct loop_block *out, size_t max_out);
+
+/* Candidates confirmed when they were found, by a reading that had come in before their
+ * profile: written to out (at most max_out, oldest first); returns how many. */
+size_t blockscan_take(struct blockscan *b, struct loop_block *out, size_t max_out);
 
 /* Candidates waiting for a reading (for tests). */
 size_t blockscan_pending(const struct blockscan *b);

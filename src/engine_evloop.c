@@ -112,12 +112,6 @@ void engine_evloop_reset_session(struct engine *e)
 		tseries_mark_gap(e->evl.series, engine_wall_s(e));
 }
 
-void engine_evloop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
-{
-	/* without readings nothing could confirm a candidate (blockscan.h) */
-	if (e->evl.blocks && e->eval_mode)
-		blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
-}
 
 /* What to add to a time on the target's monotonic clock (a reading's end_mono_us, in s) for
  * unix time. The profile's clock is the target's CLOCK_MONOTONIC, and so is ours on one
@@ -159,12 +153,39 @@ void engine_evloop_window_done(struct engine *e)
 	loop_series_add(e, &r, e->evl.fresh_wall_s);
 }
 
+/* Keeps confirmed blocks, dated. */
+static void loop_keep_blocks(struct engine *e, const struct loop_block *out, size_t n,
+	double wall_minus_mono_s)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct engine_block *k = &e->evl.kept[e->evl.n_blocks++ % ENGINE_BLOCKS_KEPT];
+
+		k->b = out[i];
+		k->wall_s = out[i].start_us / 1e6 + wall_minus_mono_s;
+	}
+}
+
+void engine_evloop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
+{
+	struct loop_block out[BLOCKS_PENDING_MAX];
+	size_t n;
+
+	/* without readings nothing could confirm a candidate (blockscan.h) */
+	if (!e->evl.blocks || !e->eval_mode)
+		return;
+	blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
+	/* those whose delay a reading saw before their profile came in */
+	n = blockscan_take(e->evl.blocks, out, sizeof out / sizeof *out);
+	loop_keep_blocks(e, out, n, e->evl.have_last ? loop_wall_minus_mono_s(e, &e->evl.last) :
+		engine_wall_s(e) - engine_mono_s(e));
+}
+
 /* Confirms the candidates that the reading's longest delay covers, and keeps them dated. */
 static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r)
 {
 	struct loop_block out[BLOCKS_PENDING_MAX];
 	size_t n;
-	double late, wall_minus_mono_s = loop_wall_minus_mono_s(e, r);
+	double late;
 
 	if (!e->evl.blocks || !r->have_loop || !isfinite(r->end_mono_us))
 		return;
@@ -175,12 +196,7 @@ static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r
 		late = NAN;
 	n = blockscan_confirm(e->evl.blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
 		late, out, sizeof out / sizeof *out);
-	for (size_t i = 0; i < n; i++) {
-		struct engine_block *k = &e->evl.kept[e->evl.n_blocks++ % ENGINE_BLOCKS_KEPT];
-
-		k->b = out[i];
-		k->wall_s = out[i].start_us / 1e6 + wall_minus_mono_s;
-	}
+	loop_keep_blocks(e, out, n, loop_wall_minus_mono_s(e, r));
 }
 
 double engine_block_threshold_ms(const struct engine *e)

@@ -157,9 +157,9 @@ static void test_confirm(void)
 	struct profile p;
 	struct loop_block out[8];
 	/* a saturated loop: 5 ms immediates back to back look like one 400 ms stretch */
-	const struct run sat[] = { { STEP, 40 }, { SPIN2, 360 }, { IDLE, 1 } };
+	const struct run sat[] = { { IDLE, 1 }, { STEP, 40 }, { SPIN2, 360 }, { IDLE, 1 } };
 
-	parse_runs(ft, &p, T0, sat, 3);
+	parse_runs(ft, &p, T0, sat, 4);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_pending(b), 1, "back-to-back short tasks make a candidate");
 	is_int(blockscan_confirm(b, T0, T0 + 500e3, 12, out, 8), 0,
@@ -229,10 +229,10 @@ static void test_dominant(void)
 	struct profile p;
 	struct loop_block out[8];
 	/* a task whose time is spread over three callees: the stack stops above them */
-	const struct run spread[] = { { A, 100 }, { B, 100 }, { C, 100 }, { IDLE, 1 } };
+	const struct run spread[] = { { IDLE, 1 }, { A, 100 }, { B, 100 }, { C, 100 }, { IDLE, 1 } };
 	const struct run gc[] = { { IDLE, 5 }, { GC, 150 }, { IDLE, 5 } };
 
-	parse_runs(ft, &p, T0, spread, 4);
+	parse_runs(ft, &p, T0, spread, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	blockscan_confirm(b, T0, T0 + 400e3, 300, out, 8);
 	ok(out[0].depth == 1 && strcmp(frame(ft, &out[0], 0), "processImmediate") == 0,
@@ -289,6 +289,67 @@ static void test_deep(void)
 	functab_free(ft);
 }
 
+/* The reading that saw a block's delay can come in before the profile that holds the block's
+ * end (a large profile is parsed on a worker; a block that straddles a window ends in the next
+ * profile): the block is still one, and confirmed once found. */
+static void test_reading_first(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	struct loop_block out[8];
+	/* 40 ms of the block at the end of one window's profile, 260 ms in the next */
+	const struct run head[] = { { IDLE, 500 }, { SPIN, 40 } };
+	const struct run tail[] = { { SPIN, 260 }, { IDLE, 700 } };
+
+	parse_runs(ft, &p, T0, head, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_confirm(b, T0, T0 + 540e3, 2, out, 8), 0, "the first window's reading: "
+		"nothing yet");
+	/* the next reading, taken at the loop's first turn after the block, comes in first */
+	is_int(blockscan_confirm(b, T0 + 540e3, T0 + 810e3, 296, out, 8), 0,
+		"the reading that saw the 296 ms delay comes in before the block's profile: nothing yet");
+	is_int(blockscan_take(b, out, 8), 0, "nothing to take");
+	parse_runs(ft, &p, T0 + 540e3, tail, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_pending(b), 0, "then the profile: no candidate left waiting");
+	is_int(blockscan_take(b, out, 8), 1, "one block, confirmed when found");
+	is_num(loop_block_ms(&out[0]), 300, 0.01, "300 ms, across the two profiles");
+	is_num(out[0].lag_ms, 296, 0, "with the delay of the reading that came first");
+	is_int(blockscan_take(b, out, 8), 0, "taken once");
+	is_int(blockscan_confirm(b, T0 + 810e3, T0 + 1810e3, 3, out, 8), 0,
+		"and the next reading gives it no second time");
+
+	/* a later candidate is not confirmed by an older reading's delay */
+	parse_runs(ft, &p, T0 + 1810e3, (const struct run[]){ { IDLE, 190 }, { SPIN, 150 },
+		{ IDLE, 10 } }, 3);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_take(b, out, 8) + blockscan_pending(b), 1,
+		"a stretch after that reading's span waits for its own reading");
+	is_int(blockscan_confirm(b, T0 + 1810e3, T0 + 2810e3, 4, out, 8), 0,
+		"which saw no delay: not a block");
+
+	/* a stretch already running when the samples begin: its start, so its length, unknown */
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0 + 5e6, (const struct run[]){ { SPIN, 150 }, { IDLE, 10 } }, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_pending(b), 0, "the first profile begins in a task: no candidate");
+	parse_runs(ft, &p, T0 + 6e6, (const struct run[]){ { SPIN, 150 }, { IDLE, 10 } }, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_pending(b), 0, "nor one that begins 840 ms after the last (a gap)");
+	parse_runs(ft, &p, T0 + 6160e3, (const struct run[]){ { SPIN, 150 }, { IDLE, 10 } }, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_pending(b), 1, "one that follows on from the last: its start was seen");
+	blockscan_free(b);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	test_one_block();
@@ -296,5 +357,6 @@ int main(void)
 	test_confirm();
 	test_dominant();
 	test_deep();
+	test_reading_first();
 	return done_testing();
 }

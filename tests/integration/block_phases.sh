@@ -1,0 +1,50 @@
+#!/bin/bash
+# Blocked-loop events are never missed, wherever the windows cut them: a target that holds its
+# loop 300 ms every 1.7 s (tests/targets/block-phases.js: JavaScript, natives and scavenges in
+# each block), so that against 1 s windows the blocks fall at every phase, a window's end and
+# ntop-js's own evaluations inside some of them; on every Node version of the matrix, each
+# block the target logged is reported once, 240 to 360 ms long, in blockingParse, and nothing
+# else is. Blocks too near the session's ends are left out of the count (the first window
+# has no reading, and the last one's delay is read after ntop-js has left).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+require_node
+
+versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
+for v in $versions; do
+	matrix_node "$v" || continue
+	t="node $("$nb" --version):"
+	tag=${v//[^0-9A-Za-z]/_}
+	NODE=$nb start_node "t$tag" --inspect-port=0 "$TARGETS/block-phases.js"
+	wait_for 10 grep -q '"event":"ready"' "$WORK/t$tag.out"
+	pv=t${tag}_PID
+	"$NTOP_JS" --pid "${!pv}" -b --json -n 12 -d 1 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
+	ok $? "$t ntop-js -b --json -n 12: status 0"
+	kill "${!pv}" 2>/dev/null
+	wait "${!pv}" 2>/dev/null
+	# what the target logged against what ntop-js reported
+	"$NODE" -e '
+		const fs = require("fs"), [jsonl, out] = process.argv.slice(1);
+		const w = fs.readFileSync(jsonl, "utf8").split("\n").filter(Boolean).map(JSON.parse);
+		const from = w[0].time + 0.5, to = w[w.length - 1].time - 1.2;
+		const truth = fs.readFileSync(out, "utf8").split("\n").filter(Boolean).map(JSON.parse)
+			.filter(x => x.event === "block");
+		const got = w.flatMap(x => x.event_loop.blocks);
+		const match = (g, b) => Math.abs(g.time * 1e3 - b.wall_ms) < 60;
+		const due = truth.filter(b => b.wall_ms / 1e3 > from && (b.wall_ms + b.ms) / 1e3 < to);
+		const r = {
+			due: due.length,
+			once: due.filter(b => got.filter(g => match(g, b)).length === 1).length,
+			missed: due.filter(b => !got.some(g => match(g, b)))
+				.map(b => ((b.wall_ms / 1e3 - w[0].time) % 1).toFixed(2)),
+			wrong: got.filter(g => !truth.some(b => match(g, b)) || g.ms < 240 || g.ms > 360 ||
+				g.function.function !== "blockingParse").map(g => [g.time, g.ms, g.function.function]),
+		};
+		console.log(JSON.stringify(r));' "$WORK/$tag.jsonl" "$WORK/t$tag.out" >"$WORK/$tag.r" 2>&1
+	diag "$t $(cat "$WORK/$tag.r") (missed: the phase against the first window)"
+	check "$t the target's blocks (8 or more) are each reported once" "$NODE" -e '
+		const r = JSON.parse(process.argv[1]); process.exit(r.due >= 8 && r.once === r.due ? 0 : 1)' \
+		"$(cat "$WORK/$tag.r")"
+	check "$t and nothing else: each reported one is one of them, 240 to 360 ms, in blockingParse" \
+		"$NODE" -e 'process.exit(JSON.parse(process.argv[1]).wrong.length ? 1 : 0)' "$(cat "$WORK/$tag.r")"
+done
+done_testing
