@@ -94,6 +94,7 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 		src.loop = engine_evloop_last(e);
 		src.cum = engine_cumulative(e);
 		src.ft = engine_functab(e);
+		src.requests = engine_requests_totals(e);
 	}
 	promfill_target(&src, st, out);
 }

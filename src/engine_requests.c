@@ -29,7 +29,7 @@
 #define REQ_OPEN_MAX 10000
 
 static const char req_head[] =
-	"(function ntopJsReq(MAXR,WD,OPEN){var dc=process.getBuiltinModule?"
+	"(function ntopJsReq(MAXR,WD,OPEN,WMAX){var dc=process.getBuiltinModule?"
 	"process.getBuiltinModule('diagnostics_channel'):require('diagnostics_channel'),"
 	"K=" REQ_KEY ",all=globalThis[K],id='";
 static const char req_body[] =
@@ -37,9 +37,14 @@ static const char req_body[] =
 	"if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
 	"var o=all[id];function now(){return P.now()}"
-	"function add(m,k,ms,err){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
-	"if(!b){b={n:0,e:0,x:0,h:{}};m.set(k,b);}}b.n++;if(err)b.e++;if(ms>b.x)b.x=ms;"
-	"var i=ms<=0.05?0:Math.min(95,1+Math.floor(Math.log2(ms/0.05)*4));b.h[i]=(b.h[i]||0)+1;}"
+	/* a finished request or call into its row: count, errors, longest, sum, histogram, and
+	 * (a request) the time it waited on each destination (w: Map dest -> [open, since, ms]) */
+	"function add(m,k,ms,err,w,t){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
+	"if(!b){b={n:0,e:0,x:0,s:0,h:{},w:null};m.set(k,b);}}b.n++;if(err)b.e++;if(ms>b.x)b.x=ms;b.s+=ms;"
+	"var i=ms<=0.05?0:Math.min(95,1+Math.floor(Math.log2(ms/0.05)*4));b.h[i]=(b.h[i]||0)+1;"
+	"if(w){if(!b.w)b.w=Object.create(null);w.forEach(function(x,d){"
+	"if(!(d in b.w)&&Object.keys(b.w).length>=WMAX)d='other';"
+	"b.w[d]=(b.w[d]||0)+x[2]+(x[0]>0?t-x[1]:0)})}}"
 	/* the framework's pattern (express: the mount path and the route's), else the path with
 	 * numbers, long hex and uuids as :id */
 	"function route(q){var r=q.route;if(r&&typeof r.path==='string')"
@@ -48,26 +53,42 @@ static const char req_body[] =
 	"return u.slice(0,200).split('/').map(function(s){return/^[0-9]+$/.test(s)||"
 	"/^[0-9a-fA-F-]{16,}$/.test(s)||/^[0-9a-fA-F]{8,}$/.test(s)&&/[0-9]/.test(s)?':id':s})"
 	".join('/')}"
-	"function skey(q){return(q.method||'?')+' '+route(q)}"
+	"function skey(e){return e.r||(e.q.method||'?')+' '+route(e.q)}"
 	"function dest(q){var h=typeof q.getHeader==='function'?q.getHeader('host'):null;"
 	"h=String(h||q.host||'?');return/:[0-9]+$/.test(h)?h:h+(q.protocol==='https:'?':443':':80')}"
 	"function origin(r){var s=String(r.origin||'?'),t=s.replace(/^[a-z]+:\\/\\//,'');"
 	"return/:[0-9]+$/.test(t)?t:t+(s.indexOf('https:')===0?':443':':80')}"
-	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[]};"
+	/* a request ends: d marks it done for the calls that outlive it */
+	"function fin(e,err){var t=now();e.d=1;add(o.s,skey(e),t-e.t,err,e.w,t)}"
+	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[],als:null};"
+	/* Which request a call is made for: an AsyncLocalStorage entered at the request's start,
+	 * only where it is built on AsyncContextFrame (Node 24 and later, and 22 with
+	 * --experimental-async-context-frame); the older one enables async_hooks for the whole
+	 * process, a cost on every promise. */
+	"try{var AH=process.getBuiltinModule?process.getBuiltinModule('async_hooks'):require('async_hooks'),"
+	"a=new AH.AsyncLocalStorage();if(typeof a._propagate!=='function')o.als=a}catch(x){}"
 	/* a subscriber's exception would be rethrown in the application (an uncaught
 	 * exception): none may leave it */
 	"var on=function(n,f){var ch=dc.channel(n),g=function(m){try{f(m)}catch(x){}};"
 	"ch.subscribe(g);o.sub.push([ch,g])};"
 	"on('http.server.request.start',function(m){if(all[id]!==o||o.open.size>=OPEN)return;"
-	"o.open.set(m.response,[m.request,now()])});"
+	"var e={q:m.request,t:now(),w:null,r:null,d:0};o.open.set(m.response,e);"
+	"if(o.als)o.als.enterWith(e)});"
 	"on('http.server.response.finish',function(m){var e=o.open.get(m.response);"
-	"if(all[id]!==o||!e)return;o.open.delete(m.response);"
-	"add(o.s,skey(e[0]),now()-e[1],m.response.statusCode>=500)});"
+	"if(all[id]!==o||!e)return;o.open.delete(m.response);fin(e,m.response.statusCode>=500)});"
+	/* fastify 5 names its route on its own channel */
+	"on('tracing:fastify.request.handler:start',function(m){var e=m.reply&&o.open.get(m.reply.raw);"
+	"if(e&&m.route&&typeof m.route.url==='string')e.r=(e.q.method||'?')+' '+m.route.url.slice(0,200)});"
 	"var cs=function(q,d){if(all[id]!==o||!q||typeof q!=='object'||o.cw.has(q))return;"
-	"o.cw.set(q,[d,now()]);o.cf.set(d,(o.cf.get(d)||0)+1)};"
+	"var t=now(),p=o.als?o.als.getStore():null;"
+	"if(p&&typeof p==='object'&&!p.d&&'w'in p){if(!p.w)p.w=new Map();"
+	"if(!p.w.has(d)&&p.w.size>=WMAX)d='other';var x=p.w.get(d);if(!x)p.w.set(d,x=[0,0,0]);"
+	"if(x[0]++===0)x[1]=t}else p=null;"
+	"o.cw.set(q,[d,t,p]);o.cf.set(d,(o.cf.get(d)||0)+1)};"
 	"var ce=function(q,err){var e=q&&typeof q==='object'?o.cw.get(q):null;if(!e)return;"
-	"o.cw.delete(q);var n=(o.cf.get(e[0])||1)-1;if(n>0)o.cf.set(e[0],n);else o.cf.delete(e[0]);"
-	"add(o.c,e[0],now()-e[1],err)};"
+	"o.cw.delete(q);var t=now(),n=(o.cf.get(e[0])||1)-1;if(n>0)o.cf.set(e[0],n);else o.cf.delete(e[0]);"
+	"var p=e[2],x=p&&!p.d&&p.w.get(p.w.has(e[0])?e[0]:'other');"
+	"if(x&&x[0]>0&&--x[0]===0)x[2]+=t-x[1];add(o.c,e[0],t-e[1],err)};"
 	"on('http.client.request.start',function(m){cs(m.request,dest(m.request))});"
 	"on('http.client.response.finish',function(m){ce(m.request,m.response.statusCode>=500)});"
 	"on('http.client.request.error',function(m){ce(m.request,true)});"
@@ -75,23 +96,23 @@ static const char req_body[] =
 	"on('undici:request:headers',function(m){ce(m.request,m.response.statusCode>=500)});"
 	"on('undici:request:error',function(m){ce(m.request,true)});}"
 	/* in flight now, per route; a request whose socket closed before it finished: aborted */
-	"var fl=new Map();o.open.forEach(function(e,res){var k=skey(e[0]);"
-	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);add(o.s,k,now()-e[1],true);return}"
-	"fl.set(k,(fl.get(k)||0)+1)});"
-	"var out={s:[],c:[]},cf=new Map(o.cf);"
-	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0]);fl.delete(k)});"
-	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n])});"
-	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0]);cf.delete(k)});"
-	"cf.forEach(function(n,k){if(out.c.length<MAXR)out.c.push([k,0,0,0,{},n])});"
+	"var fl=new Map();o.open.forEach(function(e,res){"
+	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);fin(e,true);return}"
+	"var k=skey(e);fl.set(k,(fl.get(k)||0)+1)});"
+	"var out={s:[],c:[],ctx:!!o.als},cf=new Map(o.cf);"
+	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0,b.s,b.w||{}]);fl.delete(k)});"
+	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n,0,{}])});"
+	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0,b.s,{}]);cf.delete(k)});"
+	"cf.forEach(function(n,k){if(out.c.length<MAXR)out.c.push([k,0,0,0,{},n,0,{}])});"
 	"o.s=new Map();o.c=new Map();clearTimeout(o.t);"
 	"o.t=setTimeout(function(){if(all[id]!==o)return;"
-	"o.sub.forEach(function(x){x[0].unsubscribe(x[1])});delete all[id];"
+	"o.sub.forEach(function(x){x[0].unsubscribe(x[1])});if(o.als)o.als.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},WD);"
 	"if(o.t.unref)o.t.unref();return JSON.stringify(out)})(";
 static const char leave_head[] = "(function(){var K=" REQ_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
 	"',o=all&&all[id];if(o){clearTimeout(o.t);o.sub.forEach(function(x){"
-	"try{x[0].unsubscribe(x[1])}catch(e){}});delete all[id];}"
+	"try{x[0].unsubscribe(x[1])}catch(e){}});if(o.als)o.als.disable();delete all[id];}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 void engine_requests_init(struct engine *e)
@@ -101,8 +122,8 @@ void engine_requests_init(struct engine *e)
 	if (watchdog_s < REQ_WATCHDOG_MIN_S)
 		watchdog_s = REQ_WATCHDOG_MIN_S;
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->req.expr = xasprintf("%s%s%s%d,%.0f,%d)", req_head, e->title_prefix, req_body,
-		REQ_ROWS_MAX, watchdog_s * 1e3, REQ_OPEN_MAX);
+	e->req.expr = xasprintf("%s%s%s%d,%.0f,%d,%d)", req_head, e->title_prefix, req_body,
+		REQ_ROWS_MAX, watchdog_s * 1e3, REQ_OPEN_MAX, REQ_WAITS_MAX);
 }
 
 void engine_requests_free(struct engine *e)

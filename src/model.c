@@ -456,8 +456,10 @@ void model_on_requests(struct model *m, const struct req_window *w, double windo
 	uint64_t n = 0, e = 0, cn = 0, ce = 0;
 	double s = window_ms / 1000.0, p99 = NAN, cp99 = NAN;
 
-	m->req_slowest[0] = '\0';
-	m->req_slowest_p99_ms = NAN;
+	const struct req_row *slow = NULL;
+
+	m->req_slowest[0] = m->req_slowest_wait[0] = '\0';
+	m->req_slowest_p99_ms = m->req_slowest_wait_pct = NAN;
 	if (w && s > 0) {
 		req_sum(w->server, w->n_server, &n, &e, &p99);
 		req_sum(w->client, w->n_client, &cn, &ce, &cp99);
@@ -466,8 +468,18 @@ void model_on_requests(struct model *m, const struct req_window *w, double windo
 
 			if (isfinite(q) && !(q <= m->req_slowest_p99_ms)) {
 				m->req_slowest_p99_ms = q;
-				snprintf(m->req_slowest, sizeof m->req_slowest, "%s", w->server[i].key);
+				slow = &w->server[i];
 			}
+		}
+	}
+	if (slow) {
+		/* cut to the line's room */
+		snprintf(m->req_slowest, sizeof m->req_slowest, "%.*s",
+			(int)sizeof m->req_slowest - 1, slow->key);
+		if (slow->n_waits && slow->sum_ms > 0) {
+			snprintf(m->req_slowest_wait, sizeof m->req_slowest_wait, "%.*s",
+				(int)sizeof m->req_slowest_wait - 1, slow->waits[0].host);
+			m->req_slowest_wait_pct = fmin(100, 100 * slow->waits[0].ms / slow->sum_ms);
 		}
 	}
 	m->have_requests |= n > 0 || cn > 0;

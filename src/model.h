@@ -88,6 +88,9 @@ struct model {
 	double req_per_s, req_p99_ms, req_errors_pct, calls_per_s, calls_p99_ms;
 	char req_slowest[96];
 	double req_slowest_p99_ms;
+	/* what the slowest route waits on most, and the share of its time (NAN: not known) */
+	char req_slowest_wait[80];
+	double req_slowest_wait_pct;
 	bool connected;
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;

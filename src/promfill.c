@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The top_n functions by self time since attach: one pass over the function table with a
@@ -53,6 +54,48 @@ static size_t top_functions(const struct promfill_source *src, struct prom_funct
 		out[k].self_s = self[k] / 1e6;
 	}
 	return n;
+}
+
+/* A row's key as two labels: "GET /route" (server) at its first space, "host:port" (client)
+ * at its last colon; "other" (the rows beyond the bound) is method _OTHER, as OpenTelemetry
+ * names an unknown method. */
+static void http_labels(const char *key, bool client, char a[REQ_KEY_LEN], char b[REQ_KEY_LEN])
+{
+	const char *cut = client ? strrchr(key, ':') : strchr(key, ' ');
+
+	if (!cut) {
+		snprintf(a, REQ_KEY_LEN, "%s", client ? key : "_OTHER");
+		snprintf(b, REQ_KEY_LEN, "%s", client ? "" : key);
+		return;
+	}
+	snprintf(a, REQ_KEY_LEN, "%.*s", (int)(cut - key), key);
+	snprintf(b, REQ_KEY_LEN, "%s", cut + 1);
+}
+
+/* The rows of one kind since attach, with their histograms at promtext's bounds. */
+static size_t http_rows(const struct req_row *rows, size_t n, bool client,
+	struct prom_http *out, char (*labels)[2][REQ_KEY_LEN])
+{
+	for (size_t k = 0; k < n && k < REQ_ROWS_MAX; k++) {
+		const struct req_row *r = &rows[k];
+		double below = 0;
+		size_t i = 0;
+
+		http_labels(r->key, client, labels[k][0], labels[k][1]);
+		out[k] = (struct prom_http){ .a = labels[k][0], .b = labels[k][1],
+			.count = (double)r->count, .errors = (double)r->errors,
+			.in_flight = (double)r->in_flight, .sum_s = r->sum_ms / 1e3 };
+		for (size_t j = 0; j < PROM_HTTP_BOUNDS; j++) {
+			/* the bucket whose upper bound this is: i with BASE * 2^(i/4) == bound */
+			double top = 4 * log2(prom_http_bounds_s[j] * 1e3 / REQ_BUCKET_BASE_MS);
+			size_t last = (size_t)lround(top);
+
+			for (; i <= last && i < REQ_BUCKETS; i++)
+				below += r->hist[i];
+			out[k].le[j] = below < out[k].count ? below : out[k].count;
+		}
+	}
+	return n < REQ_ROWS_MAX ? n : REQ_ROWS_MAX;
 }
 
 void promfill_target(const struct promfill_source *src, struct promfill_store *st,
@@ -118,4 +161,13 @@ void promfill_target(const struct promfill_source *src, struct promfill_store *s
 			t->n_top = top_functions(src, st->top, src->top_n);
 	}
 	t->top = st->top;
+
+	if (src->requests) {
+		t->n_http_server = http_rows(src->requests->server, src->requests->n_server, false,
+			st->http[0], st->http_labels[0]);
+		t->n_http_client = http_rows(src->requests->client, src->requests->n_client, true,
+			st->http[1], st->http_labels[1]);
+	}
+	t->http_server = st->http[0];
+	t->http_client = st->http[1];
 }

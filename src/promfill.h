@@ -9,6 +9,7 @@
 
 #include "evloop.h"
 #include "promtext.h"
+#include "requests.h"
 
 struct contention_sample;
 struct cumulative;
@@ -35,6 +36,7 @@ struct promfill_source {
 	const struct cumulative *cum;        /* NULL: the CPU profiler never ran */
 	const struct functab *ft;
 	size_t top_n;                        /* functions by self time since attach */
+	const struct req_window *requests;   /* HTTP requests since attach; NULL: not read */
 };
 
 /* The arrays a prom_target points into; t borrows them (and src's strings). */
@@ -42,6 +44,8 @@ struct promfill_store {
 	struct prom_function top[PROMFILL_TOP_MAX];
 	struct prom_heap_space spaces[PROMFILL_SPACES_MAX];
 	struct prom_resource resources[EVLOOP_MAX_KINDS];
+	struct prom_http http[2][REQ_ROWS_MAX];        /* server, client */
+	char http_labels[2][REQ_ROWS_MAX][2][REQ_KEY_LEN];
 };
 
 void promfill_target(const struct promfill_source *src, struct promfill_store *st,

@@ -138,7 +138,8 @@ int prom_family(struct strbuf *out, const char *name, enum prom_type type, const
 		return -1;
 	strbuf_printf(out, "# HELP %s ", name);
 	escaped(out, help, false);
-	strbuf_printf(out, "\n# TYPE %s %s\n", name, type == PROM_COUNTER ? "counter" : "gauge");
+	strbuf_printf(out, "\n# TYPE %s %s\n", name, type == PROM_COUNTER ? "counter" :
+		type == PROM_HISTOGRAM ? "histogram" : "gauge");
 	return 0;
 }
 
@@ -421,6 +422,88 @@ static void prom_top(struct strbuf *out, struct strbuf *b, const struct prom_tar
 		"Self time since attach of the hottest functions (the top N only).");
 }
 
+const double prom_http_bounds_s[PROM_HTTP_BOUNDS] = { 0.0008, 0.0016, 0.0032, 0.0064, 0.0128,
+	0.0256, 0.0512, 0.1024, 0.2048, 0.4096, 0.8192, 1.6384, 3.2768, 6.5536, 13.1072, 26.2144,
+	52.4288 };
+
+/* The requests of one kind (server or client), under OpenTelemetry's names for HTTP metrics
+ * (http.server.request.duration as http_server_request_duration_seconds, ...): a duration
+ * histogram, the requests in flight, and ntop-js's own count of errors (5xx, aborted,
+ * failed). */
+static void prom_http(struct strbuf *out, struct strbuf *b, const struct prom_target *targets,
+	size_t n, bool client)
+{
+	const char *an = client ? "server_address" : "http_request_method";
+	const char *bn = client ? "server_port" : "http_route";
+	const char *hist = client ? "http_client_request_duration_seconds" :
+		"http_server_request_duration_seconds";
+	char name[64], le[PROM_HTTP_BOUNDS + 1][32];
+
+	/* the le labels, as Go writes the bounds */
+	for (size_t j = 0; j <= PROM_HTTP_BOUNDS; j++) {
+		struct strbuf v;
+
+		strbuf_init(&v);
+		if (j < PROM_HTTP_BOUNDS)
+			prom_value(&v, prom_http_bounds_s[j]);
+		else
+			strbuf_puts(&v, "+Inf");
+		snprintf(le[j], sizeof le[j], "%s", v.data ? v.data : "");
+		strbuf_free(&v);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_target *t = &targets[i];
+		const struct prom_http *h = client ? t->http_client : t->http_server;
+		size_t nh = client ? t->n_http_client : t->n_http_server;
+
+		for (size_t k = 0; k < nh; k++) {
+			struct prom_label l[3] = { { an, h[k].a }, { bn, h[k].b }, { "le", NULL } };
+
+			snprintf(name, sizeof name, "%s_bucket", hist);
+			for (size_t j = 0; j <= PROM_HTTP_BOUNDS; j++) {
+				l[2].value = le[j];
+				put(b, name, t, l, 3, j < PROM_HTTP_BOUNDS ? h[k].le[j] : h[k].count);
+			}
+			snprintf(name, sizeof name, "%s_sum", hist);
+			put(b, name, t, l, 2, h[k].sum_s);
+			snprintf(name, sizeof name, "%s_count", hist);
+			put(b, name, t, l, 2, h[k].count);
+		}
+	}
+	flush_family(out, b, hist, PROM_HISTOGRAM, client ?
+		"Duration of HTTP client requests (http.get, https, fetch) since attach." :
+		"Duration of HTTP server requests since attach.");
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_target *t = &targets[i];
+		const struct prom_http *h = client ? t->http_client : t->http_server;
+		size_t nh = client ? t->n_http_client : t->n_http_server;
+
+		for (size_t k = 0; k < nh; k++) {
+			struct prom_label l[2] = { { an, h[k].a }, { bn, h[k].b } };
+			put(b, client ? "http_client_active_requests" : "http_server_active_requests", t,
+				l, 2, h[k].in_flight);
+		}
+	}
+	flush_family(out, b, client ? "http_client_active_requests" : "http_server_active_requests",
+		PROM_GAUGE, client ? "Number of outbound HTTP requests in flight." :
+		"Number of active HTTP server requests.");
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_target *t = &targets[i];
+		const struct prom_http *h = client ? t->http_client : t->http_server;
+		size_t nh = client ? t->n_http_client : t->n_http_server;
+
+		for (size_t k = 0; k < nh; k++) {
+			struct prom_label l[2] = { { an, h[k].a }, { bn, h[k].b } };
+			put(b, client ? "ntopjs_http_client_request_errors_total" :
+				"ntopjs_http_server_request_errors_total", t, l, 2, h[k].errors);
+		}
+	}
+	flush_family(out, b, client ? "ntopjs_http_client_request_errors_total" :
+		"ntopjs_http_server_request_errors_total", PROM_COUNTER, client ?
+		"Outbound HTTP requests since attach that failed or were answered with a 5xx." :
+		"HTTP server requests since attach answered with a 5xx or aborted.");
+}
+
 void promtext_render(struct strbuf *out, const struct prom_target *targets, size_t n,
 	size_t top_n)
 {
@@ -435,5 +518,7 @@ void promtext_render(struct strbuf *out, const struct prom_target *targets, size
 	prom_growth(out, &b, targets, n);
 	prom_cpu(out, &b, targets, n);
 	prom_top(out, &b, targets, n, top_n);
+	prom_http(out, &b, targets, n, false);
+	prom_http(out, &b, targets, n, true);
 	strbuf_free(&b);
 }

@@ -20,7 +20,7 @@ struct strbuf;
 
 /* ---- the format ---- */
 
-enum prom_type { PROM_GAUGE, PROM_COUNTER };
+enum prom_type { PROM_GAUGE, PROM_COUNTER, PROM_HISTOGRAM };
 
 struct prom_label {
 	const char *name;
@@ -61,6 +61,19 @@ struct prom_function {
 	double self_s;               /* self time since attach */
 };
 
+/* The upper bounds (le) of the request-duration histograms, in seconds: octaves from 0.8 ms
+ * to 52 s, which fall on bounds of the target's own buckets (requests.h), so that each count
+ * is exact. */
+#define PROM_HTTP_BOUNDS 17
+extern const double prom_http_bounds_s[PROM_HTTP_BOUNDS];
+
+/* One route's (method, route) or destination's (address, port) requests since attach. */
+struct prom_http {
+	const char *a, *b;           /* http_request_method, http_route; server_address, _port */
+	double count, errors, in_flight, sum_s;
+	double le[PROM_HTTP_BOUNDS]; /* finished within prom_http_bounds_s[i], cumulative */
+};
+
 /* One watched thread of one target; NAN (or NULL, 0) where not known. The fields follow the
  * JSON window (report.c, ntop-js.1's JSON OUTPUT) one for one. */
 struct prom_target {
@@ -89,6 +102,9 @@ struct prom_target {
 	double cpu_js_s, cpu_gc_s, cpu_program_s, cpu_idle_s;
 	const struct prom_function *top; /* by self time, the most first */
 	size_t n_top;
+	/* HTTP requests (inbound, per route) and calls (outbound, per destination) */
+	const struct prom_http *http_server, *http_client;
+	size_t n_http_server, n_http_client;
 };
 
 /* Every family once, with a series per target that knows it. Functions: the first top_n of

@@ -178,7 +178,8 @@ static void report_json_blocks(struct strbuf *out, const struct report_window *r
 /* "event_loop": the latest reading (evloop.h), or null. */
 /* One row of "requests": the key split at its first space into method and route (server),
  * or the destination (client). */
-static void json_req_row(struct strbuf *out, const struct req_row *r, bool client)
+static void json_req_row(struct strbuf *out, const struct req_row *r, bool client,
+	bool context)
 {
 	const char *sp = client ? NULL : strchr(r->key, ' ');
 
@@ -198,7 +199,23 @@ static void json_req_row(struct strbuf *out, const struct req_row *r, bool clien
 	json_num_or_null(out, req_row_quantile(r, 0.99), 2);
 	strbuf_puts(out, ",\"max_ms\":");
 	json_num_or_null(out, r->count ? r->max_ms : NAN, 2);
-	strbuf_printf(out, ",\"errors\":%llu}", (unsigned long long)r->errors);
+	strbuf_printf(out, ",\"errors\":%llu", (unsigned long long)r->errors);
+	/* where a route's time goes when not on the CPU: per destination, the mean time a
+	 * request waited on it and its share of the requests' time */
+	if (!client && context) {
+		strbuf_puts(out, ",\"waits\":[");
+		for (size_t i = 0; i < r->n_waits; i++) {
+			strbuf_puts(out, i ? ",{\"host\":" : "{\"host\":");
+			strbuf_json_string(out, r->waits[i].host, strlen(r->waits[i].host));
+			strbuf_puts(out, ",\"mean_ms\":");
+			json_num_or_null(out, r->count ? r->waits[i].ms / (double)r->count : NAN, 2);
+			strbuf_puts(out, ",\"share\":");
+			json_num_or_null(out, r->sum_ms > 0 ? fmin(1, r->waits[i].ms / r->sum_ms) : NAN, 3);
+			strbuf_putc(out, '}');
+		}
+		strbuf_putc(out, ']');
+	}
+	strbuf_putc(out, '}');
 }
 
 /* "requests": {server: [...], client: [...]}, each the most requests first. */
@@ -215,7 +232,7 @@ static void report_json_requests(struct strbuf *out, const struct report_window 
 			if (i)
 				strbuf_putc(out, ',');
 			json_req_row(out, k == 0 ? &rw->requests->server[order[i]] :
-				&rw->requests->client[order[i]], k == 1);
+				&rw->requests->client[order[i]], k == 1, rw->requests->context);
 		}
 	}
 	strbuf_puts(out, "]}");
@@ -765,6 +782,14 @@ static void report_text_req_rows(struct strbuf *out, const struct req_window *w,
 			strbuf_printf(out, "  p50 %.1f ms  p99 %.1f ms  max %.1f ms", p50, p99, r->max_ms);
 		strbuf_printf(out, "  errors %llu  in flight %llu\n", (unsigned long long)r->errors,
 			(unsigned long long)r->in_flight);
+		/* "    waiting on 10.0.0.7:8080: 98.2 ms a request (93 % of its time)" */
+		for (size_t k = 0; !client && k < r->n_waits && k < 2 && r->count && r->sum_ms > 0;
+		     k++) {
+			strbuf_puts(out, "    waiting on ");
+			text_column(out, r->waits[k].host, 0, false, false);
+			strbuf_printf(out, ": %.1f ms a request (%.0f %% of its time)\n",
+				r->waits[k].ms / (double)r->count, 100 * fmin(1, r->waits[k].ms / r->sum_ms));
+		}
 	}
 	if (n > REQ_TEXT_ROWS)
 		strbuf_printf(out, "  (%zu more)\n", n - REQ_TEXT_ROWS);

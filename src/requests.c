@@ -20,16 +20,51 @@ static double count_of(const cJSON *v)
 	return isfinite(d) && d >= 0 && d <= 1e12 && d == floor(d) ? d : -1;
 }
 
-/* One row [key, count, errors, max_ms, {bucket: n}, in_flight]; false if malformed. */
+/* A duration in ms the target gave: finite, 0 or more, else -1. */
+static double ms_of(const cJSON *v)
+{
+	double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+
+	return d >= 0 && d < 1e15 ? d : -1;
+}
+
+/* Adds ms waited on host into r's waits, kept the longest first; beyond REQ_WAITS_MAX hosts,
+ * into the last, named "other". */
+static void wait_put(struct req_row *r, const char *host, double ms)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_waits && strcmp(r->waits[i].host, host) != 0; i++)
+		;
+	if (i == r->n_waits) {
+		if (r->n_waits < REQ_WAITS_MAX) {
+			r->n_waits++;
+			snprintf(r->waits[i].host, sizeof r->waits[i].host, "%s", host);
+			r->waits[i].ms = 0;
+		} else {
+			i = REQ_WAITS_MAX - 1;
+			snprintf(r->waits[i].host, sizeof r->waits[i].host, "other");
+		}
+	}
+	r->waits[i].ms += ms;
+	for (; i > 0 && r->waits[i].ms > r->waits[i - 1].ms; i--) {
+		struct req_wait t = r->waits[i];
+		r->waits[i] = r->waits[i - 1];
+		r->waits[i - 1] = t;
+	}
+}
+
+/* One row [key, count, errors, max_ms, {bucket: n}, in_flight, sum_ms, {host: ms}]; false
+ * if malformed. */
 static bool parse_row(const cJSON *a, struct req_row *r)
 {
 	const cJSON *key = cJSON_GetArrayItem(a, 0), *h = cJSON_GetArrayItem(a, 4), *b;
 	double n = count_of(cJSON_GetArrayItem(a, 1)), e = count_of(cJSON_GetArrayItem(a, 2));
-	double x = cJSON_IsNumber(cJSON_GetArrayItem(a, 3)) ? cJSON_GetArrayItem(a, 3)->valuedouble : -1;
+	double x = ms_of(cJSON_GetArrayItem(a, 3)), sum = ms_of(cJSON_GetArrayItem(a, 6));
 	double fl = count_of(cJSON_GetArrayItem(a, 5));
 
 	if (!cJSON_IsArray(a) || !cJSON_IsString(key) || n < 0 || e < 0 || e > n || fl < 0 ||
-	    !(x >= 0 && x < 1e12) || !cJSON_IsObject(h))
+	    !(x >= 0 && x < 1e12) || sum < 0 || !cJSON_IsObject(h))
 		return false;
 	memset(r, 0, sizeof *r);
 	util_sanitize(key->valuestring, strlen(key->valuestring), r->key, sizeof r->key);
@@ -37,6 +72,7 @@ static bool parse_row(const cJSON *a, struct req_row *r)
 	r->errors = (uint64_t)e;
 	r->in_flight = (uint64_t)fl;
 	r->max_ms = x;
+	r->sum_ms = sum;
 	cJSON_ArrayForEach(b, h) {
 		char *end;
 		long i = strtol(b->string ? b->string : "", &end, 10);
@@ -45,6 +81,16 @@ static bool parse_row(const cJSON *a, struct req_row *r)
 		if (*end || end == b->string || i < 0 || i >= REQ_BUCKETS || c < 0 || c > UINT32_MAX)
 			continue;
 		r->hist[i] = (uint32_t)c;
+	}
+	/* waits: none, not a row's fault; each bounded by the row's own time */
+	cJSON_ArrayForEach(b, cJSON_GetArrayItem(a, 7)) {
+		char host[REQ_HOST_LEN];
+		double ms = ms_of(b);
+
+		if (!b->string || ms < 0 || ms > sum * 1.001 + 1)
+			continue;
+		util_sanitize(b->string, strlen(b->string), host, sizeof host);
+		wait_put(r, host, ms);
 	}
 	return true;
 }
@@ -57,8 +103,11 @@ static void row_merge(struct req_row *a, const struct req_row *b)
 	a->in_flight += b->in_flight;
 	if (b->max_ms > a->max_ms)
 		a->max_ms = b->max_ms;
+	a->sum_ms += b->sum_ms;
 	for (size_t i = 0; i < REQ_BUCKETS; i++)
 		a->hist[i] = a->hist[i] > UINT32_MAX - b->hist[i] ? UINT32_MAX : a->hist[i] + b->hist[i];
+	for (size_t i = 0; i < b->n_waits; i++)
+		wait_put(a, b->waits[i].host, b->waits[i].ms);
 }
 
 /* Puts r among rows[0..*n): merged with the row of its key, else a new row, else (full) into
@@ -97,6 +146,7 @@ int requests_parse(const char *json, size_t len, struct req_window *out)
 		cJSON_Delete(root);
 		return -1;
 	}
+	out->context = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ctx"));
 	parse_rows(cJSON_GetObjectItemCaseSensitive(root, "s"), out->server, &out->n_server);
 	parse_rows(cJSON_GetObjectItemCaseSensitive(root, "c"), out->client, &out->n_client);
 	cJSON_Delete(root);
@@ -127,6 +177,7 @@ double req_row_quantile(const struct req_row *r, double q)
 
 void requests_add(struct req_window *totals, const struct req_window *w)
 {
+	totals->context = totals->context || w->context;
 	for (size_t i = 0; i < totals->n_server; i++)
 		totals->server[i].in_flight = 0;
 	for (size_t i = 0; i < totals->n_client; i++)

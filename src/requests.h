@@ -20,6 +20,16 @@
  * and so do the totals. */
 #define REQ_ROWS_MAX 50
 #define REQ_KEY_LEN 160
+/* Destinations a route's waits are kept for (the target folds the rest into "other"). */
+#define REQ_WAITS_MAX 4
+#define REQ_HOST_LEN 80
+
+/* A route's time waiting on one destination: for each request, the time in which at least
+ * one of its calls there was open, summed over the requests. */
+struct req_wait {
+	char host[REQ_HOST_LEN];
+	double ms;
+};
 
 struct req_row {
 	char key[REQ_KEY_LEN];   /* "GET /api/items/:id", or "10.0.0.7:8080"; sanitized */
@@ -27,18 +37,24 @@ struct req_row {
 	uint64_t errors;         /* 5xx, aborted, failed */
 	uint64_t in_flight;      /* started, not finished, at the reading */
 	double max_ms;
+	double sum_ms;           /* of the durations of the finished ones */
 	uint32_t hist[REQ_BUCKETS];
+	struct req_wait waits[REQ_WAITS_MAX]; /* server rows: the longest first */
+	size_t n_waits;
 };
 
 struct req_window {
+	/* The target can tell which request a call is made for (an AsyncLocalStorage on
+	 * AsyncContextFrame: Node 24 and later), so that the waits are known. */
+	bool context;
 	struct req_row server[REQ_ROWS_MAX];
 	size_t n_server;
 	struct req_row client[REQ_ROWS_MAX];
 	size_t n_client;
 };
 
-/* Parses the evaluation's value, {s: [[key, count, errors, max_ms, {bucket: n}, in_flight]],
- * c: [the same]}. Rows that are not that shape are
+/* Parses the evaluation's value, {s: [[key, count, errors, max_ms, {bucket: n}, in_flight,
+ * sum_ms, {host: waited_ms}]], c: [the same], ctx: whether waits are followed}. Rows that are not that shape are
  * left out; more than REQ_ROWS_MAX are folded into the last. Returns 0, or -1 (out cleared)
  * if the value is not an object. */
 int requests_parse(const char *json, size_t len, struct req_window *out);

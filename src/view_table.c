@@ -659,6 +659,12 @@ static void draw_req_line(const struct model *m, struct grid *g, int y)
 		x = view_put_at(g, x, y, GA_NORMAL, m->req_slowest);
 		snprintf(buf, sizeof buf, " %s", t);
 		x = view_put_at(g, x, y, GA_NORMAL, buf);
+		if (m->req_slowest_wait[0] && m->req_slowest_wait_pct >= 1) {
+			snprintf(buf, sizeof buf, " (%.0f%% on ", m->req_slowest_wait_pct);
+			x = view_put_at(g, x, y, GA_DIM, buf);
+			x = view_put_at(g, x, y, GA_NORMAL, m->req_slowest_wait);
+			x = view_put_at(g, x, y, GA_DIM, ")");
+		}
 	}
 	if (isfinite(m->calls_per_s) && m->calls_per_s > 0) {
 		snprintf(buf, sizeof buf, "  CALLS %.0f/s", m->calls_per_s);

@@ -109,6 +109,16 @@ static const struct prom_function top_worker[] = {
 	{ "crunch", "/srv/app/worker.js", 40, 3 },
 };
 
+static const struct prom_http http_server[] = {
+	{ "GET", "/api/items/:id", 6, 0, 1, 0.126,
+		{ 0, 0, 0, 0, 0, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6 } },
+	{ "_OTHER", "other", 2, 2, 0, 0.002, { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 } },
+};
+static const struct prom_http http_client[] = {
+	{ "10.0.0.7", "8080", 9, 2, 0, 0.45,
+		{ 0, 0, 0, 0, 0, 0, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 } },
+};
+
 static void targets(struct prom_target t[2])
 {
 	memset(t, 0, 2 * sizeof(*t));
@@ -124,6 +134,8 @@ static void targets(struct prom_target t[2])
 		.lag_max_s = 0.3, .resources = resources, .n_resources = 2, .cpu_known = true,
 		.cpu_js_s = 20, .cpu_gc_s = 1.5, .cpu_program_s = 2.25, .cpu_idle_s = 36.25,
 		.top = top_main, .n_top = 4,
+		.http_server = http_server, .n_http_server = 2,
+		.http_client = http_client, .n_http_client = 1,
 	};
 	/* a worker: no process-wide readings, no growth yet, the loop unknown */
 	t[1] = (struct prom_target){
@@ -200,6 +212,29 @@ static void test_render(void)
 	ok(strstr(x, "function=\"we\\\"ird\\\\fn\\nname\",url=\"/srv/app/x.js\",line=\"3\"} 1.25\n") != NULL,
 		"a hostile function name escaped");
 	ok(!strstr(x, "left out"), "the fourth function is past top_n");
+	ok(strstr(x, "# TYPE http_server_request_duration_seconds histogram\n"
+		"http_server_request_duration_seconds_bucket{pid=\"4242\",title=\"node /srv/app/server.js\","
+		"thread=\"main\",http_request_method=\"GET\",http_route=\"/api/items/:id\",le=\"0.0008\"} 0\n") != NULL,
+		"request durations under OpenTelemetry's name, with its labels, from 0.8 ms");
+	ok(strstr(x, "http_route=\"/api/items/:id\",le=\"0.0256\"} 5\n") &&
+		strstr(x, "http_route=\"/api/items/:id\",le=\"52.4288\"} 6\n") &&
+		strstr(x, "http_route=\"/api/items/:id\",le=\"+Inf\"} 6\n") &&
+		strstr(x, "http_request_method=\"GET\",http_route=\"/api/items/:id\"} 0.126\n") &&
+		strstr(x, "http_server_request_duration_seconds_count{pid=\"4242\",title=\"node "
+		"/srv/app/server.js\",thread=\"main\",http_request_method=\"GET\","
+		"http_route=\"/api/items/:id\"} 6\n"), "its buckets, +Inf, _sum and _count");
+	is_int(count(x, "http_server_request_duration_seconds_bucket{"), 2 * (PROM_HTTP_BOUNDS + 1),
+		"18 buckets a route");
+	ok(strstr(x, "http_server_active_requests{pid=\"4242\",title=\"node /srv/app/server.js\","
+		"thread=\"main\",http_request_method=\"GET\",http_route=\"/api/items/:id\"} 1\n") &&
+		strstr(x, "ntopjs_http_server_request_errors_total{pid=\"4242\",title=\"node "
+		"/srv/app/server.js\",thread=\"main\",http_request_method=\"_OTHER\",http_route=\"other\"} 2\n"),
+		"in flight, and errors");
+	ok(strstr(x, "# TYPE http_client_request_duration_seconds histogram\n") &&
+		strstr(x, "http_client_request_duration_seconds_bucket{pid=\"4242\",title=\"node "
+		"/srv/app/server.js\",thread=\"main\",server_address=\"10.0.0.7\",server_port=\"8080\","
+		"le=\"0.0512\"} 8\n") && strstr(x, "ntopjs_http_client_request_errors_total{"),
+		"calls per destination: server_address and server_port");
 	is_int(count(x, "# TYPE "), count(x, "# HELP "), "a HELP per TYPE");
 	is_int(count(x, "# TYPE nodejs_heap_size_used_bytes "), 1, "each family once");
 	strbuf_free(&sb);

@@ -31,13 +31,24 @@ static void test_recorded(void)
 
 	second = cJSON_PrintUnformatted(cJSON_GetObjectItem(root, "second"));
 	ok(requests_parse(second, strlen(second), w) == 0, "the recorded reading parses");
-	is_int((int)w->n_server, 4, "four routes");
+	is_int((int)w->n_server, 5, "five routes");
+	ok(w->context, "recorded on Node 24: the calls' requests are known");
 	r = find(w->server, w->n_server, "GET /api/items/:id");
-	ok(r && r->count == 6 && r->errors == 0, "express's mount path and route: 6 requests "
-		"(5 by http.get, 1 by fetch)");
+	ok(r && r->count == 8 && r->errors == 0, "express's mount path and route: 8 requests "
+		"(6 by http.get, 2 by fetch)");
 	ok(r && req_row_quantile(r, 0.5) > 19 && req_row_quantile(r, 0.5) < 30,
 		"their median is the handler's 20 ms timer (%.1f ms)", r ? req_row_quantile(r, 0.5) : -1);
 	ok(r && req_row_quantile(r, 0.99) <= r->max_ms, "p99 is at most the longest");
+	ok(r && r->sum_ms >= 8 * 20 && r->sum_ms <= 8 * r->max_ms,
+		"their sum is eight 20 ms timers or more, at most eight of the longest (%.1f ms)",
+		r ? r->sum_ms : -1);
+	ok(r && r->n_waits == 0, "and they wait on nothing");
+	r = find(w->server, w->n_server, "GET /report");
+	ok(r && r->count == 1 && r->n_waits == 1 && strncmp(r->waits[0].host, "127.0.0.1:", 10) == 0,
+		"the route that calls the server itself twice waits on it");
+	ok(r && r->waits[0].ms >= 40 && r->waits[0].ms <= r->sum_ms,
+		"for the two 20 ms calls or more, at most its own time (%.1f of %.1f ms)",
+		r ? r->waits[0].ms : -1, r ? r->sum_ms : -1);
 	r = find(w->server, w->n_server, "GET /fail");
 	ok(r && r->count == 1 && r->errors == 1, "a 503 is an error");
 	ok(find(w->server, w->n_server, "GET /raw/:id/:id") != NULL,
@@ -47,8 +58,8 @@ static void test_recorded(void)
 		"a request the client aborted: finished as an error, not in flight");
 	is_int((int)w->n_client, 1, "one destination");
 	ok(w->n_client == 1 && strncmp(w->client[0].key, "127.0.0.1:", 10) == 0 &&
-		w->client[0].count == 9 && w->client[0].errors == 2,
-		"http.get and fetch to it: 9 calls, the 503 and the abort failed");
+		w->client[0].count == 12 && w->client[0].errors == 2,
+		"http.get and fetch to it: 12 calls, the 503 and the abort failed");
 	free(second);
 	cJSON_Delete(root);
 	free(text);
@@ -66,13 +77,15 @@ static void test_totals_and_order(void)
 
 		k += (size_t)snprintf(json + k, sizeof json - k, "{\"s\":[");
 		for (int i = 0; i < 30; i++)
-			k += (size_t)snprintf(json + k, sizeof json - k, "%s[\"GET /r%d\",%d,0,2,{\"20\":%d},0]",
-				i ? "," : "", round * 30 + i, i + 1, i + 1);
+			k += (size_t)snprintf(json + k, sizeof json - k, "%s[\"GET /r%d\",%d,0,2,{\"20\":%d},0,%d]",
+				i ? "," : "", round * 30 + i, i + 1, i + 1, 2 * (i + 1));
 		snprintf(json + k, sizeof json - k, "],\"c\":[]}");
 		ok(requests_parse(json, strlen(json), w) == 0 && w->n_server == 30, "round %d: 30 routes", round);
 		requests_add(t, w);
 	}
 	is_int((int)t->n_server, REQ_ROWS_MAX, "90 routes since attach: the bound holds");
+	ok(t->server[0].sum_ms == 2 && t->server[0].count == 1, "a row's sum is kept (%g)",
+		t->server[0].sum_ms);
 	ok(strcmp(t->server[REQ_ROWS_MAX - 1].key, "other") == 0, "the rest is \"other\"");
 	n = requests_order(w, false, order);
 	ok(n == 30 && w->server[order[0]].count == 30 && w->server[order[29]].count == 1,
@@ -85,9 +98,11 @@ static void test_hostile(void)
 {
 	struct req_window *w = calloc(1, sizeof *w);
 	static const char *bad[] = {
-		"[1,2]", "nonsense", "{\"s\":[[\"GET /\",-1,0,1,{},0]]}",
-		"{\"s\":[[\"GET /\",1,2,1,{},0]]}", "{\"s\":[[\"GET /\",1,0,1e99,{},0]]}",
-		"{\"s\":[[1,1,0,1,{},0]]}", "{\"s\":[[\"GET /\",1.5,0,1,{},0]]}",
+		"[1,2]", "nonsense", "{\"s\":[[\"GET /\",-1,0,1,{},0,1]]}",
+		"{\"s\":[[\"GET /\",1,2,1,{},0,1]]}", "{\"s\":[[\"GET /\",1,0,1e99,{},0,1]]}",
+		"{\"s\":[[1,1,0,1,{},0,1]]}", "{\"s\":[[\"GET /\",1.5,0,1,{},0,1]]}",
+		"{\"s\":[[\"GET /\",1,0,1,{},0]]}", "{\"s\":[[\"GET /\",1,0,1,{},0,-3]]}",
+		"{\"s\":[[\"GET /\",1,0,1,{},0,\"9\"]]}",
 	};
 
 	ok(requests_parse(bad[0], strlen(bad[0]), w) < 0 && requests_parse(bad[1], strlen(bad[1]), w) < 0,
@@ -96,7 +111,7 @@ static void test_hostile(void)
 		ok(requests_parse(bad[i], strlen(bad[i]), w) == 0 && w->n_server == 0,
 			"a malformed row is left out: %s", bad[i]);
 	{
-		const char *j = "{\"s\":[[\"GET /\\u001b[2J\",1,0,1,{\"-1\":5,\"96\":5,\"x\":1,\"3\":2},0]]}";
+		const char *j = "{\"s\":[[\"GET /\\u001b[2J\",1,0,1,{\"-1\":5,\"96\":5,\"x\":1,\"3\":2},0,1]]}";
 		ok(requests_parse(j, strlen(j), w) == 0 && w->n_server == 1 && !strchr(w->server[0].key, 0x1b),
 			"a route with a terminal escape is sanitized");
 		{
@@ -106,6 +121,27 @@ static void test_hostile(void)
 				sum += w->server[0].hist[i];
 			ok(w->server[0].hist[3] == 2 && sum == 2, "buckets out of range or not numbers are left out");
 		}
+	}
+	{
+		/* waits: bounded, the longest first, "other" beyond; none beyond the row's time */
+		const char *j = "{\"ctx\":true,\"s\":[[\"GET /r\",2,0,50,{\"40\":2},0,100,"
+			"{\"a:1\":10,\"b:1\":30,\"c:1\":20,\"d:1\":5,\"e:1\":1,\"big:1\":500,"
+			"\"neg:1\":-1,\"s:1\":\"9\",\"\\u001b]0;x:1\":2}]]}";
+		struct req_window *t = calloc(1, sizeof *t);
+
+		ok(requests_parse(j, strlen(j), w) == 0 && w->n_server == 1 && w->context, "waits parse");
+		ok(w->server[0].n_waits == REQ_WAITS_MAX && strcmp(w->server[0].waits[0].host, "b:1") == 0 &&
+			strcmp(w->server[0].waits[1].host, "c:1") == 0, "the longest first (%s, %s)",
+			w->server[0].waits[0].host, w->server[0].waits[1].host);
+		ok(strcmp(w->server[0].waits[REQ_WAITS_MAX - 1].host, "other") == 0 &&
+			w->server[0].waits[REQ_WAITS_MAX - 1].ms == 8,
+			"beyond the bound: other (d, e and the escaped one: %g ms)",
+			w->server[0].waits[REQ_WAITS_MAX - 1].ms);
+		requests_add(t, w);
+		requests_add(t, w);
+		ok(t->context && t->server[0].waits[0].ms == 60 && t->server[0].n_waits == REQ_WAITS_MAX,
+			"since attach: summed by destination (%g)", t->server[0].waits[0].ms);
+		free(t);
 	}
 	free(w);
 }

@@ -13,6 +13,7 @@
 #include "promfill.h"
 #include "procfs.h"
 #include "promtext.h"
+#include "requests.h"
 #include "serve.h"
 #include "strbuf.h"
 
@@ -197,6 +198,56 @@ static void test_promfill(void)
 	promfill_target(&src, &st, &t);
 	is_int((int)t.n_top, 2, "top 5 of 2 functions");
 	is_str(t.top[1].function, "cold", "then the next");
+	is_int((int)t.n_http_server + (int)t.n_http_client, 0, "no requests read: no rows");
+
+	/* requests since attach: buckets of the target's (requests.h) summed at each bound */
+	{
+		struct req_window *w = calloc(1, sizeof *w);
+
+		strcpy(w->server[0].key, "GET /a/:id");
+		w->server[0].count = 6;
+		w->server[0].sum_ms = 200;
+		w->server[0].in_flight = 2;
+		w->server[0].hist[35] = 5;   /* 20 ms: [18.1, 21.5) ms */
+		w->server[0].hist[44] = 1;   /* 100 ms: [86.1, 102.4) ms */
+		strcpy(w->server[1].key, "other");
+		w->server[1].count = w->server[1].errors = 1;
+		w->server[1].hist[0] = 1;
+		w->n_server = 2;
+		strcpy(w->client[0].key, "[::1]:8080");
+		w->client[0].count = 3;
+		w->client[0].hist[40] = 3;   /* [43.1, 51.2) ms */
+		w->n_client = 1;
+		src.requests = w;
+		promfill_target(&src, &st, &t);
+		is_int((int)t.n_http_server, 2, "two routes");
+		ok(strcmp(t.http_server[0].a, "GET") == 0 && strcmp(t.http_server[0].b, "/a/:id") == 0,
+			"split into method and route");
+		ok(strcmp(t.http_server[1].a, "_OTHER") == 0 && strcmp(t.http_server[1].b, "other") == 0,
+			"the rows beyond the bound: method _OTHER, route other");
+		is_num(t.http_server[0].sum_s, 0.2, 1e-12, "sum in seconds");
+		is_num(t.http_server[0].le[4], 0, 0, "none within 12.8 ms");
+		is_num(t.http_server[0].le[5], 5, 0, "five within 25.6 ms");
+		is_num(t.http_server[0].le[6], 5, 0, "five within 51.2 ms");
+		is_num(t.http_server[0].le[7], 6, 0, "six within 102.4 ms");
+		is_num(t.http_server[0].le[PROM_HTTP_BOUNDS - 1], 6, 0, "all six within 52 s");
+		ok(strcmp(t.http_client[0].a, "[::1]") == 0 && strcmp(t.http_client[0].b, "8080") == 0,
+			"a destination split at its last colon");
+		is_num(t.http_client[0].le[5], 0, 0, "bucket 40 is not within 25.6 ms");
+		is_num(t.http_client[0].le[6], 3, 0, "bucket 40 ends at 51.2 ms: within it");
+		{
+			size_t off = PROM_HTTP_BOUNDS;
+
+			for (size_t j = 0; j < PROM_HTTP_BOUNDS && off == PROM_HTTP_BOUNDS; j++) {
+				double b = 4 * log2(prom_http_bounds_s[j] * 1e3 / REQ_BUCKET_BASE_MS);
+				if (fabs(b - round(b)) > 1e-9)
+					off = j;
+			}
+			ok(off == PROM_HTTP_BOUNDS, "every bound of the exposition is a bound of the "
+				"target's buckets (the first that is not: %zu)", off);
+		}
+		free(w);
+	}
 
 	/* nothing known yet: an engine before its first reading */
 	memset(&src, 0, sizeof src);

@@ -180,11 +180,14 @@ static void test_table(struct fixture *fx)
 	fx->m.req_errors_pct = 0.8;
 	snprintf(fx->m.req_slowest, sizeof fx->m.req_slowest, "GET /report");
 	fx->m.req_slowest_p99_ms = 190;
+	snprintf(fx->m.req_slowest_wait, sizeof fx->m.req_slowest_wait, "10.0.0.7:8080");
+	fx->m.req_slowest_wait_pct = 79;
 	fx->m.calls_per_s = 30;
 	fx->m.calls_p99_ms = 150;
 	view_draw(v, &fx->m, &g, NOW);
 	ok(strncmp(row(&g, 3), "REQ 120/s  p99 45", 17) == 0 && strstr(row(&g, 3), "errors 0.8%") &&
-		strstr(row(&g, 3), "slowest GET /report 190") && strstr(row(&g, 3), "CALLS 30/s p99 150"),
+		strstr(row(&g, 3), "slowest GET /report 190ms (79% on 10.0.0.7:8080)") &&
+		strstr(row(&g, 3), "CALLS 30/s p99 150"),
 		"header: the REQ line (%s)", row(&g, 3));
 	x = find_cell(&g, 3, "errors 0.8%");
 	ok(x >= 0 && attr_at(&g, x, 3) == GA_WARN, "errors in red");

@@ -1,0 +1,95 @@
+'use strict';
+// What following HTTP requests costs an express server at its full rate: one process serves
+// a light API (small JSON answers; one request in ten awaits a call to an upstream by fetch)
+// under autocannon, and phases without and with ntop-js's requests reading alternate in it
+// (A B B A, so that a drift cancels), the reading installed, read every second and removed
+// exactly as the engine does it (bench/requests-expr.js). The server counts its requests and
+// its own CPU time; a phase's rate is requests per CPU second. The load generator and the
+// upstream run in other processes.
+//
+// Usage: node requests-cost.js [ROUNDS] [PHASE_S]   (express and autocannon on NODE_PATH)
+// Prints one JSON line: {node, context, rounds, phase_s, off: [...], on: [...], ratio_median,
+// ratio_mean, ratios: [...]} where the ratios are each round's on/off.
+const http = require('http'), { fork } = require('child_process');
+
+if (process.argv[2] === 'upstream') {
+	http.createServer((q, s) => setTimeout(() => s.end('{"ok":true}'), 2)).listen(0, '127.0.0.1',
+		function () { process.send(this.address().port); });
+	return;
+}
+if (process.argv[2] === 'load') {
+	const autocannon = require('autocannon');
+	const port = Number(process.argv[3]), secs = Number(process.argv[4]);
+	const requests = [];
+	for (let i = 0; i < 10; i++)
+		requests.push({ method: 'GET', path: i === 9 ? '/report' : `/api/items/${i * 37}` });
+	autocannon({ url: `http://127.0.0.1:${port}`, connections: 8, duration: secs, requests },
+		(err) => process.exit(err ? 1 : 0));
+	return;
+}
+
+const { reading, leave } = require('./requests-expr.js');
+const express = require('express');
+const rounds = Number(process.argv[2] || 10), phaseS = Number(process.argv[3] || 4);
+const WARM_S = 5;
+
+const up = fork(__filename, ['upstream']);
+up.once('message', (upPort) => {
+	const app = express(), api = express.Router();
+	let served = 0;
+	api.get('/items/:id', (q, s) => { served++; s.json({ id: q.params.id, name: 'item ' + q.params.id, tags: ['a', 'b'] }); });
+	app.use('/api', api);
+	app.get('/report', async (q, s) => {
+		const r = await fetch(`http://127.0.0.1:${upPort}/`);
+		await r.text();
+		served++;
+		s.json({ ok: true });
+	});
+	const srv = app.listen(0, '127.0.0.1', async () => {
+		const total = WARM_S + rounds * 2 * phaseS + 2;
+		const load = fork(__filename, ['load', srv.address().port, total]);
+		const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+		await sleep(WARM_S * 1000);
+		const off = [], on = [];
+		let context = null;
+		// one phase: its requests per CPU second
+		const phase = async (withReading, n) => {
+			const nonce = 'bench-' + n;
+			let timer = null;
+			if (withReading) {
+				const v = JSON.parse((0, eval)(reading(nonce)));
+				context = v.ctx;
+				timer = setInterval(() => (0, eval)(reading(nonce)), 1000);
+			}
+			const c0 = process.cpuUsage(), r0 = served;
+			await sleep(phaseS * 1000);
+			const c = process.cpuUsage(c0), r = served - r0;
+			if (timer) {
+				clearInterval(timer);
+				(0, eval)(leave(nonce));
+			}
+			return r / ((c.user + c.system) / 1e6);
+		};
+		for (let i = 0; i < rounds; i++) {
+			// A B B A: without, with, with, without (by pairs of rounds)
+			if (i % 2 === 0) {
+				off.push(await phase(false, i));
+				on.push(await phase(true, i));
+			} else {
+				on.push(await phase(true, i));
+				off.push(await phase(false, i));
+			}
+		}
+		const ratios = on.map((x, i) => x / off[i]), sorted = [...ratios].sort((a, b) => a - b);
+		const r3 = (x) => Math.round(x * 1000) / 1000;
+		console.log(JSON.stringify({ node: process.version, context, rounds, phase_s: phaseS,
+			off: off.map(Math.round), on: on.map(Math.round),
+			ratio_median: r3(sorted[Math.floor(sorted.length / 2)]),
+			ratio_mean: r3(ratios.reduce((a, b) => a + b, 0) / ratios.length),
+			ratios: ratios.map(r3) }));
+		load.kill();
+		up.kill();
+		srv.close();
+		process.exit(0);
+	});
+});
