@@ -39,12 +39,12 @@ static const char req_body[] =
 	"var o=all[id];function now(){return P.now()}"
 	/* a finished request or call into its row: count, errors, longest, sum, histogram, and
 	 * (a request) the time it waited on each destination (w: Map dest -> [open, since, ms]) */
-	"function add(m,k,ms,err,w,t){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
-	"if(!b){b={n:0,e:0,x:0,s:0,h:{},w:null};m.set(k,b);}}b.n++;if(err)b.e++;if(ms>b.x)b.x=ms;b.s+=ms;"
+	"function add(m,k,ms,err,e,t){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
+	"if(!b){b={n:0,e:0,x:0,s:0,h:{},w:null,wn:0,ws:0};m.set(k,b);}}b.n++;if(err)b.e++;if(ms>b.x)b.x=ms;b.s+=ms;"
 	"var i=ms<=0.05?0:Math.min(95,1+Math.floor(Math.log2(ms/0.05)*4));b.h[i]=(b.h[i]||0)+1;"
-	"if(w){if(!b.w)b.w=Object.create(null);w.forEach(function(x,d){"
+	"if(e&&e.s){b.wn++;b.ws+=ms;if(e.w){if(!b.w)b.w=Object.create(null);e.w.forEach(function(x,d){"
 	"if(!(d in b.w)&&Object.keys(b.w).length>=WMAX)d='other';"
-	"b.w[d]=(b.w[d]||0)+x[2]+(x[0]>0?t-x[1]:0)})}}"
+	"b.w[d]=(b.w[d]||0)+x[2]+(x[0]>0?t-x[1]:0)})}}}"
 	/* the framework's pattern (express: the mount path and the route's), else the path with
 	 * numbers, long hex and uuids as :id */
 	"function route(q){var r=q.route;if(r&&typeof r.path==='string')"
@@ -59,12 +59,15 @@ static const char req_body[] =
 	"function origin(r){var s=String(r.origin||'?'),t=s.replace(/^[a-z]+:\\/\\//,'');"
 	"return/:[0-9]+$/.test(t)?t:t+(s.indexOf('https:')===0?':443':':80')}"
 	/* a request ends: d marks it done for the calls that outlive it */
-	"function fin(e,err){var t=now();e.d=1;add(o.s,skey(e),t-e.t,err,e.w,t)}"
-	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[],als:null};"
+	"function fin(e,err){var t=now();e.d=1;add(o.s,skey(e),t-e.t,err,e,t)}"
+	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[],als:null,lt:0,tk:10};"
 	/* Which request a call is made for: an AsyncLocalStorage entered at the request's start,
 	 * only where it is built on AsyncContextFrame (Node 24 and later, and 22 with
 	 * --experimental-async-context-frame); the older one enables async_hooks for the whole
-	 * process, a cost on every promise. */
+	 * process, a cost on every promise. Entering costs a few microseconds: it is done for
+	 * one request a millisecond at most (a token a millisecond, ten at most: every request
+	 * below 1,000 a second), and a route's waits are over those requests (wn of them, ws ms
+	 * in all). */
 	"try{var AH=process.getBuiltinModule?process.getBuiltinModule('async_hooks'):require('async_hooks'),"
 	"a=new AH.AsyncLocalStorage();if(typeof a._propagate!=='function')o.als=a}catch(x){}"
 	/* a subscriber's exception would be rethrown in the application (an uncaught
@@ -72,8 +75,8 @@ static const char req_body[] =
 	"var on=function(n,f){var ch=dc.channel(n),g=function(m){try{f(m)}catch(x){}};"
 	"ch.subscribe(g);o.sub.push([ch,g])};"
 	"on('http.server.request.start',function(m){if(all[id]!==o||o.open.size>=OPEN)return;"
-	"var e={q:m.request,t:now(),w:null,r:null,d:0};o.open.set(m.response,e);"
-	"if(o.als)o.als.enterWith(e)});"
+	"var t=now(),e={q:m.request,t:t,w:null,r:null,d:0,s:0},k=Math.min(10,o.tk+t-o.lt);o.lt=t;"
+	"o.open.set(m.response,e);if(o.als&&k>=1){k--;e.s=1;o.als.enterWith(e)}o.tk=k});"
 	"on('http.server.response.finish',function(m){var e=o.open.get(m.response);"
 	"if(all[id]!==o||!e)return;o.open.delete(m.response);fin(e,m.response.statusCode>=500)});"
 	/* fastify 5 names its route on its own channel */
@@ -81,7 +84,7 @@ static const char req_body[] =
 	"if(e&&m.route&&typeof m.route.url==='string')e.r=(e.q.method||'?')+' '+m.route.url.slice(0,200)});"
 	"var cs=function(q,d){if(all[id]!==o||!q||typeof q!=='object'||o.cw.has(q))return;"
 	"var t=now(),p=o.als?o.als.getStore():null;"
-	"if(p&&typeof p==='object'&&!p.d&&'w'in p){if(!p.w)p.w=new Map();"
+	"if(p&&typeof p==='object'&&p.s&&!p.d){if(!p.w)p.w=new Map();"
 	"if(!p.w.has(d)&&p.w.size>=WMAX)d='other';var x=p.w.get(d);if(!x)p.w.set(d,x=[0,0,0]);"
 	"if(x[0]++===0)x[1]=t}else p=null;"
 	"o.cw.set(q,[d,t,p]);o.cf.set(d,(o.cf.get(d)||0)+1)};"
@@ -100,10 +103,10 @@ static const char req_body[] =
 	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);fin(e,true);return}"
 	"var k=skey(e);fl.set(k,(fl.get(k)||0)+1)});"
 	"var out={s:[],c:[],ctx:!!o.als},cf=new Map(o.cf);"
-	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0,b.s,b.w||{}]);fl.delete(k)});"
-	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n,0,{}])});"
-	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0,b.s,{}]);cf.delete(k)});"
-	"cf.forEach(function(n,k){if(out.c.length<MAXR)out.c.push([k,0,0,0,{},n,0,{}])});"
+	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0,b.s,b.w||{},b.wn,b.ws]);fl.delete(k)});"
+	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n,0,{},0,0])});"
+	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0,b.s,{},0,0]);cf.delete(k)});"
+	"cf.forEach(function(n,k){if(out.c.length<MAXR)out.c.push([k,0,0,0,{},n,0,{},0,0])});"
 	"o.s=new Map();o.c=new Map();clearTimeout(o.t);"
 	"o.t=setTimeout(function(){if(all[id]!==o)return;"
 	"o.sub.forEach(function(x){x[0].unsubscribe(x[1])});if(o.als)o.als.disable();delete all[id];"

@@ -476,12 +476,14 @@ void model_on_requests(struct model *m, const struct req_window *w, double windo
 		/* cut to the line's room */
 		snprintf(m->req_slowest, sizeof m->req_slowest, "%.*s",
 			(int)sizeof m->req_slowest - 1, slow->key);
-		if (slow->n_waits && slow->sum_ms > 0) {
+		if (isfinite(req_wait_share(slow, 0))) {
 			snprintf(m->req_slowest_wait, sizeof m->req_slowest_wait, "%.*s",
 				(int)sizeof m->req_slowest_wait - 1, slow->waits[0].host);
-			m->req_slowest_wait_pct = fmin(100, 100 * slow->waits[0].ms / slow->sum_ms);
+			m->req_slowest_wait_pct = 100 * req_wait_share(slow, 0);
 		}
 	}
+	m->req_last = w;
+	m->req_window_ms = window_ms;
 	m->have_requests |= n > 0 || cn > 0;
 	m->req_per_s = w && s > 0 ? (double)n / s : NAN;
 	m->req_p99_ms = p99;

@@ -91,6 +91,12 @@ struct model {
 	/* what the slowest route waits on most, and the share of its time (NAN: not known) */
 	char req_slowest_wait[80];
 	double req_slowest_wait_pct;
+	/* The requests screen's rows: the last window's (over req_window_ms) and those since
+	 * attach (over req_since_s), borrowed from the engine (NULL: none); requests_read: the
+	 * shown engine reads them (the main thread, without --no-eval and --no-requests). */
+	const struct req_window *req_last, *req_total;
+	double req_window_ms, req_since_s;
+	bool requests_read;
 	bool connected;
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;

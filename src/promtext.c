@@ -426,6 +426,33 @@ const double prom_http_bounds_s[PROM_HTTP_BOUNDS] = { 0.0008, 0.0016, 0.0032, 0.
 	0.0256, 0.0512, 0.1024, 0.2048, 0.4096, 0.8192, 1.6384, 3.2768, 6.5536, 13.1072, 26.2144,
 	52.4288 };
 
+/* One value per row of one kind of requests: in flight (a gauge), or errors (a counter). */
+static void prom_http_family(struct strbuf *out, struct strbuf *b,
+	const struct prom_target *targets, size_t n, bool client, bool errors)
+{
+	const char *name = errors ? (client ? "ntopjs_http_client_request_errors_total" :
+		"ntopjs_http_server_request_errors_total") : (client ? "http_client_active_requests" :
+		"http_server_active_requests");
+
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_target *t = &targets[i];
+		const struct prom_http *h = client ? t->http_client : t->http_server;
+		size_t nh = client ? t->n_http_client : t->n_http_server;
+
+		for (size_t k = 0; k < nh; k++) {
+			struct prom_label l[2] = {
+				{ client ? "server_address" : "http_request_method", h[k].a },
+				{ client ? "server_port" : "http_route", h[k].b },
+			};
+			put(b, name, t, l, 2, errors ? h[k].errors : h[k].in_flight);
+		}
+	}
+	flush_family(out, b, name, errors ? PROM_COUNTER : PROM_GAUGE, errors ? (client ?
+		"Outbound HTTP requests since attach that failed or were answered with a 5xx." :
+		"HTTP server requests since attach answered with a 5xx or aborted.") : (client ?
+		"Number of outbound HTTP requests in flight." : "Number of active HTTP server requests."));
+}
+
 /* The requests of one kind (server or client), under OpenTelemetry's names for HTTP metrics
  * (http.server.request.duration as http_server_request_duration_seconds, ...): a duration
  * histogram, the requests in flight, and ntop-js's own count of errors (5xx, aborted,
@@ -473,35 +500,8 @@ static void prom_http(struct strbuf *out, struct strbuf *b, const struct prom_ta
 	flush_family(out, b, hist, PROM_HISTOGRAM, client ?
 		"Duration of HTTP client requests (http.get, https, fetch) since attach." :
 		"Duration of HTTP server requests since attach.");
-	for (size_t i = 0; i < n; i++) {
-		const struct prom_target *t = &targets[i];
-		const struct prom_http *h = client ? t->http_client : t->http_server;
-		size_t nh = client ? t->n_http_client : t->n_http_server;
-
-		for (size_t k = 0; k < nh; k++) {
-			struct prom_label l[2] = { { an, h[k].a }, { bn, h[k].b } };
-			put(b, client ? "http_client_active_requests" : "http_server_active_requests", t,
-				l, 2, h[k].in_flight);
-		}
-	}
-	flush_family(out, b, client ? "http_client_active_requests" : "http_server_active_requests",
-		PROM_GAUGE, client ? "Number of outbound HTTP requests in flight." :
-		"Number of active HTTP server requests.");
-	for (size_t i = 0; i < n; i++) {
-		const struct prom_target *t = &targets[i];
-		const struct prom_http *h = client ? t->http_client : t->http_server;
-		size_t nh = client ? t->n_http_client : t->n_http_server;
-
-		for (size_t k = 0; k < nh; k++) {
-			struct prom_label l[2] = { { an, h[k].a }, { bn, h[k].b } };
-			put(b, client ? "ntopjs_http_client_request_errors_total" :
-				"ntopjs_http_server_request_errors_total", t, l, 2, h[k].errors);
-		}
-	}
-	flush_family(out, b, client ? "ntopjs_http_client_request_errors_total" :
-		"ntopjs_http_server_request_errors_total", PROM_COUNTER, client ?
-		"Outbound HTTP requests since attach that failed or were answered with a 5xx." :
-		"HTTP server requests since attach answered with a 5xx or aborted.");
+	prom_http_family(out, b, targets, n, client, false);
+	prom_http_family(out, b, targets, n, client, true);
 }
 
 void promtext_render(struct strbuf *out, const struct prom_target *targets, size_t n,

@@ -208,9 +208,9 @@ static void json_req_row(struct strbuf *out, const struct req_row *r, bool clien
 			strbuf_puts(out, i ? ",{\"host\":" : "{\"host\":");
 			strbuf_json_string(out, r->waits[i].host, strlen(r->waits[i].host));
 			strbuf_puts(out, ",\"mean_ms\":");
-			json_num_or_null(out, r->count ? r->waits[i].ms / (double)r->count : NAN, 2);
+			json_num_or_null(out, req_wait_mean_ms(r, i), 2);
 			strbuf_puts(out, ",\"share\":");
-			json_num_or_null(out, r->sum_ms > 0 ? fmin(1, r->waits[i].ms / r->sum_ms) : NAN, 3);
+			json_num_or_null(out, req_wait_share(r, i), 3);
 			strbuf_putc(out, '}');
 		}
 		strbuf_putc(out, ']');
@@ -783,12 +783,11 @@ static void report_text_req_rows(struct strbuf *out, const struct req_window *w,
 		strbuf_printf(out, "  errors %llu  in flight %llu\n", (unsigned long long)r->errors,
 			(unsigned long long)r->in_flight);
 		/* "    waiting on 10.0.0.7:8080: 98.2 ms a request (93 % of its time)" */
-		for (size_t k = 0; !client && k < r->n_waits && k < 2 && r->count && r->sum_ms > 0;
-		     k++) {
+		for (size_t k = 0; !client && k < r->n_waits && k < 2 && r->sampled; k++) {
 			strbuf_puts(out, "    waiting on ");
 			text_column(out, r->waits[k].host, 0, false, false);
 			strbuf_printf(out, ": %.1f ms a request (%.0f %% of its time)\n",
-				r->waits[k].ms / (double)r->count, 100 * fmin(1, r->waits[k].ms / r->sum_ms));
+				req_wait_mean_ms(r, k), 100 * req_wait_share(r, k));
 		}
 	}
 	if (n > REQ_TEXT_ROWS)

@@ -82,12 +82,20 @@ static bool parse_row(const cJSON *a, struct req_row *r)
 			continue;
 		r->hist[i] = (uint32_t)c;
 	}
-	/* waits: none, not a row's fault; each bounded by the row's own time */
+	/* waits: over the requests followed (none: no waits); each bounded by their time */
+	{
+		double sn = count_of(cJSON_GetArrayItem(a, 8)), ss = ms_of(cJSON_GetArrayItem(a, 9));
+
+		if (sn > 0 && sn <= n && ss >= 0 && ss <= sum * 1.001 + 1) {
+			r->sampled = (uint64_t)sn;
+			r->sampled_ms = ss;
+		}
+	}
 	cJSON_ArrayForEach(b, cJSON_GetArrayItem(a, 7)) {
 		char host[REQ_HOST_LEN];
 		double ms = ms_of(b);
 
-		if (!b->string || ms < 0 || ms > sum * 1.001 + 1)
+		if (!r->sampled || !b->string || ms < 0 || ms > r->sampled_ms * 1.001 + 1)
 			continue;
 		util_sanitize(b->string, strlen(b->string), host, sizeof host);
 		wait_put(r, host, ms);
@@ -108,6 +116,8 @@ static void row_merge(struct req_row *a, const struct req_row *b)
 		a->hist[i] = a->hist[i] > UINT32_MAX - b->hist[i] ? UINT32_MAX : a->hist[i] + b->hist[i];
 	for (size_t i = 0; i < b->n_waits; i++)
 		wait_put(a, b->waits[i].host, b->waits[i].ms);
+	a->sampled += b->sampled;
+	a->sampled_ms += b->sampled_ms;
 }
 
 /* Puts r among rows[0..*n): merged with the row of its key, else a new row, else (full) into
@@ -173,6 +183,16 @@ double req_row_quantile(const struct req_row *r, double q)
 		}
 	}
 	return r->max_ms;
+}
+
+double req_wait_mean_ms(const struct req_row *r, size_t i)
+{
+	return i < r->n_waits && r->sampled ? r->waits[i].ms / (double)r->sampled : NAN;
+}
+
+double req_wait_share(const struct req_row *r, size_t i)
+{
+	return i < r->n_waits && r->sampled_ms > 0 ? fmin(1, r->waits[i].ms / r->sampled_ms) : NAN;
 }
 
 void requests_add(struct req_window *totals, const struct req_window *w)

@@ -39,8 +39,12 @@ struct req_row {
 	double max_ms;
 	double sum_ms;           /* of the durations of the finished ones */
 	uint32_t hist[REQ_BUCKETS];
-	struct req_wait waits[REQ_WAITS_MAX]; /* server rows: the longest first */
+	/* Server rows: what the requests followed (sampled of them, sampled_ms in all) waited
+	 * on, the longest first. */
+	struct req_wait waits[REQ_WAITS_MAX];
 	size_t n_waits;
+	uint64_t sampled;
+	double sampled_ms;
 };
 
 struct req_window {
@@ -54,7 +58,8 @@ struct req_window {
 };
 
 /* Parses the evaluation's value, {s: [[key, count, errors, max_ms, {bucket: n}, in_flight,
- * sum_ms, {host: waited_ms}]], c: [the same], ctx: whether waits are followed}. Rows that are not that shape are
+ * sum_ms, {host: waited_ms}, sampled, sampled_ms]], c: [the same], ctx: whether waits are
+ * followed}. Rows that are not that shape are
  * left out; more than REQ_ROWS_MAX are folded into the last. Returns 0, or -1 (out cleared)
  * if the value is not an object. */
 int requests_parse(const char *json, size_t len, struct req_window *out);
@@ -62,6 +67,11 @@ int requests_parse(const char *json, size_t len, struct req_window *out);
 /* The q-quantile (0..1) of a row's durations in ms, from its histogram (the geometric middle
  * of the bucket it falls in, at most max_ms); NAN without any. */
 double req_row_quantile(const struct req_row *r, double q);
+
+/* Wait i of a row: the mean time a followed request waited on its host, in ms, and that
+ * time's share of their durations (0..1); NAN when no request was followed. */
+double req_wait_mean_ms(const struct req_row *r, size_t i);
+double req_wait_share(const struct req_row *r, size_t i);
 
 /* Adds a window's rows into totals (since attach), matched by key; beyond REQ_ROWS_MAX keys
  * they go to a row "other". in_flight is the latest window's. */

@@ -220,6 +220,7 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 	t->model.ft = engine_functab(e);
 	t->model.cum = engine_cumulative(e);
 	t->model.ct = engine_calltree(e);
+	t->model.requests_read = engine_requests_on(e);
 	t->view = view_create(settings);
 	grid_init(&t->grid);
 	if (loop_watch_fd(l, term_key_fd(), tui_on_keys, t) < 0) {
@@ -283,9 +284,20 @@ void tui_on_contention(struct tui *t, const struct contention_window *k)
 	t->model.quota_cores = k ? k->quota_cores : NAN;
 }
 
+/* The shown engine's requests: the REQ line's figures, and the screen's rows. */
+static void tui_pull_requests(struct tui *t)
+{
+	struct model *m = &t->model;
+
+	m->requests_read = t->engine && engine_requests_on(t->engine);
+	m->req_total = t->engine ? engine_requests_totals(t->engine) : NULL;
+	m->req_since_s = m->attached_wall_s > 0 ? util_now_wall_s() - m->attached_wall_s : NAN;
+}
+
 void tui_on_requests(struct tui *t, const struct req_window *w, double window_ms)
 {
 	model_on_requests(&t->model, w, window_ms);
+	tui_pull_requests(t);
 }
 
 void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
@@ -316,6 +328,7 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	m->runqueue_wait_ms = m->throttled_ms = m->throttled_periods_pct = m->quota_cores = NAN;
 	m->have_requests = false;
 	model_on_requests(m, NULL, 0);
+	tui_pull_requests(t);
 	m->n_blocks = 0;
 	m->blocks_total = 0;
 	tui_pull_cpu(t);

@@ -619,6 +619,13 @@ static enum view_action shared_loop(struct view *v, const struct model *m, int k
 	return VA_REDRAW;
 }
 
+static enum view_action shared_requests(struct view *v, const struct model *m, int key)
+{
+	v->screen = v->screen == VS_REQUESTS ? VS_TABLE : VS_REQUESTS;
+	v->req_open = false;
+	return VA_REDRAW;
+}
+
 static enum view_action shared_window(struct view *v, const struct model *m, int key)
 {
 	v->s.mode = (enum model_mode)((v->s.mode + 1) % MODE_COUNT);
@@ -657,6 +664,9 @@ const struct binding view_shared_bindings[] = {
 		"comes back)", 20, shared_all },
 	{ { 'l' }, "l", "the event-loop screen: the loop's reading, its charts and the blocks (l "
 		"or Esc comes back)", 21, shared_loop },
+	{ { 'e' }, "e", "the requests screen: the HTTP routes (rate, in flight, p50, p99, max, "
+		"errors, what they wait on) and the destinations called, over the last window or "
+		"since attach (w) (e or Esc comes back)", 25, shared_requests },
 	{ { 'c' }, "c", "start the CPU profiler when it is off (--no-cpu, or held back by "
 		"--max-pause), after a y/n confirmation with the predicted pause (V8 lists its code)",
 		22, shared_start_cpu },
@@ -710,6 +720,7 @@ static const struct screen *const view_screens[] = {
 	[VS_MEMORY] = &screen_memory,
 	[VS_LOOP] = &screen_loop,
 	[VS_ALL] = &screen_all,
+	[VS_REQUESTS] = &screen_requests,
 };
 
 const struct screen *view_screen_at(size_t i)

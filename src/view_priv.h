@@ -2,7 +2,7 @@
  * view_table.c: the table of hot functions; view_detail.c: one function; view_help.c: help;
  * view_memory.c and view_memchart.c: the memory screen and the header's memory line;
  * view_evloop.c: the loop screen and the header's LOOP line; view_all.c: every thread side by
- * side).
+ * side; view_requests.c: the HTTP routes and destinations).
  * Private to those files. */
 #ifndef NTOP_VIEW_PRIV_H
 #define NTOP_VIEW_PRIV_H
@@ -25,7 +25,7 @@ struct mem_sample;
 /* A screen of the view (as tmux's window modes): each one's file defines its struct screen,
  * and view.c's table view_screens[] maps these numbers to them; nothing else dispatches on
  * the screen. */
-enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP, VS_ALL };
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP, VS_ALL, VS_REQUESTS };
 enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
@@ -81,6 +81,12 @@ struct view {
 	uint64_t blk_sel;
 	long blk_top;
 	bool blk_stack;
+
+	/* Requests screen: the selected route (in the shown order) and the first shown, the sort
+	 * (0 requests, 1 p99, 2 errors, 3 route), and whether the selected route is open. */
+	size_t req_sel, req_top;
+	int req_sort;
+	bool req_open;
 };
 
 /* What an action returns for a key it does not take after all (the shared T on the screen
@@ -121,7 +127,7 @@ struct screen {
 };
 
 extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_loop,
-	screen_all;
+	screen_all, screen_requests;
 
 /* view.c: the keys every screen with shared_keys takes, and the screens in order (NULL
  * past the last). */

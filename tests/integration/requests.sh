@@ -146,6 +146,21 @@ if command -v "${TMUX_BIN:-tmux}" >/dev/null 2>&1; then
 			wait_screen 5 '^REQ .*slowest GET /report [0-9]+ms \(([89][0-9]|100)% on 127\.0\.0\.1:[0-9]+\)'
 	fi
 	check "and the calls" wait_screen 5 '^REQ .*CALLS [0-9]+/s p99'
+	# the requests screen: the routes, sorted, one opened
+	keys e
+	check "e: the requests screen lists the routes by pattern, with their rates" \
+		wait_screen 5 '^ GET /api/items/:id +[0-9]+\.[0-9] +[0-9]+ +[0-9.]+ms'
+	check "and the destinations called" wait_screen 5 '^ 127\.0\.0\.1:[0-9]+ +[0-9]+\.[0-9]'
+	keys 2
+	check "2 sorts by p99: /report first" wait_screen 5 '^ GET /report '
+	keys Enter
+	check "Enter opens it: its latency by octave" wait_screen 5 '^  LATENCY +REQUESTS'
+	if [ "$lnode" != "$NODE" ]; then
+		check "and what it waits on" wait_screen 5 '^  waits on 127\.0\.0\.1:[0-9]+: [0-9]+ms a request \(([89][0-9]|100)% of its time\)'
+	fi
+	keys Escape
+	keys e
+	check "Esc closes it and e goes back to the table" wait_screen 5 '^REQ '
 	keys q
 	check "q quits with status 0" wait_screen 10 '^EXIT=0'
 	term_stop

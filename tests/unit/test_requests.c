@@ -126,7 +126,7 @@ static void test_hostile(void)
 		/* waits: bounded, the longest first, "other" beyond; none beyond the row's time */
 		const char *j = "{\"ctx\":true,\"s\":[[\"GET /r\",2,0,50,{\"40\":2},0,100,"
 			"{\"a:1\":10,\"b:1\":30,\"c:1\":20,\"d:1\":5,\"e:1\":1,\"big:1\":500,"
-			"\"neg:1\":-1,\"s:1\":\"9\",\"\\u001b]0;x:1\":2}]]}";
+			"\"neg:1\":-1,\"s:1\":\"9\",\"\\u001b]0;x:1\":2},2,100]]}";
 		struct req_window *t = calloc(1, sizeof *t);
 
 		ok(requests_parse(j, strlen(j), w) == 0 && w->n_server == 1 && w->context, "waits parse");
@@ -137,10 +137,18 @@ static void test_hostile(void)
 			w->server[0].waits[REQ_WAITS_MAX - 1].ms == 8,
 			"beyond the bound: other (d, e and the escaped one: %g ms)",
 			w->server[0].waits[REQ_WAITS_MAX - 1].ms);
+		is_num(req_wait_mean_ms(&w->server[0], 0), 15, 1e-9, "the mean wait: over the 2 "
+			"requests followed");
+		is_num(req_wait_share(&w->server[0], 0), 0.3, 1e-9, "the share: of their 100 ms");
 		requests_add(t, w);
 		requests_add(t, w);
-		ok(t->context && t->server[0].waits[0].ms == 60 && t->server[0].n_waits == REQ_WAITS_MAX,
-			"since attach: summed by destination (%g)", t->server[0].waits[0].ms);
+		ok(t->context && t->server[0].waits[0].ms == 60 && t->server[0].n_waits == REQ_WAITS_MAX &&
+			t->server[0].sampled == 4 && t->server[0].sampled_ms == 200,
+			"since attach: summed by destination (%g), and the requests followed",
+			t->server[0].waits[0].ms);
+		j = "{\"ctx\":true,\"s\":[[\"GET /r\",2,0,50,{\"40\":2},0,100,{\"a:1\":10}]]}";
+		ok(requests_parse(j, strlen(j), w) == 0 && w->server[0].n_waits == 0 &&
+			isnan(req_wait_share(&w->server[0], 0)), "no request followed: no waits");
 		free(t);
 	}
 	free(w);

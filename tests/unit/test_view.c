@@ -10,6 +10,7 @@
 #include "grid.h"
 #include "model.h"
 #include "profile.h"
+#include "requests.h"
 #include "view_priv.h"
 #include "tap.h"
 #include "view_fixture.h"
@@ -661,6 +662,7 @@ static void test_screens(struct fixture *fx)
 	static const struct { enum view_screen n; const struct screen *s; } all[] = {
 		{ VS_TABLE, &screen_table }, { VS_DETAIL, &screen_detail }, { VS_HELP, &screen_help },
 		{ VS_MEMORY, &screen_memory }, { VS_LOOP, &screen_loop }, { VS_ALL, &screen_all },
+		{ VS_REQUESTS, &screen_requests },
 	};
 	struct grid a, b;
 
@@ -694,6 +696,92 @@ static void test_screens(struct fixture *fx)
 	grid_free(&b);
 }
 
+/* The requests screen (e): routes and destinations from a reading, sorted, a route opened,
+ * the window or since attach, and what it says when there is nothing to show. */
+static void test_requests_screen(struct fixture *fx)
+{
+	static const char json[] = "{\"ctx\":true,\"s\":["
+		"[\"GET /api/items/:id\",120,0,31,{\"35\":100,\"36\":20},2,2400,{}],"
+		"[\"GET /report\",12,1,660,{\"43\":11,\"60\":1},1,1800,{\"10.0.0.7:8080\":1500},12,1800],"
+		"[\"GET /\\u001b[2Jevil\",3,3,1,{\"10\":3},0,3,{}]],"
+		"\"c\":[[\"10.0.0.7:8080\",24,0,70,{\"40\":24},1,1300,{}]]}";
+	struct req_window *w = calloc(1, sizeof *w), *t = calloc(1, sizeof *t);
+	struct model *m = &fx->m;
+	struct view *v = view_create(NULL);
+	struct grid g;
+	int y, x;
+
+	grid_init(&g);
+	grid_resize(&g, 160, 30);
+	ok(requests_parse(json, sizeof json - 1, w) == 0 && w->n_server == 3, "a reading parses");
+	requests_add(t, w);
+	requests_add(t, w);
+	m->requests_read = true;
+	m->req_last = w;
+	m->req_total = t;
+	m->req_window_ms = 1000;
+	m->req_since_s = 60;
+	is_int(view_key(v, m, 'e'), VA_REDRAW, "e opens the requests screen");
+	view_draw(v, m, &g, NOW);
+	ok(strncmp(row(&g, 0), "REQUESTS  last window (1.0s)  sorted by REQ/S", 45) == 0,
+		"its title: the last window, sorted by requests (%s)", row(&g, 0));
+	ok(strstr(row(&g, 2), "ROUTE") && strstr(row(&g, 2), "REQ/S") && strstr(row(&g, 2), "P99") &&
+		strstr(row(&g, 2), "WAITS ON"), "headings (%s)", row(&g, 2));
+	ok(strstr(row(&g, 3), "GET /api/items/:id") && strstr(row(&g, 3), "120.0") &&
+		strstr(row(&g, 3), "0.0%"), "the busiest route first, its rate a second (%s)", row(&g, 3));
+	ok(attr_at(&g, 1, 3) == GA_SELECTED, "and selected");
+	ok(strstr(row(&g, 4), "GET /report") && strstr(row(&g, 4), "83%") &&
+		strstr(row(&g, 4), "10.0.0.7:8080") && strstr(row(&g, 4), "8.3%"),
+		"then /report: 83%% of its time waiting on 10.0.0.7:8080, errors 8.3%% (%s)", row(&g, 4));
+	x = find_cell(&g, 4, "8.3%");
+	ok(x >= 0 && attr_at(&g, x, 4) == GA_WARN, "errors in red");
+	ok(strstr(row(&g, 5), "GET /?[2Jevil") || (strstr(row(&g, 5), "evil") &&
+		!strchr(row(&g, 5), 0x1b)), "a hostile route is shown without its escape (%s)", row(&g, 5));
+	for (y = 6; y < 20 && !strstr(row(&g, y), "CALLS"); y++)
+		;
+	ok(y < 20 && strstr(row(&g, y + 1), "DESTINATION") && strstr(row(&g, y + 1), "CALLS/S") &&
+		strstr(row(&g, y + 2), "10.0.0.7:8080") && strstr(row(&g, y + 2), "24.0"),
+		"then the calls, per destination");
+	is_int(view_key(v, m, '2'), VA_REDRAW, "2 sorts by p99");
+	view_draw(v, m, &g, NOW);
+	ok(strstr(row(&g, 3), "GET /report") && strstr(row(&g, 0), "sorted by P99"),
+		"the slowest first (%s)", row(&g, 3));
+	is_int(view_key(v, m, VK_ENTER), VA_REDRAW, "Enter opens the selected route");
+	view_draw(v, m, &g, NOW);
+	for (y = 3; y < 28 && !strstr(row(&g, y), "waits on 10.0.0.7:8080"); y++)
+		;
+	ok(y < 28 && strstr(row(&g, y), "125ms a request (83% of its time)"),
+		"it says what it waits on, a request and as a share (%s)", y < 28 ? row(&g, y) : "");
+	for (y = 3; y < 28 && !strstr(row(&g, y), "LATENCY"); y++)
+		;
+	ok(y < 28 && strstr(row(&g, y + 1), "51ms-102ms") && strstr(row(&g, y + 1), " 11 "),
+		"and its latency by octave: 11 between 51 and 102 ms (%s)", y < 28 ? row(&g, y + 1) : "");
+	is_int(view_key(v, m, VK_ESC), VA_REDRAW, "Esc closes the route");
+	ok(!v->req_open && v->screen == VS_REQUESTS, "and stays on the screen");
+	is_int(view_key(v, m, 'w'), VA_SETTINGS, "w");
+	is_int(view_key(v, m, 'w'), VA_SETTINGS, "w again: since attach");
+	view_draw(v, m, &g, NOW);
+	ok(strstr(row(&g, 0), "since attach (1m)") && strstr(row(&g, 3), "GET /report") &&
+		strstr(row(&g, 3), "0.4"), "since attach: twice the requests over a minute (%s)", row(&g, 3));
+	m->req_total = NULL;
+	m->requests_read = false;
+	view_draw(v, m, &g, NOW);
+	ok(strstr(row(&g, 1), "read on the main thread") != NULL, "not read: says why (%s)", row(&g, 1));
+	m->no_eval = true;
+	view_draw(v, m, &g, NOW);
+	ok(strstr(row(&g, 1), "--no-eval") != NULL, "--no-eval: says so");
+	m->no_eval = false;
+	is_int(view_key(v, m, 'e'), VA_REDRAW, "e goes back");
+	ok(v->screen == VS_TABLE, "to the table");
+	view_key(v, m, 'w');
+	m->req_last = m->req_total = NULL;
+	m->requests_read = false;
+	grid_free(&g);
+	view_free(v);
+	free(w);
+	free(t);
+}
+
 /* Everything about a view a key can change. */
 static bool same_view(const struct view *a, const struct view *b)
 {
@@ -703,7 +791,8 @@ static bool same_view(const struct view *a, const struct view *b)
 		a->sel_func == b->sel_func && a->top == b->top && a->all_top == b->all_top &&
 		a->detail == b->detail && a->depth == b->depth && a->detail_sel == b->detail_sel &&
 		a->help_top == b->help_top && a->zoom == b->zoom && a->blk_sel == b->blk_sel &&
-		a->blk_stack == b->blk_stack && strcmp(a->msg, b->msg) == 0 &&
+		a->blk_stack == b->blk_stack && a->req_sel == b->req_sel &&
+		a->req_sort == b->req_sort && a->req_open == b->req_open && strcmp(a->msg, b->msg) == 0 &&
 		strcmp(a->search, b->search) == 0 && strcmp(a->input, b->input) == 0;
 }
 
@@ -955,7 +1044,7 @@ static void test_bindings(struct fixture *fx)
 					unbound++;
 				}
 		}
-		ok(labels == 24 && unbound == 0, "every key help lists is in a table (%zu labels)",
+		ok(labels == 25 && unbound == 0, "every key help lists is in a table (%zu labels)",
 			labels);
 		view_free(v);
 	}
@@ -980,6 +1069,7 @@ int main(void)
 	test_random_keys(&fx);
 	test_pause_and_selection(&fx);
 	test_screens(&fx);
+	test_requests_screen(&fx);
 	test_bindings(&fx);
 	test_key_bars();
 	fixture_free(&fx);
