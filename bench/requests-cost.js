@@ -12,6 +12,9 @@
 // ratio_mean, ratios: [...]} where the ratios are each round's on/off.
 const http = require('http'), { fork } = require('child_process');
 
+// the children go with the parent, whatever ends it
+if (process.argv[2] === 'upstream' || process.argv[2] === 'load')
+	process.on('disconnect', () => process.exit(0));
 if (process.argv[2] === 'upstream') {
 	http.createServer((q, s) => setTimeout(() => s.end('{"ok":true}'), 2)).listen(0, '127.0.0.1',
 		function () { process.send(this.address().port); });
@@ -29,11 +32,16 @@ if (process.argv[2] === 'load') {
 }
 
 const { reading, leave } = require('./requests-expr.js');
+// the inspector's evaluations see require (Node 18 to 20.15 have no getBuiltinModule); an
+// indirect eval here runs in the same global scope, without it
+globalThis.require = require;
+// the children's output is not this process's: its stdout is the result line
+const child = (args) => fork(__filename, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 const express = require('express');
 const rounds = Number(process.argv[2] || 10), phaseS = Number(process.argv[3] || 4);
 const WARM_S = 5;
 
-const up = fork(__filename, ['upstream']);
+const up = child(['upstream']);
 up.once('message', (upPort) => {
 	const app = express(), api = express.Router();
 	let served = 0;
@@ -47,7 +55,7 @@ up.once('message', (upPort) => {
 	});
 	const srv = app.listen(0, '127.0.0.1', async () => {
 		const total = WARM_S + rounds * 2 * phaseS + 2;
-		const load = fork(__filename, ['load', srv.address().port, total]);
+		const load = child(['load', srv.address().port, total]);
 		const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 		await sleep(WARM_S * 1000);
 		const off = [], on = [];
