@@ -8,6 +8,7 @@
 // upstream run in other processes.
 //
 // Usage: node requests-cost.js [ROUNDS] [PHASE_S]   (express and autocannon on NODE_PATH)
+//        node requests-cost.js micro               (the subscribers' own ns a request)
 // Prints one JSON line: {node, context, rounds, phase_s, off: [...], on: [...], ratio_median,
 // ratio_mean, ratios: [...]} where the ratios are each round's on/off.
 const http = require('http'), { fork } = require('child_process');
@@ -29,6 +30,37 @@ if (process.argv[2] === 'load') {
 	autocannon({ url: `http://127.0.0.1:${port}`, connections: 8, duration: secs, requests },
 		(err) => process.exit(err ? 1 : 0));
 	return;
+}
+
+if (process.argv[2] === 'micro') {
+	// The subscribers' own work: the server channels published from a loop with messages
+	// shaped as Node's (express's req.route and baseUrl set), without and with the reading
+	// installed; ns a request (a start and a finish).
+	const { reading, leave } = require('./requests-expr.js');
+	globalThis.require = require;
+	const dc = require('diagnostics_channel');
+	const start = dc.channel('http.server.request.start'), finish = dc.channel('http.server.response.finish');
+	const route = { path: '/items/:id' };
+	const msgs = Array.from({ length: 1000 }, (_, i) => ({
+		request: { method: 'GET', url: '/api/items/' + i, route, baseUrl: '/api' },
+		response: { statusCode: 200, destroyed: false } }));
+	const run = (n) => {
+		const t = process.hrtime.bigint();
+		for (let i = 0; i < n; i++) {
+			start.publish(msgs[i % 1000]);
+			finish.publish(msgs[i % 1000]);
+		}
+		return Number(process.hrtime.bigint() - t) / n;
+	};
+	run(1e5);
+	const without = run(1e6);
+	const v = JSON.parse((0, eval)(reading('micro')));
+	run(1e5);
+	const withIt = run(1e6);
+	(0, eval)(leave('micro'));
+	console.log(JSON.stringify({ node: process.version, context: v.ctx, ns_without: Math.round(without),
+		ns_with: Math.round(withIt) }));
+	process.exit(0);
 }
 
 const { reading, leave } = require('./requests-expr.js');

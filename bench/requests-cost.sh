@@ -4,7 +4,9 @@
 # later the AsyncLocalStorage that says which request a call is made for), in alternating
 # phases of one process (bench/requests-cost.js), on each Node version asked for.
 #
-# Usage: bench/requests-cost.sh [-v NODE_MAJORS] [-r ROUNDS] [-p PHASE_SECS] [-o MARKDOWN]
+# Usage: bench/requests-cost.sh [-m] [-v NODE_MAJORS] [-r ROUNDS] [-p PHASE_SECS] [-o MARKDOWN]
+#   -m             only the subscribers' own work: ns a request added to the server channels'
+#                  publishing, from a loop (no server, no load)
 #   -v MAJORS      Node major versions from ~/.cache/ntop-js/node (default "18 20 22 24 26")
 #   -r ROUNDS      phases with the reading, and as many without (default 12)
 #   -p PHASE_SECS  seconds per phase (default 4)
@@ -20,8 +22,10 @@ majors="18 20 22 24 26"
 rounds=12
 phase=4
 md=""
-while getopts 'v:r:p:o:h' opt; do
+micro=no
+while getopts 'mv:r:p:o:h' opt; do
 	case $opt in
+	m) micro=yes ;;
 	v) majors=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	p) phase=$OPTARG ;;
@@ -32,6 +36,24 @@ done
 bench_uint -r "$rounds" 2
 bench_uint -p "$phase" 2
 bench_check_tools "$NODE"
+if [ "$micro" = yes ]; then
+	echo "== requests cost, the subscribers' own work: ns a request (a start and a finish published)"
+	echo "reproduce: bench/requests-cost.sh -m -v '$majors'"
+	bench_machine
+	table="| Node | context (waits) | ns a request without | with | added |
+|---|---|---|---|---|"
+	for v in $majors; do
+		line=$("$(bench_node_bin "$v")" "$BENCH_DIR/requests-cost.js" micro) || bench_die "node $v: micro failed"
+		echo "$line"
+		table="$table
+$("$NODE" -e 'const r = JSON.parse(process.argv[1]);
+	console.log(`| ${r.node} | ${r.context ? "yes" : "no"} | ${r.ns_without} | ${r.ns_with} | ${r.ns_with - r.ns_without} |`)' "$line")"
+	done
+	echo
+	echo "$table"
+	[ -z "$md" ] || printf '%s\n' "$table" >>"$md"
+	exit 0
+fi
 deps=$(bench_npm_deps)
 export NODE_PATH="$deps/node_modules"
 
