@@ -54,8 +54,8 @@ static void wait_put(struct req_row *r, const char *host, double ms)
 	}
 }
 
-/* One row [key, count, errors, max_ms, {bucket: n}, in_flight, sum_ms, {host: ms}]; false
- * if malformed. */
+/* One row [key, count, errors, max_ms, {bucket: n}, in_flight, sum_ms, {host: ms}, sampled,
+ * sampled_ms]; false if malformed (the waits and what they are over may be left out). */
 static bool parse_row(const cJSON *a, struct req_row *r)
 {
 	const cJSON *key = cJSON_GetArrayItem(a, 0), *h = cJSON_GetArrayItem(a, 4), *b;

@@ -282,14 +282,12 @@ static void req_draw(struct view *v, const struct model *m, struct grid *g, doub
 	}
 }
 
+/* Esc closes an opened route, then goes back (e, a shared key, goes back at once). */
 static enum view_action req_back(struct view *v, const struct model *m, int key)
 {
-	if (v->req_open && key != 'e') {
-		v->req_open = false;
-		return VA_REDRAW;
-	}
+	if (!v->req_open)
+		v->screen = VS_TABLE;
 	v->req_open = false;
-	v->screen = VS_TABLE;
 	return VA_REDRAW;
 }
 
@@ -331,8 +329,8 @@ static enum view_action req_memory(struct view *v, const struct model *m, int ke
 
 /* Help lists them in its section for this screen (rank 0). */
 static const struct binding req_bindings[] = {
-	{ { VK_ESC, VK_BACKSPACE, 'e' }, "e, Esc", "back to the table (Esc first closes an opened "
-		"route)", 0, req_back },
+	{ { VK_ESC, VK_BACKSPACE }, "Esc", "close the opened route, then back to the table (as e "
+		"at once)", 0, req_back },
 	{ { VK_UP, VK_DOWN, VK_HOME, VK_END }, "Up, Down", "select a route", 0, req_move },
 	{ { VK_ENTER, '\n', '\r' }, "Enter", "open or close the selected route: its latency by "
 		"octave and the destinations it waits on", 0, req_open },
