@@ -50,16 +50,15 @@ static void req_ms(double ms, char *out, size_t outsz)
 		snprintf(out, outsz, "%.1fs", ms / 1000);
 }
 
-static const struct req_row *sort_rows;
-static int sort_key;
-
-/* The sort: 1 requests (the most first), 2 p99 (the slowest first), 3 errors, 4 name. */
-static int req_cmp(const void *a, const void *b)
+/* The sort: 0 requests (the most first), 1 p99 (the slowest first), 2 errors, 3 name. */
+static int req_cmp(const void *a, const void *b, void *ctx)
 {
-	const struct req_row *x = &sort_rows[*(const size_t *)a], *y = &sort_rows[*(const size_t *)b];
+	const struct req_row *rows = ((const struct req_row *const *)ctx)[0];
+	int key = *(const int *)((const struct req_row *const *)ctx)[1];
+	const struct req_row *x = &rows[*(const size_t *)a], *y = &rows[*(const size_t *)b];
 	double kx, ky;
 
-	switch (sort_key) {
+	switch (key) {
 	case 1:
 		kx = req_row_quantile(x, 0.99);
 		ky = req_row_quantile(y, 0.99);
@@ -86,51 +85,53 @@ static int req_cmp(const void *a, const void *b)
 static size_t req_order(const struct view *v, const struct req_row *rows, size_t n,
 	size_t *order)
 {
+	const void *ctx[2] = { rows, &v->req_sort };
+
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	sort_rows = rows;
-	sort_key = v->req_sort;
-	qsort(order, n, sizeof *order, req_cmp);
+	qsort_r(order, n, sizeof *order, req_cmp, (void *)ctx);
 	return n;
 }
 
 static const char *const sort_names[] = { "REQ/S", "P99", "ERR%", "ROUTE" };
 
+/* The figures' columns right of the name: heading, offset, width, and the sort that
+ * highlights it (-1: none). */
+static const struct {
+	const char *heading;
+	int at, width, sort;
+} req_cols[] = {
+	{ "REQ/S", 0, 8, 0 }, { "INFL", 8, 5, -1 }, { "P50", 13, 8, -1 },
+	{ "P99", 21, 8, 1 }, { "MAX", 29, 8, -1 }, { "ERR%", 37, 8, 2 },
+};
+
 /* A row's figures from column x: rate, in flight, p50, p99, max, errors. */
 static void req_numbers(struct grid *g, int x, int y, const struct req_row *r, double span_s,
 	enum grid_attr attr)
 {
-	char buf[32];
-	double err = r->count ? 100.0 * (double)r->errors / (double)r->count : 0;
+	char buf[6][32];
 
-	snprintf(buf, sizeof buf, "%.1f", span_s > 0 ? (double)r->count / span_s : 0);
-	view_put_right(g, x, y, attr, buf, 8);
-	snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->in_flight);
-	view_put_right(g, x + 8, y, attr, buf, 5);
-	req_ms(req_row_quantile(r, 0.5), buf, sizeof buf);
-	view_put_right(g, x + 13, y, attr, buf, 8);
-	req_ms(req_row_quantile(r, 0.99), buf, sizeof buf);
-	view_put_right(g, x + 21, y, attr, buf, 8);
-	req_ms(r->count ? r->max_ms : NAN, buf, sizeof buf);
-	view_put_right(g, x + 29, y, attr, buf, 8);
-	snprintf(buf, sizeof buf, "%.1f%%", err);
-	view_put_right(g, x + 37, y, r->errors ? GA_WARN : attr, buf, 8);
+	snprintf(buf[0], sizeof buf[0], "%.1f", span_s > 0 ? (double)r->count / span_s : 0);
+	snprintf(buf[1], sizeof buf[1], "%llu", (unsigned long long)r->in_flight);
+	req_ms(req_row_quantile(r, 0.5), buf[2], sizeof buf[2]);
+	req_ms(req_row_quantile(r, 0.99), buf[3], sizeof buf[3]);
+	req_ms(r->count ? r->max_ms : NAN, buf[4], sizeof buf[4]);
+	snprintf(buf[5], sizeof buf[5], "%.1f%%",
+		r->count ? 100.0 * (double)r->errors / (double)r->count : 0);
+	for (size_t i = 0; i < sizeof req_cols / sizeof *req_cols; i++)
+		view_put_right(g, x + req_cols[i].at, y, i == 5 && r->errors ? GA_WARN : attr, buf[i],
+			req_cols[i].width);
 }
 
 static void req_headings(struct view *v, struct grid *g, int y, int name_w, bool client,
 	bool waits)
 {
-	static const char *const nums[] = { "REQ/S", "INFL", "P50", "P99", "MAX", "ERR%" };
-	static const int at[] = { 0, 8, 13, 21, 29, 37 }, w[] = { 8, 5, 8, 8, 8, 8 };
-
 	grid_put(g, 1, y, !client && v->req_sort == 3 ? GA_SORTED : GA_TITLE,
 		client ? "DESTINATION" : "ROUTE", name_w);
-	for (int i = 0; i < 6; i++) {
-		bool sorted = !client && ((i == 0 && v->req_sort == 0) || (i == 3 && v->req_sort == 1) ||
-			(i == 5 && v->req_sort == 2));
-		view_put_right(g, 1 + name_w + at[i], y, sorted ? GA_SORTED : GA_TITLE,
-			client && i == 0 ? "CALLS/S" : nums[i], w[i]);
-	}
+	for (size_t i = 0; i < sizeof req_cols / sizeof *req_cols; i++)
+		view_put_right(g, 1 + name_w + req_cols[i].at, y,
+			!client && req_cols[i].sort == v->req_sort ? GA_SORTED : GA_TITLE,
+			client && i == 0 ? "CALLS/S" : req_cols[i].heading, req_cols[i].width);
 	if (waits)
 		grid_put(g, 1 + name_w + REQ_NUM_COLS + 2, y, GA_TITLE, "WAITS ON", 0);
 }
