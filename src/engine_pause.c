@@ -62,8 +62,8 @@ static void estimate_now(const struct engine *e, struct pause_estimate *est)
 }
 
 /* The pause the profiler's start costs this session: the start, and the deoptimization when
- * the JIT step will do one (eval mode without --leave-jit, up to V8 13 or a version not known
- * yet; the plan may still skip it). */
+ * the JIT step will do one (eval mode without --leave-jit, up to the newest V8 measured or a
+ * version not known yet; the plan may still skip it). */
 double engine_start_pause_s(const struct engine *e)
 {
 	struct pause_estimate est;
@@ -73,7 +73,7 @@ double engine_start_pause_s(const struct engine *e)
 	/* the repair: the coverage's heap walk comes right before the deoptimization */
 	if (jit_plan_repairs(major, e->cfg.jit_method, engine_jit_can_repair(e)))
 		return est.start_s + 2 * est.deopt_s;
-	if (e->eval_mode && e->cfg.jit_method != JIT_KEEP && major <= 13)
+	if (e->eval_mode && e->cfg.jit_method != JIT_KEEP && major <= JIT_V8_MEASURED)
 		return est.start_s + est.deopt_s;
 	return est.start_s;
 }

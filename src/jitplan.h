@@ -12,11 +12,15 @@
  *   scripts cannot be read): inlining is switched off for the session and all code deoptimized, so
  *   that hot code is optimized again without it; at detach the flags go back and the code is
  *   deoptimized again (engine_jit.c). A fifth of a server's throughput while attached.
- * V8 14 (Node 25, 26) names inlined callees itself: nothing is changed. */
+ * V8 14 (Node 25, 26) names inlined callees itself: no flag, but all code is deoptimized once
+ * when the profiler starts, for the OSR code compiled before it (jitplan.c). */
 #ifndef NTOP_JITPLAN_H
 #define NTOP_JITPLAN_H
 
 #include <stdbool.h>
+
+/* The newest V8 major version measured (Node 26); newer ones are left alone, and said so. */
+#define JIT_V8_MEASURED 14
 
 /* What the user asked for (--inlining). */
 enum jit_method {

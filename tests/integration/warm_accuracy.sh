@@ -6,7 +6,10 @@
 # window, and neither may be charged to the timer chain that calls them (listOnTimeout,
 # tick), which is what V8 shows on Node 18-24 if nothing is done. The plan must be the
 # version's (jitplan.h): on Node 24 the profiles repaired, no flag set; on Node 18-22 the
-# inlining switched off for the session and put back when it leaves; on Node 26 nothing.
+# inlining switched off for the session and put back when it leaves; on Node 26 no flag. Every
+# version deoptimizes once at the attach: on Node 26 hotMain otherwise ran, in some runs on a
+# busy machine, the OSR code V8 compiled for its loop before the attach, which the profiler
+# is not told of (hotMain 0 %, tick 74 %).
 #
 #   NTOP_WARM_S   how long the targets run hot before the attach (default 12)
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -98,7 +101,7 @@ check_version() { # check_version TAG VERSION
 	check "$t the windows say inlined functions have their own rows, and what was done" jsonl_check "$WORK/$tag.jsonl" '
 		l => l.every(w => w.inlining && w.inlining.exact === true && w.inlining.v8_flags === "'"$want"'" &&
 			w.inlining.repaired === '"$repair"' &&
-			w.inlining.deoptimized === ("'"$want"'" !== "" || '"$repair"')) || l[0].inlining'
+			w.inlining.deoptimized === true) || l[0].inlining'
 	check "$t the .cpuprofile has hotMain hot" "$NODE" "$top_srcdir/tests/check-cpuprofile.js" \
 		"$WORK/$tag.cpuprofile" --expect-hot hotMain:35
 	check "$t the folded stacks have hotMain under tick" grep -q 'tick ([^)]*);hotMain (' "$WORK/$tag.folded"
