@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 fixtures=$top/tests/fixtures
 all_targets="fuzz_profile fuzz_envelope fuzz_heapprof fuzz_procfs fuzz_memlog fuzz_settings"
-all_targets="$all_targets fuzz_sourcemap"
+all_targets="$all_targets fuzz_sourcemap fuzz_requests"
 
 secs=${1:-}
 case $secs in
@@ -74,6 +74,13 @@ prepare_corpus() {
 		cp -n "$fixtures/profile-fib.json" "$fixtures/profile-graph.json" "$dir"/ ;;
 	fuzz_heapprof)
 		cp -n "$fixtures"/heap-sampling-*.json "$dir"/ ;;
+	fuzz_requests)
+		# the two readings of the recorded reply, each as the evaluation's value
+		[ -e "$dir/fixture-second.json" ] || command -v node >/dev/null &&
+			node -e 'const r = require(process.argv[1]);
+				for (const k of ["first", "second"])
+					require("fs").writeFileSync(process.argv[2] + "/fixture-" + k + ".json",
+						JSON.stringify(r[k]));' "$fixtures/requests/reply.json" "$dir" ;;
 	fuzz_sourcemap)
 		# tsc's and esbuild's maps, the index map, and the scripts that end in a comment
 		for f in "$fixtures"/sourcemap/*/*.map "$fixtures"/sourcemap/*/*.js; do

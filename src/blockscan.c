@@ -26,6 +26,14 @@
 #define CONFIRM_SLACK_US 1e6
 /* Of the stretch's time, a frame on the dominant path holds at least this share. */
 #define DOMINANT_SHARE 0.5
+/* A run of (program) samples inside a stretch is held this long at most before it ends it
+ * (the inspector's answer to a reading, in the middle of a task: a few ms, more when busy). */
+#define HOLD_PROGRAM_US 50000.0
+/* Two samples are of one task when their paths share this many outermost frames. */
+#define SAME_TASK_FRAMES 2
+/* A joined candidate stands whole when the reading's delay passes its longest part by more
+ * than the loop timer's resolution: had the loop turned between the parts, no delay could. */
+#define JOIN_PROOF_US 10000.0
 
 struct tnode {
 	uint32_t func;
@@ -41,6 +49,15 @@ struct blockscan {
 	bool open, censored;
 	double start_us, last_us, busy_us;
 	double seen_us;      /* the last sample's time, of any kind (-INFINITY: none yet) */
+	/* a (program) run since the stretch's last sample, begun at held_us: the next sample
+	 * says whether the task went on (blockscan_feed) */
+	bool held;
+	double held_us;
+	int32_t last_js;     /* trie node of the stretch's last JavaScript sample (-1: none) */
+	/* the stretch's parts between held runs: the current one, and the longest closed */
+	bool joined;
+	double part_start_us, part_busy_us;
+	double long_start_us, long_end_us, long_busy_us;
 	struct tnode *t;
 	size_t n_t;
 	/* profile node -> trie node, valid where gen matches (a new profile or trie moves it) */
@@ -83,6 +100,7 @@ void blockscan_free(struct blockscan *b)
 void blockscan_reset(struct blockscan *b)
 {
 	b->open = false;
+	b->held = false;
 	b->seen_us = -INFINITY;
 	b->n_pend = b->n_done = b->n_seen = 0;
 	b->cur_gen++;
@@ -140,6 +158,34 @@ static int32_t trie_of(struct blockscan *b, const struct profile *p, uint32_t i)
 	return at;
 }
 
+/* Whether trie nodes x and y share their outermost SAME_TASK_FRAMES frames (or all of the
+ * shorter path, if shorter). */
+static bool same_task(const struct blockscan *b, int32_t x, int32_t y)
+{
+	uint32_t d;
+
+	if (x < 0 || y < 0)
+		return false;
+	d = b->t[x].depth < b->t[y].depth ? b->t[x].depth : b->t[y].depth;
+	if (d > SAME_TASK_FRAMES)
+		d = SAME_TASK_FRAMES;
+	while (b->t[x].depth > d)
+		x = b->t[x].parent;
+	while (b->t[y].depth > d)
+		y = b->t[y].parent;
+	return d > 0 && x == y;
+}
+
+/* Ends the stretch's current part: the longest so far if it is. */
+static void part_close(struct blockscan *b)
+{
+	if (b->last_us - b->part_start_us > b->long_end_us - b->long_start_us) {
+		b->long_start_us = b->part_start_us;
+		b->long_end_us = b->last_us;
+		b->long_busy_us = b->part_busy_us;
+	}
+}
+
 /* Appends k to list (n of PENDING_MAX), the oldest going when it is full. */
 static void list_push(struct loop_block *list, size_t *n, const struct loop_block *k)
 {
@@ -160,16 +206,40 @@ static bool reading_covers(const struct blockscan *b, double from_us, double to_
 		end_us <= to_us && end_us >= from_us - CONFIRM_SLACK_US;
 }
 
-/* A new candidate: confirmed at once if a reading already seen covers it, else pending. */
+/* Whether a reading confirms k, setting its lag. A joined k stands whole only if the delay
+ * passes its longest part (JOIN_PROOF_US); else, if part is set, it is cut back to that part
+ * when the reading covers it (its stack stays the whole's). */
+static bool reading_confirms(const struct blockscan *b, double from_us, double to_us,
+	double max_ms, struct loop_block *k, bool part)
+{
+	bool whole = reading_covers(b, from_us, to_us, max_ms, k->end_us);
+
+	if (whole && k->joined)
+		whole = max_ms * 1e3 >= k->part_end_us - k->part_start_us + JOIN_PROOF_US;
+	if (!whole) {
+		if (!part || !k->joined || k->part_end_us - k->part_start_us < b->threshold_us ||
+		    !reading_covers(b, from_us, to_us, max_ms, k->part_end_us))
+			return false;
+		k->start_us = k->part_start_us;
+		k->end_us = k->part_end_us;
+		k->busy_ms = k->part_busy_ms;
+		k->joined = false;
+	}
+	k->lag_ms = max_ms;
+	return true;
+}
+
+/* A new candidate: confirmed at once if a reading already seen covers it (whole if any of them
+ * says so), else pending. */
 static void candidate(struct blockscan *b, struct loop_block *k)
 {
-	for (size_t i = 0; i < b->n_seen; i++)
-		if (reading_covers(b, b->seen[i].from_us, b->seen[i].to_us, b->seen[i].max_ms,
-			k->end_us)) {
-			k->lag_ms = b->seen[i].max_ms;
-			list_push(b->done, &b->n_done, k);
-			return;
-		}
+	for (int part = 0; part < 2; part++)
+		for (size_t i = 0; i < b->n_seen; i++)
+			if (reading_confirms(b, b->seen[i].from_us, b->seen[i].to_us,
+				b->seen[i].max_ms, k, part)) {
+				list_push(b->done, &b->n_done, k);
+				return;
+			}
 	list_push(b->pend, &b->n_pend, k);
 }
 
@@ -180,6 +250,8 @@ static void stretch_close(struct blockscan *b)
 	int32_t at = 0;
 
 	b->open = false;
+	b->held = false;
+	part_close(b);
 	/* one whose start was not seen would be said shorter than it was */
 	if (b->last_us - b->start_us < b->threshold_us || !(b->busy_us > 0) || b->censored)
 		return;
@@ -193,6 +265,10 @@ static void stretch_close(struct blockscan *b)
 	k.end_us = b->last_us;
 	k.busy_ms = b->busy_us / 1e3;
 	k.lag_ms = NAN;
+	k.joined = b->joined;
+	k.part_start_us = b->long_start_us;
+	k.part_end_us = b->long_end_us;
+	k.part_busy_ms = b->long_busy_us / 1e3;
 	for (;;) {
 		int32_t best = -1;
 
@@ -227,6 +303,7 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 	for (size_t s = 0; s < p->n_samples; s++) {
 		double dt = (double)p->time_deltas[s], wt = dt > 0 ? dt : 0;
 		uint32_t node;
+		int32_t at;
 		enum func_kind kind;
 
 		t += dt;
@@ -240,21 +317,49 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 			stretch_close(b);
 		first = false;
 		b->seen_us = t;
+		if (kind == FUNC_PROGRAM && b->open) {
+			if (!b->held) {
+				b->held = true;
+				b->held_us = t - wt;
+			} else if (t - b->held_us > HOLD_PROGRAM_US) {
+				stretch_close(b);
+			}
+			continue;
+		}
 		if (kind != FUNC_JS && kind != FUNC_GC) {
 			if (b->open)
 				stretch_close(b);
 			continue;
 		}
+		if (b->open && b->held) {
+			/* the same task going on after the (program) run: a new part of the stretch */
+			if (kind == FUNC_JS && same_task(b, trie_of(b, p, node), b->last_js)) {
+				part_close(b);
+				b->held = false;
+				b->joined = true;
+				b->part_start_us = t - wt;
+				b->part_busy_us = 0;
+			} else {
+				stretch_close(b);
+			}
+		}
 		if (!b->open) {
 			b->open = true;
 			b->censored = gap;
-			b->start_us = t - wt;
-			b->busy_us = 0;
+			b->start_us = b->part_start_us = t - wt;
+			b->busy_us = b->part_busy_us = 0;
+			b->long_start_us = b->long_end_us = b->long_busy_us = 0;
+			b->joined = false;
+			b->last_js = -1;
 			trie_clear(b);
 		}
-		b->t[trie_of(b, p, node)].self_us += wt;
+		at = trie_of(b, p, node);
+		b->t[at].self_us += wt;
 		b->busy_us += wt;
+		b->part_busy_us += wt;
 		b->last_us = t;
+		if (kind == FUNC_JS)
+			b->last_js = at;
 	}
 }
 
@@ -289,9 +394,8 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 	for (size_t i = 0; i < b->n_pend; i++) {
 		struct loop_block *k = &b->pend[i];
 
-		if (reading_covers(b, from_us, to_us, max_ms, k->end_us) && n < max_out) {
-			out[n] = *k;
-			out[n++].lag_ms = max_ms;
+		if (n < max_out && reading_confirms(b, from_us, to_us, max_ms, k, true)) {
+			out[n++] = *k;
 			continue;
 		}
 		if (from_us > k->end_us + CONFIRM_SLACK_US)

@@ -39,6 +39,10 @@ struct loop_block {
 	size_t depth;                 /* 0: no path held half the stretch */
 	double share;                 /* share of the stretch under the deepest frame, 0..1 */
 	double lag_ms;                /* how late the loop's timer was in the reading that confirmed it */
+	/* Joined across short (program) runs (see blockscan_feed): its longest part between them,
+	 * which is what stands if the readings do not show that the loop stayed blocked. */
+	bool joined;
+	double part_start_us, part_end_us, part_busy_ms;
 };
 
 /* How long it held the loop: from its first sample's start to its last sample, in ms. */
@@ -54,7 +58,12 @@ struct blockscan *blockscan_create(double threshold_ms);
 void blockscan_free(struct blockscan *b);
 
 /* Scans p's samples after trim_until_us (-INFINITY for all) for candidates; a stretch still
- * running at the profile's end is kept open for the next call. The profile must have passed
+ * running at the profile's end is kept open for the next call. A short run of (program)
+ * samples between samples of the same task (the same outermost frames) does not end the
+ * stretch: the inspector answering ntop-js interrupts a running task, and its work shows as
+ * (program), longer on a busy machine. But the loop may also have turned there, between two
+ * tasks alike, so such a candidate is confirmed whole only by a delay longer than its longest
+ * part could cause; else its longest part is the candidate. The profile must have passed
  * profile_parse (its node and sample indices are trusted). */
 void blockscan_feed(struct blockscan *b, const struct profile *p, const struct functab *ft,
 	double trim_until_us);

@@ -106,9 +106,9 @@ static void test_short_and_split(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	/* 99 ms tasks, and a 150 ms one split by a (program) sample: no candidate */
+	/* 99 ms tasks, and 75 ms ones of other tasks between (program) samples: no candidate */
 	const struct run runs[] = { { SPIN, 99 }, { IDLE, 5 }, { SPIN, 99 }, { PROG, 1 },
-		{ SPIN, 75 }, { PROG, 1 }, { SPIN, 75 }, { IDLE, 1 } };
+		{ SPIN2, 75 }, { PROG, 1 }, { SPIN, 75 }, { IDLE, 1 } };
 	const struct run ends_busy[] = { { IDLE, 10 }, { SPIN, 80 } };
 	const struct run starts_busy[] = { { SPIN, 80 }, { IDLE, 10 } };
 
@@ -350,6 +350,74 @@ static void test_reading_first(void)
 	functab_free(ft);
 }
 
+/* The inspector answering a reading in the middle of a task shows as (program) samples: the
+ * task goes on after them, and its block is one, if the loop's delay says that the loop did
+ * not turn there. */
+static void test_program_inside(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100);
+	struct profile p;
+	struct loop_block out[8];
+	const struct run cut[] = { { IDLE, 10 }, { SPIN, 150 }, { PROG, 3 }, { SPIN, 147 },
+		{ IDLE, 10 } };
+	const struct run halves[] = { { IDLE, 10 }, { SPIN, 75 }, { PROG, 2 }, { SPIN, 75 },
+		{ IDLE, 10 } };
+	const struct run long_prog[] = { { IDLE, 10 }, { SPIN, 150 }, { PROG, 60 }, { SPIN, 150 },
+		{ IDLE, 10 } };
+
+	parse_runs(ft, &p, T0, cut, 5);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 1, "a task cut by 3 ms of (program): one candidate");
+	is_int(blockscan_confirm(b, T0, T0 + 400e3, 296, out, 8), 1,
+		"a 296 ms delay (the loop did not turn in the (program) run) confirms it...");
+	is_num(loop_block_ms(&out[0]), 300, 0.01, "...as one 300 ms block");
+	is_num(out[0].busy_ms, 297, 0.01, "of 297 ms of JavaScript samples");
+	ok(out[0].depth == 4 && strcmp(frame(ft, &out[0], 3), "spin") == 0, "under spin");
+	profile_release(&p);
+
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0 + 1e6, cut, 5);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 1.4e6, 148, out, 8), 1,
+		"a 148 ms delay: the loop may have turned there...");
+	is_num(loop_block_ms(&out[0]), 150, 0.01, "...so the block is the longer part, 150 ms");
+	is_num(out[0].start_us, T0 + 1e6 + 10e3, 0.01, "from the task's start");
+	profile_release(&p);
+
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0 + 2e6, halves, 5);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 + 2e6, T0 + 2.4e6, 76, out, 8), 0,
+		"two 75 ms parts and a 76 ms delay: two tasks, neither a block");
+	is_int(blockscan_confirm(b, T0 + 2.4e6, T0 + 2.8e6, 140, out, 8), 1,
+		"a 140 ms delay (more than either part could cause): one block");
+	is_num(loop_block_ms(&out[0]), 152, 0.01, "of 152 ms");
+	profile_release(&p);
+
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0 + 3e6, long_prog, 5);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_pending(b), 2, "60 ms of (program) ends the stretch: two candidates");
+	profile_release(&p);
+
+	/* the (program) run across two profiles */
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0 + 4e6, (const struct run[]){ { IDLE, 10 }, { SPIN, 120 },
+		{ PROG, 2 } }, 3);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	parse_runs(ft, &p, T0 + 4e6 + 132e3, (const struct run[]){ { PROG, 1 }, { SPIN, 100 },
+		{ IDLE, 5 } }, 3);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_confirm(b, T0 + 4e6, T0 + 4.4e6, 220, out, 8), 1,
+		"a (program) run across two profiles: one block");
+	is_num(loop_block_ms(&out[0]), 223, 0.01, "of 223 ms");
+	blockscan_free(b);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	test_one_block();
@@ -358,5 +426,6 @@ int main(void)
 	test_dominant();
 	test_deep();
 	test_reading_first();
+	test_program_inside();
 	return done_testing();
 }
