@@ -76,11 +76,12 @@ prepare_corpus() {
 		cp -n "$fixtures"/heap-sampling-*.json "$dir"/ ;;
 	fuzz_requests)
 		# the two readings of the recorded reply, each as the evaluation's value
-		[ -e "$dir/fixture-second.json" ] || command -v node >/dev/null &&
+		if [ ! -e "$dir/fixture-second.json" ] && command -v node >/dev/null; then
 			node -e 'const r = require(process.argv[1]);
 				for (const k of ["first", "second"])
 					require("fs").writeFileSync(process.argv[2] + "/fixture-" + k + ".json",
-						JSON.stringify(r[k]));' "$fixtures/requests/reply.json" "$dir" ;;
+						JSON.stringify(r[k]));' "$fixtures/requests/reply.json" "$dir"
+		fi ;;
 	fuzz_sourcemap)
 		# tsc's and esbuild's maps, the index map, and the scripts that end in a comment
 		for f in "$fixtures"/sourcemap/*/*.map "$fixtures"/sourcemap/*/*.js; do
