@@ -14,8 +14,7 @@ for v in $versions; do
 	matrix_node "$v" || continue
 	t="node $("$nb" --version):"
 	tag=${v//[^0-9A-Za-z]/_}
-	NODE=$nb start_node "t$tag" --inspect-port=0 "$TARGETS/block-phases.js"
-	wait_for 10 grep -q '"event":"ready"' "$WORK/t$tag.out"
+	NODE=$nb start_server "t$tag" 10 --inspect-port=0 "$TARGETS/block-phases.js"
 	pv=t${tag}_PID
 	"$NTOP_JS" --pid "${!pv}" -b --json -n 16 -d 1 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
 	ok $? "$t ntop-js -b --json -n 16: status 0"

@@ -5,9 +5,11 @@
 # removes itself; while ntop-js runs, its windows keep renewing the lease. A polite exit puts
 # them back at once (warm_accuracy.sh checks that). The inspector ntop-js opened has a lease
 # of the same length: once it lapses, the target closes the inspector itself (every other
-# exit closes it at once: exits_close.sh).
+# exit closes it at once: exits_close.sh). The request channels a session subscribes to in an
+# express server are unsubscribed by the target's own watchdog once ntop-js stopped reading.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
+require_npm_deps
 command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
 
 
@@ -19,8 +21,20 @@ sleep_until() { local d=$(( $1 - $(date +%s) )); [ "$d" -gt 0 ] && sleep "$d"; r
 # cpu_ticks PID: the process's CPU time so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+# subs PORT: which request channels have subscribers in tests/targets/http.js on PORT.
+subs() {
+	"$NODE" -e 'require("http").get("http://127.0.0.1:" + process.argv[1] + "/subs",
+		r => { let b = ""; r.on("data", d => b += d); r.on("end", () => console.log(b)); })' "$1"
+}
+
 start_node target --inspect-port=0 "$TARGETS/warm.js"
 wait_ready target
+# An express server whose session is killed with the others below.
+start_server web 15 --inspect-port=0 "$TARGETS/http.js"
+web_port=$web_PORT
+"$NTOP_JS" --pid "$web_PID" -b --json -d 0.5 --timeout 5 >"$WORK/web.jsonl" 2>"$WORK/web.err" &
+web_ntop=$!
+pids_to_kill="$pids_to_kill $web_ntop"
 # Beside it, a session that is stopped (SIGSTOP, as a suspended ntop-js is) for longer than
 # the lease: its connection is still open, and Node's inspector.close() would wait for it
 # with the target's loop blocked, so the lease waits for that client to go instead.
@@ -84,7 +98,10 @@ sleep 2
 t2=$(cpu_ticks "$held_PID")
 ok $([ $((t2 - t1)) -gt 20 ]; echo $?) "a stopped ntop-js past its lease: the target's loop still runs (+$((t2 - t1)) ticks in 2 s)"
 check "and it keeps the inspector for the connected client" listens "$held_PID"
-kill -KILL "$held_ntop"
+web_subs=$(subs "$web_port")
+check "the express server's session subscribed to its request channels ($web_subs)" \
+	eval '[[ "$web_subs" == "[true,true,"* ]]'
+kill -KILL "$held_ntop" "$web_ntop"
 { kill -KILL $ntop; wait $ntop; } 2>/dev/null
 t0=$(date +%s)
 sleep 5
@@ -99,6 +116,9 @@ check "and deoptimizes, so that V8 optimizes its code again with them" \
 	eval '[ "$(grep -A1 "^flags" "$WORK/target.out" | tail -n 1)" = "session Profiler.startPreciseCoverage" ]'
 check "with the flags the session had switched off" eval '[ "$(grep "^flags" "$WORK/target.out" | tail -n 1)" = "$want" ] && [ "$(flag_lines)" -eq $((n_set + 1)) ]'
 check "the target is still running" alive "$target_PID"
+web_subs=$(subs "$web_port")
+check "the express server's channels were unsubscribed by its watchdog ($web_subs)" \
+	test "$web_subs" = "[false,false,false,false,false]"
 
 # A program that switched TurboFan's inlining off itself keeps it off: V8's flags end as it
 # left them, after a polite exit and after a lapsed lease alike.

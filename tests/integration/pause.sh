@@ -11,8 +11,7 @@ MANY=$top_srcdir/bench/targets/many-functions.js
 # 700 MB of small live records (like a cache) and 1,000 functions: a pause of about a second
 # when V8's profiler starts. The target prints its worst event-loop stall every second.
 start_big() {
-	start_node big --max-old-space-size=3000 --inspect-port=0 "$MANY" --functions 1000 --heap-mb 700
-	wait_for 60 grep -q '"event":"ready"' "$WORK/big.out"
+	start_server big 60 --max-old-space-size=3000 --inspect-port=0 "$MANY" --functions 1000 --heap-mb 700
 	sleep 2
 }
 # node itself crashed (SIGSEGV) while building or holding this heap, before anything was

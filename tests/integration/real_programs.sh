@@ -31,9 +31,8 @@ for v in $versions; do
 	matrix_node "$v" || continue
 	t="node $("$nb" --version):"
 	tag=${v//[^0-9A-Za-z]/_}
-	NODE=$nb start_node "app$tag" --inspect-port=0 "$top_srcdir/bench/targets/express-app.js"
-	wait_for 10 grep -q '"event":"ready"' "$WORK/app$tag.out"
-	port=$(sed -n 's/.*"event":"ready","port":\([0-9]*\).*/\1/p' "$WORK/app$tag.out" | head -n 1)
+	NODE=$nb start_server "app$tag" 10 --inspect-port=0 "$top_srcdir/bench/targets/express-app.js"
+	pp=app${tag}_PORT; port=${!pp}
 	NODE=$nb start_node "load$tag" "$top_srcdir/bench/targets/load.js" "http://127.0.0.1:$port" 4 \
 		$((warm + 15))
 	sleep "$warm"

@@ -90,9 +90,8 @@ for v in $versions; do
 		continue
 	fi
 	tag=${v//[^0-9A-Za-z]/_}
-	NODE=$nb start_node "tsc$tag" --inspect-port=0 "$top_srcdir/bench/targets/tsc-loop.js" \
+	NODE=$nb start_server "tsc$tag" 60 --inspect-port=0 "$top_srcdir/bench/targets/tsc-loop.js" \
 		--dir "$WORK/tsproj$tag" --files 300
-	wait_for 60 grep -q '"event":"ready"' "$WORK/tsc$tag.out"
 	sleep "$warm"
 	pv=tsc${tag}_PID
 	"$NTOP_JS" --pid "${!pv}" --max-pause 60 "${extra_args[@]+"${extra_args[@]}"}" -b --json -n 21 -d 1 -t 1000 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"

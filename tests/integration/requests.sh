@@ -26,15 +26,14 @@ sum_rows() {
 
 # server FRAMEWORK VERSION: the checks on one server under load.
 server() {
-	local fw=$1 v=$2 t tag port pv lv calls reports fails ferr subs want
+	local fw=$1 v=$2 t tag port pp pv lv calls reports fails ferr subs want
 	t="node $("$nb" --version) $fw:"
 	tag=${fw}_${v//[^0-9A-Za-z]/_}
-	NODE=$nb start_node "app$tag" --inspect-port=0 "$TARGETS/http.js" "$fw"
-	if ! wait_for 15 grep -q '"event":"ready"' "$WORK/app$tag.out"; then
+	if ! NODE=$nb start_server "app$tag" 15 --inspect-port=0 "$TARGETS/http.js" "$fw"; then
 		ok 1 "$t the server started: $(tail -n 3 "$WORK/app$tag.err")"
 		return
 	fi
-	port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$WORK/app$tag.out" | head -n 1)
+	pp=app${tag}_PORT; port=${!pp}
 	# One connection with a pause: about 10 requests per route and window, little CPU, since
 	# the suite runs tests side by side; it runs until killed below.
 	NODE=$nb start_node "load$tag" "$TARGETS/http-load.js" "$port" 1 60 10
@@ -134,9 +133,8 @@ if command -v "${TMUX_BIN:-tmux}" >/dev/null 2>&1; then
 	# the newest Node of the matrix, which says what a route waits on
 	lnode=$NODE
 	for v in $versions; do install_node "$v" 2>/dev/null && [ "${v%%.*}" -ge 24 ] && lnode=$nb; done
-	NODE=$lnode start_node liveapp --inspect-port=0 "$TARGETS/http.js"
-	wait_for 10 grep -q '"event":"ready"' "$WORK/liveapp.out"
-	port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$WORK/liveapp.out" | head -n 1)
+	NODE=$lnode start_server liveapp 10 --inspect-port=0 "$TARGETS/http.js"
+	port=$liveapp_PORT
 	start_node liveload "$TARGETS/http-load.js" "$port" 1 30 10
 	term_start 160 30 "$NTOP_JS --pid $liveapp_PID --no-config -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 	check "the live view has a REQ line with the rate, p99, errors and the slowest route" \
