@@ -7,7 +7,8 @@
 // its own CPU time; a phase's rate is requests per CPU second. The load generator and the
 // upstream run in other processes.
 //
-// Usage: node requests-cost.js [ROUNDS] [PHASE_S]   (express and autocannon on NODE_PATH)
+// Usage: node requests-cost.js [ROUNDS] [PHASE_S]   (express and autocannon on NODE_PATH;
+//        NTOP_REQ_DROP and NTOP_REQ_SUBST change the reading, below)
 //        node requests-cost.js micro               (the subscribers' own ns a request)
 // Prints one JSON line: {node, context, rounds, phase_s, off: [...], on: [...], ratio_median,
 // ratio_mean, ratios: [...]} where the ratios are each round's on/off.
@@ -63,7 +64,19 @@ if (process.argv[2] === 'micro') {
 	process.exit(0);
 }
 
-const { reading, leave } = require('./requests-expr.js');
+const expr = require('./requests-expr.js');
+// Variants of the reading, for finding where its cost is (doc/benchmarks.md section 21):
+// NTOP_REQ_DROP, channel names the reading does not subscribe to (comma-separated);
+// NTOP_REQ_SUBST, a JSON list of [from, to] replacements in its expression (each must match).
+const drop = (process.env.NTOP_REQ_DROP || '').split(',').filter(Boolean);
+const subst = JSON.parse(process.env.NTOP_REQ_SUBST || '[]');
+const reading = (nonce) => drop.reduce((e, n) => e.split(`on('${n}',`).join(`(function(){})('${n}',`),
+	subst.reduce((e, [from, to]) => {
+		if (!e.includes(from))
+			throw new Error(`NTOP_REQ_SUBST: not in the expression: ${from}`);
+		return e.split(from).join(to);
+	}, expr.reading(nonce)));
+const leave = expr.leave;
 // the inspector's evaluations see require (Node 18 to 20.15 have no getBuiltinModule); an
 // indirect eval here runs in the same global scope, without it
 globalThis.require = require;

@@ -11,6 +11,7 @@
 #   -r ROUNDS      phases with the reading, and as many without (default 12)
 #   -p PHASE_SECS  seconds per phase (default 4)
 #   -o FILE        also append the table to FILE (markdown)
+# NTOP_REQ_DROP and NTOP_REQ_SUBST in the environment change the reading (bench/requests-cost.js).
 # Reported per version: the requests per CPU second of the server without and with the
 # reading (medians over phases), the median and mean of the rounds' ratios (with / without),
 # and whether the reading said which request each call was for (context).
