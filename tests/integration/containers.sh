@@ -109,7 +109,7 @@ wait "$c1_UNSHARE" 2>/dev/null
 check "the first container is gone" wait_for 5 dead "$pid"
 start_ctr c2
 check "ntop-js re-attached to the new container's node" \
-	wait_for 15 grep -q "\"pid\":$c2_PID,.*\"container\":true,\"container_pid\":1" "$WORK/follow.jsonl"
+	wait_for 30 grep -q "\"pid\":$c2_PID,.*\"container\":true,\"container_pid\":1" "$WORK/follow.jsonl"
 kill -INT $ntop
 wait $ntop
 ok $? "SIGINT ends the followed session with status 0"

@@ -179,7 +179,7 @@ check "and every process still running" alive_all
 # the primary forks in its place joins (--children lists the service again every 2 s).
 set -- $workers
 ( sleep 3.5; kill "$4" ) &
-"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 14 >"$WORK/gone.jsonl" 2>"$WORK/gone.err"
+"$NTOP_JS" --pid "$primary" --children --no-config -b --json -n 20 >"$WORK/gone.jsonl" 2>"$WORK/gone.err"
 ok $? "a worker killed during the session: status 0"
 new=$(sed -n 's/^worker //p' "$WORK/cl.out" | grep -vxF -e "$1" -e "$2" -e "$3" -e "$4" | head -n 1)
 diag "the primary forked worker ${new:-(none)} in its place"
