@@ -24,14 +24,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_envelope: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
+#define FUZZ_TARGET "fuzz_envelope"
+#include "fuzz_check.h"
 
 /* Span walk: every member and element, every string decoded, every number converted. */
 static void walk_span(struct json_span v, int depth)

@@ -22,14 +22,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_heapprof: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
+#define FUZZ_TARGET "fuzz_heapprof"
+#include "fuzz_check.h"
 
 /* A tiny profile of the shape V8 sends, for the diff. */
 static const char baseline_json[] =

@@ -24,14 +24,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_memlog: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
+#define FUZZ_TARGET "fuzz_memlog"
+#include "fuzz_check.h"
 
 #define MAX_KEPT 64
 

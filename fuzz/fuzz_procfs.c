@@ -24,24 +24,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_procfs: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
-
-/* A string bound for a terminal: NUL-terminated within its array, no control bytes. */
-static void check_clean(const char *s, size_t cap)
-{
-	const char *z = memchr(s, '\0', cap);
-
-	CHECK(z != NULL, "not NUL-terminated");
-	for (const char *p = s; p < z; p++)
-		CHECK((unsigned char)*p >= 0x20 && *p != 0x7f, "control byte 0x%02x", (unsigned char)*p);
-}
+#define FUZZ_TARGET "fuzz_procfs"
+#include "fuzz_check.h"
 
 static void check_addr(const struct procfs_inspect_addr *a)
 {

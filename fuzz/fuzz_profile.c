@@ -29,14 +29,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_profile: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
+#define FUZZ_TARGET "fuzz_profile"
+#include "fuzz_check.h"
 
 static void check_layout(const struct profile *p, const struct functab *ft)
 {

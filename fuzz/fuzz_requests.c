@@ -19,29 +19,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_requests: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
-
-/* s (room for n bytes) is terminated and holds no C0 control or DEL. */
-static void check_text(const char *s, size_t n, const char *what)
-{
-	const char *end = memchr(s, '\0', n);
-
-	CHECK(end != NULL, "%s unterminated", what);
-	for (const char *c = s; c < end; c++)
-		CHECK((unsigned char)*c >= 0x20 && *c != 0x7f, "%s has byte 0x%02x", what,
-			(unsigned char)*c);
-}
+#define FUZZ_TARGET "fuzz_requests"
+#include "fuzz_check.h"
 
 static void check_row(const struct req_row *r)
 {
-	check_text(r->key, sizeof r->key, "key");
+	check_clean(r->key, sizeof r->key);
 	CHECK(r->errors <= r->count, "errors %llu > count %llu", (unsigned long long)r->errors,
 		(unsigned long long)r->count);
 	CHECK(r->max_ms >= 0 && isfinite(r->max_ms), "max %g", r->max_ms);
@@ -50,7 +33,7 @@ static void check_row(const struct req_row *r)
 	for (size_t i = 0; i < r->n_waits; i++) {
 		double share = req_wait_share(r, i), mean = req_wait_mean_ms(r, i);
 
-		check_text(r->waits[i].host, sizeof r->waits[i].host, "host");
+		check_clean(r->waits[i].host, sizeof r->waits[i].host);
 		CHECK(r->waits[i].ms >= 0, "wait %g", r->waits[i].ms);
 		CHECK(i == 0 || r->waits[i].ms <= r->waits[i - 1].ms, "waits out of order");
 		CHECK(isnan(share) || (share >= 0 && share <= 1), "share %g", share);

@@ -17,14 +17,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_settings: check failed: %s: ", #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
+#define FUZZ_TARGET "fuzz_settings"
+#include "fuzz_check.h"
 
 static void check_ranges(const struct settings *c)
 {
