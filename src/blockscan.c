@@ -54,10 +54,13 @@ struct blockscan {
 	bool held;
 	double held_us;
 	int32_t last_js;     /* trie node of the stretch's last JavaScript sample (-1: none) */
-	/* the stretch's parts between held runs: the current one, and the longest closed */
+	/* the stretch's parts between held runs: the current one; of those closed, the longest
+	 * length and the ones of the threshold or longer */
 	bool joined;
 	double part_start_us, part_busy_us;
-	double long_start_us, long_end_us, long_busy_us;
+	double longest_us;
+	size_t n_parts;
+	struct block_part parts[BLOCK_PARTS_MAX];
 	struct tnode *t;
 	size_t n_t;
 	/* profile node -> trie node, valid where gen matches (a new profile or trie moves it) */
@@ -176,14 +179,16 @@ static bool same_task(const struct blockscan *b, int32_t x, int32_t y)
 	return d > 0 && x == y;
 }
 
-/* Ends the stretch's current part: the longest so far if it is. */
+/* Ends the stretch's current part. */
 static void part_close(struct blockscan *b)
 {
-	if (b->last_us - b->part_start_us > b->long_end_us - b->long_start_us) {
-		b->long_start_us = b->part_start_us;
-		b->long_end_us = b->last_us;
-		b->long_busy_us = b->part_busy_us;
-	}
+	double len = b->last_us - b->part_start_us;
+
+	if (len > b->longest_us)
+		b->longest_us = len;
+	if (len >= b->threshold_us && b->n_parts < BLOCK_PARTS_MAX)
+		b->parts[b->n_parts++] = (struct block_part){ b->part_start_us, b->last_us,
+			b->part_busy_us / 1e3 };
 }
 
 /* Appends k to list (n of PENDING_MAX), the oldest going when it is full. */
@@ -206,40 +211,63 @@ static bool reading_covers(const struct blockscan *b, double from_us, double to_
 		end_us <= to_us && end_us >= from_us - CONFIRM_SLACK_US;
 }
 
-/* Whether a reading confirms k, setting its lag. A joined k stands whole only if the delay
- * passes its longest part (JOIN_PROOF_US); else, if part is set, it is cut back to that part
- * when the reading covers it (its stack stays the whole's). */
+/* Whether a reading confirms k whole, setting its lag: a joined k only if the delay passes
+ * its longest part (JOIN_PROOF_US), since the loop may have turned between its parts. */
 static bool reading_confirms(const struct blockscan *b, double from_us, double to_us,
-	double max_ms, struct loop_block *k, bool part)
+	double max_ms, struct loop_block *k)
 {
-	bool whole = reading_covers(b, from_us, to_us, max_ms, k->end_us);
-
-	if (whole && k->joined)
-		whole = max_ms * 1e3 >= k->part_end_us - k->part_start_us + JOIN_PROOF_US;
-	if (!whole) {
-		if (!part || !k->joined || k->part_end_us - k->part_start_us < b->threshold_us ||
-		    !reading_covers(b, from_us, to_us, max_ms, k->part_end_us))
-			return false;
-		k->start_us = k->part_start_us;
-		k->end_us = k->part_end_us;
-		k->busy_ms = k->part_busy_ms;
-		k->joined = false;
-	}
+	if (!reading_covers(b, from_us, to_us, max_ms, k->end_us) ||
+	    (k->joined && max_ms * 1e3 < k->longest_part_us + JOIN_PROOF_US))
+		return false;
 	k->lag_ms = max_ms;
 	return true;
 }
 
-/* A new candidate: confirmed at once if a reading already seen covers it (whole if any of them
- * says so), else pending. */
+/* Whether a reading that does not confirm joined k whole tells that its parts stand alone:
+ * it covers one of them. */
+static bool reading_splits(const struct blockscan *b, double from_us, double to_us,
+	double max_ms, const struct loop_block *k)
+{
+	for (size_t i = 0; k->joined && i < k->n_parts; i++)
+		if (reading_covers(b, from_us, to_us, max_ms, k->parts[i].end_us))
+			return true;
+	return false;
+}
+
+/* Writes k's parts to out as candidates of their own (the stack stays the whole's); returns
+ * how many. */
+static size_t split_parts(const struct loop_block *k, struct loop_block *out)
+{
+	for (size_t i = 0; i < k->n_parts; i++) {
+		out[i] = *k;
+		out[i].start_us = k->parts[i].start_us;
+		out[i].end_us = k->parts[i].end_us;
+		out[i].busy_ms = k->parts[i].busy_ms;
+		out[i].joined = false;
+		out[i].n_parts = 0;
+	}
+	return k->n_parts;
+}
+
+/* A new candidate: confirmed at once if a reading already seen confirms it, else split into
+ * its parts if one says so, else pending. */
 static void candidate(struct blockscan *b, struct loop_block *k)
 {
-	for (int part = 0; part < 2; part++)
-		for (size_t i = 0; i < b->n_seen; i++)
-			if (reading_confirms(b, b->seen[i].from_us, b->seen[i].to_us,
-				b->seen[i].max_ms, k, part)) {
-				list_push(b->done, &b->n_done, k);
-				return;
-			}
+	struct loop_block parts[BLOCK_PARTS_MAX];
+	size_t n;
+
+	for (size_t i = 0; i < b->n_seen; i++)
+		if (reading_confirms(b, b->seen[i].from_us, b->seen[i].to_us, b->seen[i].max_ms, k)) {
+			list_push(b->done, &b->n_done, k);
+			return;
+		}
+	for (size_t i = 0; i < b->n_seen; i++)
+		if (reading_splits(b, b->seen[i].from_us, b->seen[i].to_us, b->seen[i].max_ms, k)) {
+			n = split_parts(k, parts);
+			for (size_t j = 0; j < n; j++)
+				candidate(b, &parts[j]);
+			return;
+		}
 	list_push(b->pend, &b->n_pend, k);
 }
 
@@ -266,9 +294,9 @@ static void stretch_close(struct blockscan *b)
 	k.busy_ms = b->busy_us / 1e3;
 	k.lag_ms = NAN;
 	k.joined = b->joined;
-	k.part_start_us = b->long_start_us;
-	k.part_end_us = b->long_end_us;
-	k.part_busy_ms = b->long_busy_us / 1e3;
+	k.longest_part_us = b->longest_us;
+	k.n_parts = b->n_parts;
+	memcpy(k.parts, b->parts, b->n_parts * sizeof *b->parts);
 	for (;;) {
 		int32_t best = -1;
 
@@ -348,7 +376,8 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 			b->censored = gap;
 			b->start_us = b->part_start_us = t - wt;
 			b->busy_us = b->part_busy_us = 0;
-			b->long_start_us = b->long_end_us = b->long_busy_us = 0;
+			b->longest_us = 0;
+			b->n_parts = 0;
 			b->joined = false;
 			b->last_js = -1;
 			trie_clear(b);
@@ -376,7 +405,8 @@ size_t blockscan_take(struct blockscan *b, struct loop_block *out, size_t max_ou
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
 	struct loop_block *out, size_t max_out)
 {
-	size_t n, keep = 0;
+	size_t n, keep = 0, n_split = 0;
+	struct loop_block split[PENDING_MAX];
 
 	if (!isfinite(from_us) || !isfinite(to_us))
 		return blockscan_take(b, out, max_out);
@@ -394,8 +424,13 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 	for (size_t i = 0; i < b->n_pend; i++) {
 		struct loop_block *k = &b->pend[i];
 
-		if (n < max_out && reading_confirms(b, from_us, to_us, max_ms, k, true)) {
+		if (n < max_out && reading_confirms(b, from_us, to_us, max_ms, k)) {
 			out[n++] = *k;
+			continue;
+		}
+		if (n_split + BLOCK_PARTS_MAX <= PENDING_MAX &&
+		    reading_splits(b, from_us, to_us, max_ms, k)) {
+			n_split += split_parts(k, split + n_split);
 			continue;
 		}
 		if (from_us > k->end_us + CONFIRM_SLACK_US)
@@ -403,5 +438,12 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 		b->pend[keep++] = *k;
 	}
 	b->n_pend = keep;
+	/* a joined candidate's parts: confirmed by this reading, or waiting for their own */
+	for (size_t i = 0; i < n_split; i++) {
+		if (n < max_out && reading_confirms(b, from_us, to_us, max_ms, &split[i]))
+			out[n++] = split[i];
+		else if (from_us <= split[i].end_us + CONFIRM_SLACK_US)
+			list_push(b->pend, &b->n_pend, &split[i]);
+	}
 	return n;
 }

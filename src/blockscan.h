@@ -29,6 +29,7 @@ struct profile;
 struct functab;
 
 #define BLOCK_MAX_DEPTH 48
+#define BLOCK_PARTS_MAX 4
 /* Candidates waiting for a reading; beyond it the oldest go. */
 #define BLOCKS_PENDING_MAX 64
 
@@ -39,10 +40,15 @@ struct loop_block {
 	size_t depth;                 /* 0: no path held half the stretch */
 	double share;                 /* share of the stretch under the deepest frame, 0..1 */
 	double lag_ms;                /* how late the loop's timer was in the reading that confirmed it */
-	/* Joined across short (program) runs (see blockscan_feed): its longest part between them,
-	 * which is what stands if the readings do not show that the loop stayed blocked. */
+	/* Joined across short (program) runs (see blockscan_feed): the longest of its parts
+	 * between them, and those of the threshold or longer (the first BLOCK_PARTS_MAX), which
+	 * stand alone if the readings do not show that the loop stayed blocked. */
 	bool joined;
-	double part_start_us, part_end_us, part_busy_ms;
+	double longest_part_us;
+	size_t n_parts;
+	struct block_part {
+		double start_us, end_us, busy_ms;
+	} parts[BLOCK_PARTS_MAX];
 };
 
 /* How long it held the loop: from its first sample's start to its last sample, in ms. */
@@ -63,7 +69,7 @@ void blockscan_free(struct blockscan *b);
  * stretch: the inspector answering ntop-js interrupts a running task, and its work shows as
  * (program), longer on a busy machine. But the loop may also have turned there, between two
  * tasks alike, so such a candidate is confirmed whole only by a delay longer than its longest
- * part could cause; else its longest part is the candidate. The profile must have passed
+ * part could cause; else its parts of the threshold or longer are candidates of their own. The profile must have passed
  * profile_parse (its node and sample indices are trusted). */
 void blockscan_feed(struct blockscan *b, const struct profile *p, const struct functab *ft,
 	double trim_until_us);

@@ -379,10 +379,13 @@ static void test_program_inside(void)
 	blockscan_reset(b);
 	parse_runs(ft, &p, T0 + 1e6, cut, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
-	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 1.4e6, 148, out, 8), 1,
-		"a 148 ms delay: the loop may have turned there...");
-	is_num(loop_block_ms(&out[0]), 150, 0.01, "...so the block is the longer part, 150 ms");
+	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 1.4e6, 148, out, 8), 2,
+		"a 148 ms delay: the loop may have turned there, so its parts are blocks of their own");
+	is_num(loop_block_ms(&out[0]), 150, 0.01, "the first, 150 ms");
 	is_num(out[0].start_us, T0 + 1e6 + 10e3, 0.01, "from the task's start");
+	is_num(loop_block_ms(&out[1]), 147, 0.01, "the second, 147 ms");
+	ok(!out[0].joined && !out[1].joined && out[1].lag_ms == 148, "neither joined, both confirmed");
+	is_int(blockscan_pending(b), 0, "nothing waits");
 	profile_release(&p);
 
 	blockscan_reset(b);
@@ -400,6 +403,14 @@ static void test_program_inside(void)
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_pending(b), 2, "60 ms of (program) ends the stretch: two candidates");
 	profile_release(&p);
+
+	/* a joined one whose readings came first: split at once */
+	blockscan_reset(b);
+	is_int(blockscan_confirm(b, T0 + 3.5e6, T0 + 3.9e6, 149, out, 8), 0, "a reading first");
+	parse_runs(ft, &p, T0 + 3.5e6, cut, 5);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_take(b, out, 8), 2, "then the profile: its two parts, confirmed");
 
 	/* the (program) run across two profiles */
 	blockscan_reset(b);
