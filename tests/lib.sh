@@ -100,16 +100,15 @@ dead() { ! alive "$1"; }
 wait_ready() { wait_for 10 grep -q ready "$WORK/$1.out"; }
 
 # start_server NAME SECS ARGS...: start_node NAME ARGS..., then waits up to SECS for the
-# {"event":"ready","port":N} line the servers of tests/targets and bench/targets print; sets
-# NAME_PORT to its port (empty, and fails, if it did not come).
+# {"event":"ready",...} line the targets of tests/targets and bench/targets print; fails if it
+# did not come. Sets NAME_PORT to the line's "port" (empty for a target without one).
 start_server() {
-	local name=$1 secs=$2 port
+	local name=$1 secs=$2 port=
 	shift 2
 	start_node "$name" "$@"
-	wait_for "$secs" grep -q '"event":"ready"' "$WORK/$name.out" &&
-		port=$(sed -n 's/.*"event":"ready"[^}]*"port":\([0-9]*\).*/\1/p' "$WORK/$name.out" | head -n 1)
-	eval "${name}_PORT=${port:-}"
-	[ -n "${port:-}" ]
+	wait_for "$secs" grep -q '"event":"ready"' "$WORK/$name.out" || { eval "${name}_PORT="; return 1; }
+	port=$(sed -n 's/.*"event":"ready"[^}]*"port":\([0-9]*\).*/\1/p' "$WORK/$name.out" | head -n 1)
+	eval "${name}_PORT=$port"
 }
 
 # Runs a JavaScript predicate over a file of JSON lines: jsonl_check FILE 'lines => bool'.
