@@ -24,7 +24,10 @@ switches() { grep -c '^session Profiler.startPreciseCoverage' "$WORK/$1.out"; }
 
 # plan VERSION: what the session does to the JIT on that line (src/jitplan.c): "redeopt"
 # (flags off and a deoptimization at the attach, flags back and another at the exit), or
-# "attach" (V8 14 names inlined frames itself: no flag, one deoptimization at the attach). On Node 22 the same as "redeopt", but this
+# "attach" (V8 14 names inlined frames itself: no flag, one deoptimization at the attach). On
+# Node 26 too V8 does not always optimize this target's hot function again soon: in one try of
+# three beside CPU hogs it was not optimized again 30 s after the attach's deoptimization
+# (doc/inlining.md), so there only the deoptimization and the quiet exit are checked. On Node 22 the same as "redeopt", but this
 # target's one hot function is not always optimized again: V8 12 leaves it in baseline code
 # for 30 s and more in some tries (doc/inlining.md; the express servers of bench/jit-cost.sh
 # came back to their full rate), so only the two deoptimizations are checked there.
@@ -65,11 +68,11 @@ for v in $versions; do
 		check "$t V8 deoptimized it at the attach and again at the exit (or it was not optimized again before it)" \
 			wait_for 5 eval 'deopted "$tag" 2 || { [ "$(switches "$tag")" -ge 1 ] && ! unopt_at_exit_reoptimized "$tag"; }' ;;
 	attach)
-		check "$t V8 deoptimized it once at the attach, then optimized it again" \
-			wait_for 10 deopted_since "$tag" 0
+		check "$t V8 deoptimized it once at the attach" wait_for 5 deopted "$tag" 1
 		sleep 2
 		check "$t and the exit left it alone (no flag to put back, no second deoptimization)" \
-			eval '[ "$(deopts "$tag")" -eq 1 ] && [ "$(switches "$tag")" -eq 0 ] && [ "$(last_status "$tag")" = optimized ]' ;;
+			eval '[ "$(deopts "$tag")" -eq 1 ] && [ "$(switches "$tag")" -eq 0 ]'
+		diag "$v: after the exit: $(last_status "$tag")" ;;
 	esac
 	diag "$v: $(deopts "$tag") deoptimization(s)"
 	if [ "$(plan "$v")" != attach ]; then
