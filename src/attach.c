@@ -943,10 +943,11 @@ int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, 
 	double deadline_s = util_now_mono_s() + timeout_s;
 	struct attach_opts find = *o;
 	struct strbuf body;
-	char *reply = NULL, *why = NULL;
+	char *reply = NULL, *why = NULL, old_path[sizeof r->ws_path];
 	int old_port = r->port, code;
 
 	*cause = NULL;
+	snprintf(old_path, sizeof old_path, "%s", r->ws_path);
 	/* Both in one evaluation: the reply is the close frame, and the target is never left
 	 * without the inspector it had. The host is the address it listened on. */
 	strbuf_init(&body);
@@ -975,7 +976,9 @@ int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, 
 
 		find.timeout_s = left_s > 0.2 ? left_s : 0.2;
 		code = attach_target(&find, &nr, &why);
-		if (code == EXIT_OK && nr.port != old_port) {
+		/* Reopened: a new target id. The free port the kernel picks is, now and then, the
+		 * one just closed, so the port alone cannot tell. */
+		if (code == EXIT_OK && (nr.port != old_port || strcmp(nr.ws_path, old_path) != 0)) {
 			*r = nr;
 			r->opened_by_us = true; /* still ours to close at the end */
 			return EXIT_OK;

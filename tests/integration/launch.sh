@@ -237,6 +237,33 @@ diag "$(for p in $cworkers; do echo "worker $p listens on [$(listen_ports "$p" |
 check "and so does the primary" wait_for 3 no_inspector "${cprimary:-0}"
 [ -n "$cprimary" ] && kill "$cprimary" 2>/dev/null
 
+# The free port the kernel picks when the inspector moves is, now and then, the one it leaves
+# (seen once in CI): the move must know the reopened inspector by its new target id. Made
+# certain here in a network namespace of its own where 40001 is the only free odd port (bind
+# takes odd ports first, connect even ones).
+if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
+	unshare -n sh -c '
+		ip link set lo up || exit 90
+		echo "40000 40099" >/proc/sys/net/ipv4/ip_local_port_range || exit 90
+		"$1" -e "for (let p = 40003; p < 40100; p += 2) require(\"net\").createServer().listen(p, \"127.0.0.1\");
+			setTimeout(() => {}, 60000)" & holder=$!
+		sleep 0.5
+		"$2" -b --json -n 1 -d 0.3 -- "$1" --inspect-port=0 "$3" "$4"
+		rc=$?
+		kill $holder
+		exit $rc' sh "$NODE" "$NTOP_JS" "$TARGETS/hot.js" "$marker-same" >"$WORK/same.jsonl" 2>"$WORK/same.err"
+	rc=$?
+	ok $rc "an inspector that reopens on the port it left is found (status $rc)"
+	[ $rc -eq 0 ] || diag "$(cat "$WORK/same.err")"
+	samelog=$(log_of "$WORK/same.err")
+	check "it moved: two listening lines, both on 40001, with different ids" sh -c \
+		'grep "^Debugger listening on ws://127.0.0.1:40001/" "$1" | sort -u | wc -l | grep -qx 2' \
+		sh "${samelog:-/nonexistent}"
+	check "and it is profiled" jsonl_check "$WORK/same.jsonl" "l => l.length === 1"
+else
+	skip "an inspector that reopens on the port it left is found" "needs root and unshare -n"
+fi
+
 # Not a Node program: no Node process appears, and the sentence names the log.
 "$NTOP_JS" -b --json -n 1 --timeout 1 -- sleep 30 >"$WORK/sl.out" 2>"$WORK/sl.err"
 rc=$?
