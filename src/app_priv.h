@@ -90,7 +90,7 @@ void app_container_of(const struct attach_result *t, struct report_target *rt);
  * every engine); rw points into the rest. */
 struct app_window {
 	struct report_window rw;
-	struct evloop_reading loop;
+	struct evloop_reading evloop;
 	struct engine_block blocks[ENGINE_BLOCKS_KEPT];
 	struct engine_jit_info jit;
 	struct contention_window contention;

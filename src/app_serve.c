@@ -91,7 +91,7 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 		src.mem = memseries_last(engine_memseries(e));
 		src.growth = watch_growth_of(a, e);
 		src.spaces = engine_heap_spaces(e, &src.n_spaces);
-		src.loop = engine_evloop_last(e);
+		src.evloop = engine_evloop_last(e);
 		src.cum = engine_cumulative(e);
 		src.ft = engine_functab(e);
 		src.requests = engine_requests_totals(e);

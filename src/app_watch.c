@@ -145,12 +145,12 @@ static void watch_report_window(struct app_thread *th, const struct window_stats
 	rw->start_pause_est_s = engine_start_pause_s(e);
 	rw->gc_pause_est_s = engine_gc_pause_s(e);
 	if (engine_evloop_last(e)) {
-		win->loop = *engine_evloop_last(e);
+		win->evloop = *engine_evloop_last(e);
 		if (!rw->cpu_off)
-			evloop_busy_from_profile(&win->loop, w->sampled_us, w->idle_us);
-		rw->loop = &win->loop;
+			evloop_busy_from_profile(&win->evloop, w->sampled_us, w->idle_us);
+		rw->evloop = &win->evloop;
 	}
-	for (; rw->loop && th->blocks_reported < n_blocks; th->blocks_reported++) {
+	for (; rw->evloop && th->blocks_reported < n_blocks; th->blocks_reported++) {
 		const struct engine_block *k = engine_block_get(e, th->blocks_reported);
 
 		if (k && rw->n_blocks < ENGINE_BLOCKS_KEPT)

@@ -69,10 +69,10 @@ struct blockscan {
 	uint32_t *chain;
 	size_t map_cap;
 	uint32_t cur_gen;
-	struct loop_block pend[PENDING_MAX];
+	struct evloop_block pend[PENDING_MAX];
 	size_t n_pend;
 	/* confirmed when found (by a reading kept in seen), not yet taken */
-	struct loop_block done[PENDING_MAX];
+	struct evloop_block done[PENDING_MAX];
 	size_t n_done;
 	struct { double from_us, to_us, max_ms; } seen[READINGS_KEPT];
 	size_t n_seen;
@@ -192,7 +192,7 @@ static void part_close(struct blockscan *b)
 }
 
 /* Appends k to list (n of PENDING_MAX), the oldest going when it is full. */
-static void list_push(struct loop_block *list, size_t *n, const struct loop_block *k)
+static void list_push(struct evloop_block *list, size_t *n, const struct evloop_block *k)
 {
 	if (*n == PENDING_MAX) {
 		memmove(list, list + 1, (PENDING_MAX - 1) * sizeof *list);
@@ -214,7 +214,7 @@ static bool reading_covers(const struct blockscan *b, double from_us, double to_
 /* Whether a reading confirms k whole, setting its lag: a joined k only if the delay passes
  * its longest part (JOIN_PROOF_US), since the loop may have turned between its parts. */
 static bool reading_confirms(const struct blockscan *b, double from_us, double to_us,
-	double max_ms, struct loop_block *k)
+	double max_ms, struct evloop_block *k)
 {
 	if (!reading_covers(b, from_us, to_us, max_ms, k->end_us) ||
 	    (k->joined && max_ms * 1e3 < k->longest_part_us + JOIN_PROOF_US))
@@ -226,7 +226,7 @@ static bool reading_confirms(const struct blockscan *b, double from_us, double t
 /* Whether a reading that does not confirm joined k whole tells that its parts stand alone:
  * it covers one of them. */
 static bool reading_splits(const struct blockscan *b, double from_us, double to_us,
-	double max_ms, const struct loop_block *k)
+	double max_ms, const struct evloop_block *k)
 {
 	for (size_t i = 0; k->joined && i < k->n_parts; i++)
 		if (reading_covers(b, from_us, to_us, max_ms, k->parts[i].end_us))
@@ -236,7 +236,7 @@ static bool reading_splits(const struct blockscan *b, double from_us, double to_
 
 /* Writes k's parts to out as candidates of their own (the stack stays the whole's); returns
  * how many. */
-static size_t split_parts(const struct loop_block *k, struct loop_block *out)
+static size_t split_parts(const struct evloop_block *k, struct evloop_block *out)
 {
 	for (size_t i = 0; i < k->n_parts; i++) {
 		out[i] = *k;
@@ -251,9 +251,9 @@ static size_t split_parts(const struct loop_block *k, struct loop_block *out)
 
 /* A new candidate: confirmed at once if a reading already seen confirms it, else split into
  * its parts if one says so, else pending. */
-static void candidate(struct blockscan *b, struct loop_block *k)
+static void candidate(struct blockscan *b, struct evloop_block *k)
 {
-	struct loop_block parts[BLOCK_PARTS_MAX];
+	struct evloop_block parts[BLOCK_PARTS_MAX];
 	size_t n;
 
 	for (size_t i = 0; i < b->n_seen; i++)
@@ -274,7 +274,7 @@ static void candidate(struct blockscan *b, struct loop_block *k)
 /* Ends the open stretch: a candidate if it lasted the threshold. */
 static void stretch_close(struct blockscan *b)
 {
-	struct loop_block k;
+	struct evloop_block k;
 	int32_t at = 0;
 
 	b->open = false;
@@ -392,7 +392,7 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 	}
 }
 
-size_t blockscan_take(struct blockscan *b, struct loop_block *out, size_t max_out)
+size_t blockscan_take(struct blockscan *b, struct evloop_block *out, size_t max_out)
 {
 	size_t n = b->n_done < max_out ? b->n_done : max_out;
 
@@ -403,10 +403,10 @@ size_t blockscan_take(struct blockscan *b, struct loop_block *out, size_t max_ou
 }
 
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
-	struct loop_block *out, size_t max_out)
+	struct evloop_block *out, size_t max_out)
 {
 	size_t n, keep = 0, n_split = 0;
-	struct loop_block split[PENDING_MAX];
+	struct evloop_block split[PENDING_MAX];
 
 	if (!isfinite(from_us) || !isfinite(to_us))
 		return blockscan_take(b, out, max_out);
@@ -422,7 +422,7 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 	}
 	n = blockscan_take(b, out, max_out);
 	for (size_t i = 0; i < b->n_pend; i++) {
-		struct loop_block *k = &b->pend[i];
+		struct evloop_block *k = &b->pend[i];
 
 		if (n < max_out && reading_confirms(b, from_us, to_us, max_ms, k)) {
 			out[n++] = *k;

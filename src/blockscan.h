@@ -33,7 +33,7 @@ struct functab;
 /* Candidates waiting for a reading; beyond it the oldest go. */
 #define BLOCKS_PENDING_MAX 64
 
-struct loop_block {
+struct evloop_block {
 	double start_us, end_us;      /* monotonic µs: the stretch's first sample's start, last sample */
 	double busy_ms;               /* the stretch's sample time */
 	uint32_t stack[BLOCK_MAX_DEPTH]; /* function indices, outermost first ((root) left out) */
@@ -52,7 +52,7 @@ struct loop_block {
 };
 
 /* How long it held the loop: from its first sample's start to its last sample, in ms. */
-static inline double loop_block_ms(const struct loop_block *b)
+static inline double evloop_block_ms(const struct evloop_block *b)
 {
 	return (b->end_us - b->start_us) / 1e3;
 }
@@ -82,11 +82,11 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
  * blockscan_take would give first) are written to out (at most max_out, oldest first; more
  * wait for the next reading); returns how many. */
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
-	struct loop_block *out, size_t max_out);
+	struct evloop_block *out, size_t max_out);
 
 /* Candidates confirmed when they were found, by a reading that had come in before their
  * profile: written to out (at most max_out, oldest first); returns how many. */
-size_t blockscan_take(struct blockscan *b, struct loop_block *out, size_t max_out);
+size_t blockscan_take(struct blockscan *b, struct evloop_block *out, size_t max_out);
 
 /* Candidates waiting for a reading (for tests). */
 size_t blockscan_pending(const struct blockscan *b);

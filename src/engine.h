@@ -192,7 +192,7 @@ size_t engine_windows_done(const struct engine *e);
 
 /* The latest event-loop reading (evloop.h), or NULL before the first. */
 const struct evloop_reading *engine_evloop_last(const struct engine *e);
-/* The readings over time (evloop.h's enum loop_metric), or NULL before the first. */
+/* The readings over time (evloop.h's enum evloop_metric), or NULL before the first. */
 const struct tseries *engine_evloop_series(const struct engine *e);
 
 /* HTTP requests and calls (requests.h): the latest reading's, once; NULL when no new one came
@@ -206,7 +206,7 @@ const struct req_window *engine_requests_totals(const struct engine *e);
  * latest ENGINE_BLOCKS_KEPT are kept. */
 #define ENGINE_BLOCKS_KEPT 64
 struct engine_block {
-	struct loop_block b;
+	struct evloop_block b;
 	double wall_s;               /* when it began, unix time */
 };
 /* How many were confirmed since the engine was created. */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOOP_KEY "Symbol.for('ntop-js.loop')"
+#define EVLOOP_KEY "Symbol.for('ntop-js.loop')"
 /* A reading dated further than this from our monotonic clock was taken on another clock. */
 #define MONO_SAME_CLOCK_S 3600.0
 /* The delay histogram's timer: every 10 ms while the CPU profiler runs (blocks need a delay
@@ -23,11 +23,11 @@
  * 1 s. Each tick wakes the target's loop: at 10 ms that cost an idle Node 20 about 5 ms of CPU
  * a second on the 2-core VM of doc/benchmarks.md, a light target's whole memory watching 3.5 %
  * (section 13), far over what memory-only runs may cost; at 1 s, a hundredth of that. */
-#define LOOP_FINE_MS 10
-#define LOOP_COARSE_MIN_MS 100
-#define LOOP_COARSE_MAX_MS 1000
+#define EVLOOP_FINE_MS 10
+#define EVLOOP_COARSE_MIN_MS 100
+#define EVLOOP_COARSE_MAX_MS 1000
 /* The watchdog: a minute, or three windows and twice the timeout if longer. */
-#define LOOP_WATCHDOG_MIN_S 60.0
+#define EVLOOP_WATCHDOG_MIN_S 60.0
 
 /* The reading is taken at a turn of the loop, not when the evaluation runs: the inspector runs
  * it through an interrupt, possibly in the middle of a long task, and a histogram reset there
@@ -43,10 +43,10 @@
  * profiler started or stopped) takes effect when a reading is taken, so that each reading
  * comes whole from one histogram: swapped in the evaluation, the data since the last reading
  * was lost with the old one, and with it the blocks at the end of a --cpu-every burst. */
-static const char loop_head[] =
+static const char evloop_head[] =
 	"(function ntopJsLoop(R){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
-	":require('perf_hooks'),P=ph.performance,K=" LOOP_KEY ",all=globalThis[K],id='";
-static const char loop_mid[] =
+	":require('perf_hooks'),P=ph.performance,K=" EVLOOP_KEY ",all=globalThis[K],id='";
+static const char evloop_mid[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
 	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:R}),"
@@ -64,9 +64,9 @@ static const char loop_mid[] =
 	"k[x]=(k[x]||0)+1});o.k=k}},0);if(o.i.unref)o.i.unref();}"
 	"o.t=setTimeout(function(){if(all[id]!==o)return;o.h.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},";
-static const char loop_tail[] =
+static const char evloop_tail[] =
 	");if(o.t.unref)o.t.unref();return out})(";
-static const char leave_head[] = "(function(){var K=" LOOP_KEY ",all=globalThis[K],id='";
+static const char leave_head[] = "(function(){var K=" EVLOOP_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
 	"',o=all&&all[id];if(o){clearTimeout(o.t);if(o.i)clearTimeout(o.i);"
 	"try{o.h.disable()}catch(x){}delete all[id];}"
@@ -79,15 +79,15 @@ void engine_evloop_init(struct engine *e)
 	if (e->cfg.evloop && e->cfg.block_ms > 0)
 		e->evl.blocks = blockscan_create(e->cfg.block_ms);
 	if (e->cfg.evloop)
-		e->evl.series = tseries_create(LOOP_METRIC_COUNT);
+		e->evl.series = tseries_create(EVLOOP_METRIC_COUNT);
 
-	if (watchdog_s < LOOP_WATCHDOG_MIN_S)
-		watchdog_s = LOOP_WATCHDOG_MIN_S;
+	if (watchdog_s < EVLOOP_WATCHDOG_MIN_S)
+		watchdog_s = EVLOOP_WATCHDOG_MIN_S;
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->evl.expr_fine = xasprintf("%s%s%s%.0f%s%d)", loop_head, e->title_prefix, loop_mid,
-		watchdog_s * 1e3, loop_tail, LOOP_FINE_MS);
-	e->evl.expr_coarse = xasprintf("%s%s%s%.0f%s%.0f)", loop_head, e->title_prefix, loop_mid,
-		watchdog_s * 1e3, loop_tail, fmin(LOOP_COARSE_MAX_MS, fmax(LOOP_COARSE_MIN_MS,
+	e->evl.expr_fine = xasprintf("%s%s%s%.0f%s%d)", evloop_head, e->title_prefix, evloop_mid,
+		watchdog_s * 1e3, evloop_tail, EVLOOP_FINE_MS);
+	e->evl.expr_coarse = xasprintf("%s%s%s%.0f%s%.0f)", evloop_head, e->title_prefix, evloop_mid,
+		watchdog_s * 1e3, evloop_tail, fmin(EVLOOP_COARSE_MAX_MS, fmax(EVLOOP_COARSE_MIN_MS,
 		floor(e->cfg.delay_s * 1e3 / 3))));
 }
 
@@ -117,7 +117,7 @@ void engine_evloop_reset_session(struct engine *e)
  * unix time. The profile's clock is the target's CLOCK_MONOTONIC, and so is ours on one
  * machine. A target on another clock (a time namespace) is dated as if the reading were taken
  * now. */
-static double loop_wall_minus_mono_s(struct engine *e, const struct evloop_reading *r)
+static double evloop_wall_minus_mono_s(struct engine *e, const struct evloop_reading *r)
 {
 	if (isfinite(r->end_mono_us) &&
 	    fabs(r->end_mono_us / 1e6 - engine_mono_s(e)) > MONO_SAME_CLOCK_S)
@@ -126,15 +126,15 @@ static double loop_wall_minus_mono_s(struct engine *e, const struct evloop_readi
 }
 
 /* When a reading was taken, unix time (now if it does not say). */
-static double loop_reading_wall_s(struct engine *e, const struct evloop_reading *r)
+static double evloop_reading_wall_s(struct engine *e, const struct evloop_reading *r)
 {
-	return isfinite(r->end_mono_us) ? r->end_mono_us / 1e6 + loop_wall_minus_mono_s(e, r)
+	return isfinite(r->end_mono_us) ? r->end_mono_us / 1e6 + evloop_wall_minus_mono_s(e, r)
 		: engine_wall_s(e);
 }
 
-static void loop_series_add(struct engine *e, const struct evloop_reading *r, double wall_s)
+static void evloop_series_add(struct engine *e, const struct evloop_reading *r, double wall_s)
 {
-	double v[LOOP_METRIC_COUNT];
+	double v[EVLOOP_METRIC_COUNT];
 
 	evloop_series_values(r, v);
 	tseries_add(e->evl.series, wall_s, v);
@@ -150,11 +150,11 @@ void engine_evloop_window_done(struct engine *e)
 	r = e->evl.last;
 	if (e->cpu_on)
 		evloop_busy_from_profile(&r, e->ws.sampled_us, e->ws.idle_us);
-	loop_series_add(e, &r, e->evl.fresh_wall_s);
+	evloop_series_add(e, &r, e->evl.fresh_wall_s);
 }
 
 /* Keeps confirmed blocks, dated. */
-static void loop_keep_blocks(struct engine *e, const struct loop_block *out, size_t n,
+static void evloop_keep_blocks(struct engine *e, const struct evloop_block *out, size_t n,
 	double wall_minus_mono_s)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -167,7 +167,7 @@ static void loop_keep_blocks(struct engine *e, const struct loop_block *out, siz
 
 void engine_evloop_take_profile(struct engine *e, const struct profile *p, double trim_until_us)
 {
-	struct loop_block out[BLOCKS_PENDING_MAX];
+	struct evloop_block out[BLOCKS_PENDING_MAX];
 	size_t n;
 
 	/* without readings nothing could confirm a candidate (blockscan.h) */
@@ -176,27 +176,27 @@ void engine_evloop_take_profile(struct engine *e, const struct profile *p, doubl
 	blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
 	/* those whose delay a reading saw before their profile came in */
 	n = blockscan_take(e->evl.blocks, out, sizeof out / sizeof *out);
-	loop_keep_blocks(e, out, n, e->evl.have_last ? loop_wall_minus_mono_s(e, &e->evl.last) :
+	evloop_keep_blocks(e, out, n, e->evl.have_last ? evloop_wall_minus_mono_s(e, &e->evl.last) :
 		engine_wall_s(e) - engine_mono_s(e));
 }
 
 /* Confirms the candidates that the reading's longest delay covers, and keeps them dated. */
-static void loop_confirm_blocks(struct engine *e, const struct evloop_reading *r)
+static void evloop_confirm_blocks(struct engine *e, const struct evloop_reading *r)
 {
-	struct loop_block out[BLOCKS_PENDING_MAX];
+	struct evloop_block out[BLOCKS_PENDING_MAX];
 	size_t n;
 	double late;
 
-	if (!e->evl.blocks || !r->have_loop || !isfinite(r->end_mono_us))
+	if (!e->evl.blocks || !r->have_evloop || !isfinite(r->end_mono_us))
 		return;
 	/* A slow timer's (CPU profiler off) delay is only known to within its period: it
 	 * confirms nothing, but its span still retires candidates. */
 	late = r->lag_max_ms;
-	if (!(r->lag_resolution_ms <= LOOP_FINE_MS))
+	if (!(r->lag_resolution_ms <= EVLOOP_FINE_MS))
 		late = NAN;
 	n = blockscan_confirm(e->evl.blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
 		late, out, sizeof out / sizeof *out);
-	loop_keep_blocks(e, out, n, loop_wall_minus_mono_s(e, r));
+	evloop_keep_blocks(e, out, n, evloop_wall_minus_mono_s(e, r));
 }
 
 double engine_block_threshold_ms(const struct engine *e)
@@ -216,7 +216,7 @@ const struct engine_block *engine_block_get(const struct engine *e, uint64_t i)
 	return &e->evl.kept[i % ENGINE_BLOCKS_KEPT];
 }
 
-static void loop_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
+static void evloop_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 	struct json_span res, value;
@@ -234,19 +234,19 @@ static void loop_on_reading(void *ud, enum session_outcome o, const struct proto
 		if (evloop_parse(text, len, &r) == 0) {
 			/* one not yet charted (its window's profile never came) goes in as it is */
 			if (e->evl.fresh && e->evl.series)
-				loop_series_add(e, &e->evl.last, e->evl.fresh_wall_s);
+				evloop_series_add(e, &e->evl.last, e->evl.fresh_wall_s);
 			e->evl.last = r;
 			e->evl.have_last = true;
 			e->evl.fresh = false;
-			if (e->evl.series && (r.have_loop || r.have_kinds)) {
+			if (e->evl.series && (r.have_evloop || r.have_kinds)) {
 				/* its busy share waits for the window's samples while the profiler runs */
-				e->evl.fresh_wall_s = loop_reading_wall_s(e, &r);
+				e->evl.fresh_wall_s = evloop_reading_wall_s(e, &r);
 				if (e->cpu_on)
 					e->evl.fresh = true;
 				else
-					loop_series_add(e, &r, e->evl.fresh_wall_s);
+					evloop_series_add(e, &r, e->evl.fresh_wall_s);
 			}
-			loop_confirm_blocks(e, &r);
+			evloop_confirm_blocks(e, &r);
 		}
 		free(text);
 	}
@@ -261,10 +261,10 @@ void engine_evloop_read(struct engine *e)
 		return;
 	e->evl.pending = true;
 	e->evl.installed = true; /* perhaps: engine_evloop_leave removes it if so */
-	engine_evaluate(e, e->cpu_on ? e->evl.expr_fine : e->evl.expr_coarse, loop_on_reading);
+	engine_evaluate(e, e->cpu_on ? e->evl.expr_fine : e->evl.expr_coarse, evloop_on_reading);
 }
 
-static void loop_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)
+static void evloop_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	/* Nothing to do: if it failed, the watchdog in the target removes it. */
 }
@@ -277,7 +277,7 @@ void engine_evloop_leave(struct engine *e)
 		return;
 	e->evl.installed = false;
 	expr = xasprintf("%s%s%s", leave_head, e->title_prefix, leave_tail);
-	engine_evaluate(e, expr, loop_on_left);
+	engine_evaluate(e, expr, evloop_on_left);
 	free(expr);
 }
 

@@ -36,7 +36,7 @@ static void parse_loop(const cJSON *r, struct evloop_reading *out)
 	    u->valuedouble < 0 || u->valuedouble > 1 || !cJSON_IsNumber(s) ||
 	    !isfinite(s->valuedouble) || s->valuedouble <= 0 || s->valuedouble > EVLOOP_MAX_SPAN_MS)
 		return;
-	out->have_loop = true;
+	out->have_evloop = true;
 	t = cJSON_GetObjectItemCaseSensitive(r, "res");
 	if (cJSON_IsNumber(t) && t->valuedouble >= 1 && t->valuedouble <= EVLOOP_MAX_RES_MS)
 		out->lag_resolution_ms = t->valuedouble;
@@ -133,27 +133,27 @@ long evloop_kind_count(const struct evloop_reading *r, const char *kind)
 
 void evloop_busy_from_profile(struct evloop_reading *r, double sampled_us, double idle_us)
 {
-	if (!r->have_loop || !(sampled_us > 0) || !(idle_us >= 0) || idle_us > sampled_us)
+	if (!r->have_evloop || !(sampled_us > 0) || !(idle_us >= 0) || idle_us > sampled_us)
 		return;
 	r->utilization = 1 - idle_us / sampled_us;
 	r->busy_from_profile = true;
 }
 
-void evloop_series_values(const struct evloop_reading *r, double v[LOOP_METRIC_COUNT])
+void evloop_series_values(const struct evloop_reading *r, double v[EVLOOP_METRIC_COUNT])
 {
-	for (int k = 0; k < LOOP_METRIC_COUNT; k++)
+	for (int k = 0; k < EVLOOP_METRIC_COUNT; k++)
 		v[k] = NAN;
-	if (r->have_loop) {
-		v[LOOP_BUSY] = r->utilization * 100;
-		v[LOOP_LAG_P50] = r->lag_p50_ms;
-		v[LOOP_LAG_P99] = r->lag_p99_ms;
-		v[LOOP_LAG_MAX] = r->lag_max_ms;
+	if (r->have_evloop) {
+		v[EVLOOP_BUSY] = r->utilization * 100;
+		v[EVLOOP_LAG_P50] = r->lag_p50_ms;
+		v[EVLOOP_LAG_P99] = r->lag_p99_ms;
+		v[EVLOOP_LAG_MAX] = r->lag_max_ms;
 	}
 	if (r->have_kinds) {
 		double n = 0;
 
 		for (size_t i = 0; i < r->n_kinds; i++)
 			n += (double)r->kinds[i].count;
-		v[LOOP_HANDLES] = n;
+		v[EVLOOP_HANDLES] = n;
 	}
 }

@@ -21,7 +21,7 @@ struct evloop_kind {
 struct evloop_reading {
 	/* Over the time since the previous reading (false at the first, which starts the
 	 * measurement): utilization 0..1 and the lag percentiles in ms (NAN without samples). */
-	bool have_loop;
+	bool have_evloop;
 	double span_ms;
 	double utilization;
 	/* utilization is the CPU profile's share of non-idle samples, not the loop's own count:
@@ -52,16 +52,16 @@ int evloop_parse(const char *json, size_t len, struct evloop_reading *out);
 void evloop_busy_from_profile(struct evloop_reading *r, double sampled_us, double idle_us);
 
 /* The loop's series over time (the loop screen's chart), one tseries metric each. */
-enum loop_metric {
-	LOOP_BUSY,       /* percent of the span the loop was busy, 0..100 */
-	LOOP_LAG_P50,    /* ms, net of the timer's period */
-	LOOP_LAG_P99,
-	LOOP_LAG_MAX,
-	LOOP_HANDLES,    /* live handles and requests, all kinds kept */
-	LOOP_METRIC_COUNT
+enum evloop_metric {
+	EVLOOP_BUSY,       /* percent of the span the loop was busy, 0..100 */
+	EVLOOP_LAG_P50,    /* ms, net of the timer's period */
+	EVLOOP_LAG_P99,
+	EVLOOP_LAG_MAX,
+	EVLOOP_HANDLES,    /* live handles and requests, all kinds kept */
+	EVLOOP_METRIC_COUNT
 };
 /* A reading's values for the series, NAN where it has none. */
-void evloop_series_values(const struct evloop_reading *r, double v[LOOP_METRIC_COUNT]);
+void evloop_series_values(const struct evloop_reading *r, double v[EVLOOP_METRIC_COUNT]);
 
 /* The total of kinds whose name is kind ("Timeout", "TCPSocketWrap", ...), or -1 if absent. */
 long evloop_kind_count(const struct evloop_reading *r, const char *kind);

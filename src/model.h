@@ -101,9 +101,9 @@ struct model {
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
 	bool cpu_starting;
-	/* The event loop's latest reading (eval mode), when have_loop. */
-	bool have_loop;
-	struct evloop_reading loop;
+	/* The event loop's latest reading (eval mode), when have_evloop. */
+	bool have_evloop;
+	struct evloop_reading evloop;
 	/* The target's threads (app_watch.c), when workers are watched: the main thread first,
 	 * then each worker; the one the screens show (0: the main thread) and its name. */
 	bool threads_watched;
@@ -117,12 +117,12 @@ struct model {
 	struct model_all_row *all;
 	size_t n_all, all_cap, all_sources;
 	bool all_processes;
-	/* The readings over time (evloop.h's enum loop_metric); NULL before the first. */
-	const struct tseries *loop_series;
+	/* The readings over time (evloop.h's enum evloop_metric); NULL before the first. */
+	const struct tseries *evloop_series;
 	/* Blocked-loop events (blockscan.h): the latest MODEL_BLOCKS_MAX, oldest first, and how many
 	 * there were since attach; block_threshold_ms 0 when they are not looked for. */
 	struct model_block {
-		struct loop_block b;
+		struct evloop_block b;
 		double wall_s;             /* when it began */
 	} blocks[MODEL_BLOCKS_MAX];
 	size_t n_blocks;

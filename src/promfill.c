@@ -101,7 +101,7 @@ static size_t http_rows(const struct req_row *rows, size_t n, bool client,
 void promfill_target(const struct promfill_source *src, struct promfill_store *st,
 	struct prom_target *t)
 {
-	const struct evloop_reading *l = src->loop;
+	const struct evloop_reading *l = src->evloop;
 
 	memset(t, 0, sizeof *t);
 	t->pid = src->pid;
@@ -134,9 +134,9 @@ void promfill_target(const struct promfill_source *src, struct promfill_store *s
 	t->heap_growth_bytes_per_hour = src->growth && src->growth->verdict != MEM_UNKNOWN ?
 		src->growth->heap_bytes_per_hour : NAN;
 
-	t->loop_utilization = t->lag_s = t->lag_p50_s = t->lag_p99_s = t->lag_max_s = NAN;
-	if (l && l->have_loop) {
-		t->loop_utilization = l->utilization;
+	t->evloop_utilization = t->lag_s = t->lag_p50_s = t->lag_p99_s = t->lag_max_s = NAN;
+	if (l && l->have_evloop) {
+		t->evloop_utilization = l->utilization;
 		t->lag_p50_s = l->lag_p50_ms / 1e3;
 		t->lag_p99_s = l->lag_p99_ms / 1e3;
 		t->lag_max_s = l->lag_max_ms / 1e3;

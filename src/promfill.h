@@ -32,7 +32,7 @@ struct promfill_source {
 	const struct mem_growth *growth;     /* NULL: no verdict yet */
 	const struct engine_heap_space *spaces;
 	size_t n_spaces;
-	const struct evloop_reading *loop;   /* the latest reading, or NULL */
+	const struct evloop_reading *evloop;   /* the latest reading, or NULL */
 	const struct cumulative *cum;        /* NULL: the CPU profiler never ran */
 	const struct functab *ft;
 	size_t top_n;                        /* functions by self time since attach */

@@ -245,7 +245,7 @@ static double value_of(const struct prom_target *t, size_t f)
 {
 	const double v[] = { t->rss_bytes, t->heap_used_bytes, t->heap_total_bytes,
 		t->external_bytes, t->process_cpu_s, t->lag_s, t->lag_p50_s, t->lag_p99_s,
-		t->lag_max_s, t->loop_utilization, t->runqueue_wait_s, t->throttled_s, t->quota_cores, t->periods,
+		t->lag_max_s, t->evloop_utilization, t->runqueue_wait_s, t->throttled_s, t->quota_cores, t->periods,
 		t->throttled_periods };
 
 	return f < sizeof(v) / sizeof(v[0]) ? v[f] : NAN;

@@ -93,7 +93,7 @@ struct prom_target {
 	size_t n_spaces;
 	const char *growth_verdict;  /* growth.verdict: unknown, stable, growing, shrinking */
 	double heap_growth_bytes_per_hour;
-	double loop_utilization;     /* event_loop.utilization, 0..1 */
+	double evloop_utilization;     /* event_loop.utilization, 0..1 */
 	double lag_s;                /* nodejs_eventloop_lag_seconds: the latest lag (the p50) */
 	double lag_p50_s, lag_p99_s, lag_max_s;
 	const struct prom_resource *resources;

@@ -149,12 +149,12 @@ static void report_json_blocks(struct strbuf *out, const struct report_window *r
 {
 	strbuf_puts(out, ",\"blocks\":[");
 	for (size_t i = 0; i < rw->n_blocks; i++) {
-		const struct loop_block *b = &rw->blocks[i].b;
+		const struct evloop_block *b = &rw->blocks[i].b;
 
 		strbuf_puts(out, i ? ",{\"time\":" : "{\"time\":");
 		json_fixed(out, rw->blocks[i].wall_s, 3);
 		strbuf_puts(out, ",\"ms\":");
-		json_fixed(out, loop_block_ms(b), 1);
+		json_fixed(out, evloop_block_ms(b), 1);
 		strbuf_puts(out, ",\"lag_ms\":");
 		json_num_or_null(out, b->lag_ms, 1);
 		strbuf_puts(out, ",\"function\":");
@@ -238,10 +238,10 @@ static void report_json_requests(struct strbuf *out, const struct report_window 
 	strbuf_puts(out, "]}");
 }
 
-static void report_json_loop(struct strbuf *out, const struct report_window *rw,
+static void report_json_evloop(struct strbuf *out, const struct report_window *rw,
 	const struct functab *ft)
 {
-	const struct evloop_reading *r = rw->loop;
+	const struct evloop_reading *r = rw->evloop;
 	size_t i;
 
 	strbuf_puts(out, ",\"event_loop\":");
@@ -250,18 +250,18 @@ static void report_json_loop(struct strbuf *out, const struct report_window *rw,
 		return;
 	}
 	strbuf_puts(out, "{\"utilization\":");
-	json_num_or_null(out, r->have_loop ? r->utilization : NAN, 4);
+	json_num_or_null(out, r->have_evloop ? r->utilization : NAN, 4);
 	strbuf_printf(out, ",\"utilization_from\":\"%s\",\"span_ms\":",
 		r->busy_from_profile ? "profile" : "loop");
-	json_num_or_null(out, r->have_loop ? r->span_ms : NAN, 2);
+	json_num_or_null(out, r->have_evloop ? r->span_ms : NAN, 2);
 	strbuf_puts(out, ",\"lag_ms\":{\"p50\":");
-	json_num_or_null(out, r->have_loop ? r->lag_p50_ms : NAN, 2);
+	json_num_or_null(out, r->have_evloop ? r->lag_p50_ms : NAN, 2);
 	strbuf_puts(out, ",\"p99\":");
-	json_num_or_null(out, r->have_loop ? r->lag_p99_ms : NAN, 2);
+	json_num_or_null(out, r->have_evloop ? r->lag_p99_ms : NAN, 2);
 	strbuf_puts(out, ",\"max\":");
-	json_num_or_null(out, r->have_loop ? r->lag_max_ms : NAN, 2);
+	json_num_or_null(out, r->have_evloop ? r->lag_max_ms : NAN, 2);
 	strbuf_puts(out, ",\"timer_ms\":");
-	json_num_or_null(out, r->have_loop ? r->lag_resolution_ms : NAN, 0);
+	json_num_or_null(out, r->have_evloop ? r->lag_resolution_ms : NAN, 0);
 	strbuf_puts(out, "},\"resources\":");
 	if (r->have_kinds) {
 		strbuf_putc(out, '{');
@@ -291,7 +291,7 @@ static void report_text_blocks(struct strbuf *out, const struct report_window *r
 
 	strbuf_init(&loc);
 	for (size_t i = 0; i < rw->n_blocks; i++) {
-		const struct loop_block *b = &rw->blocks[i].b;
+		const struct evloop_block *b = &rw->blocks[i].b;
 		time_t secs = (time_t)rw->blocks[i].wall_s;
 		char when[32] = "?";
 		struct tm tm;
@@ -299,7 +299,7 @@ static void report_text_blocks(struct strbuf *out, const struct report_window *r
 		if (isfinite(rw->blocks[i].wall_s) && localtime_r(&secs, &tm))
 			strftime(when, sizeof when, "%H:%M:%S", &tm);
 		strbuf_printf(out, "BLOCK: %s.%03d, %.0f ms", when,
-			(int)fmod(fmax(rw->blocks[i].wall_s, 0) * 1e3, 1e3), loop_block_ms(b));
+			(int)fmod(fmax(rw->blocks[i].wall_s, 0) * 1e3, 1e3), evloop_block_ms(b));
 		if (!b->depth) {
 			strbuf_puts(out, ", no one stack held half of it\n");
 			continue;
@@ -322,16 +322,16 @@ static void report_text_blocks(struct strbuf *out, const struct report_window *r
 }
 
 /* "LOOP: ..." for batch text, when there is a reading. */
-static void report_text_loop(struct strbuf *out, const struct report_window *rw,
+static void report_text_evloop(struct strbuf *out, const struct report_window *rw,
 	const struct functab *ft)
 {
-	const struct evloop_reading *r = rw->loop;
+	const struct evloop_reading *r = rw->evloop;
 	size_t i;
 
 	if (!r)
 		return;
 	strbuf_puts(out, "LOOP:");
-	if (r->have_loop) {
+	if (r->have_evloop) {
 		strbuf_printf(out, " %.1f %% busy%s", r->utilization * 100,
 			r->busy_from_profile ? " (CPU profile)" : "");
 		if (isnan(r->lag_max_ms))
@@ -605,7 +605,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
 		report_json_contention(out, rw, w);
 		report_json_requests(out, rw);
-		report_json_loop(out, rw, ft);
+		report_json_evloop(out, rw, ft);
 		report_json_memory(out, rw, ft);
 		json_window_end(out, rw, kind);
 		return;
@@ -634,7 +634,7 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 	strbuf_putc(out, ']');
 	report_json_contention(out, rw, w);
 	report_json_requests(out, rw);
-	report_json_loop(out, rw, ft);
+	report_json_evloop(out, rw, ft);
 	report_json_memory(out, rw, ft);
 	json_window_end(out, rw, kind);
 }
@@ -861,7 +861,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			"%.0f s)\n", isfinite(rw->window_ms) ? rw->window_ms : 0, ceil(rw->next_burst_in_s));
 		report_text_contention(out, rw);
 		report_text_requests(out, rw);
-		report_text_loop(out, rw, ft);
+		report_text_evloop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
 		return;
@@ -871,7 +871,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 			isfinite(rw->window_ms) ? rw->window_ms : 0);
 		report_text_contention(out, rw);
 		report_text_requests(out, rw);
-		report_text_loop(out, rw, ft);
+		report_text_evloop(out, rw, ft);
 		report_text_mem(out, rw);
 		strbuf_putc(out, '\n');
 		return;
@@ -884,7 +884,7 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		pct_of(w->program_us, sampled), pct_of(w->idle_us, sampled));
 	report_text_contention(out, rw);
 	report_text_requests(out, rw);
-	report_text_loop(out, rw, ft);
+	report_text_evloop(out, rw, ft);
 	report_text_mem(out, rw);
 	report_text_jit(out, rw->jit);
 	strbuf_puts(out, "SELF% and TOTAL%: share of this window; SELF(ms) and TOTAL(ms): cumulative\n\n");

@@ -47,7 +47,7 @@ struct report_window {
 	/* The CPU profiler is not running (--no-cpu): the window has memory only. */
 	bool cpu_off;
 	/* The event loop's latest reading (NULL: none, as with --no-eval). */
-	const struct evloop_reading *loop;
+	const struct evloop_reading *evloop;
 	/* Blocked-loop events confirmed since the last window (engine.h), oldest first. */
 	const struct engine_block *blocks;
 	size_t n_blocks;

@@ -117,10 +117,10 @@ static void tui_pull_cpu(struct tui *t)
 	t->model.cpu_starting = engine_cpu_starting(t->engine);
 	t->model.next_burst_in_s = engine_next_burst_in_s(t->engine);
 	if (engine_evloop_last(t->engine)) {
-		t->model.have_loop = true;
-		t->model.loop = *engine_evloop_last(t->engine);
+		t->model.have_evloop = true;
+		t->model.evloop = *engine_evloop_last(t->engine);
 	}
-	t->model.loop_series = engine_evloop_series(t->engine);
+	t->model.evloop_series = engine_evloop_series(t->engine);
 	tui_pull_blocks(t);
 }
 
@@ -323,8 +323,8 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	model_forget_window(m);
 	m->windows = engine_windows_done(e);
 	m->windows_late = engine_windows_late(e);
-	m->have_loop = false;
-	m->loop_series = NULL;
+	m->have_evloop = false;
+	m->evloop_series = NULL;
 	m->runqueue_wait_ms = m->throttled_ms = m->throttled_periods_pct = m->quota_cores = NAN;
 	m->have_requests = false;
 	model_on_requests(m, NULL, 0);

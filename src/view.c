@@ -612,9 +612,9 @@ static enum view_action shared_all(struct view *v, const struct model *m, int ke
 	return VA_REDRAW;
 }
 
-static enum view_action shared_loop(struct view *v, const struct model *m, int key)
+static enum view_action shared_evloop(struct view *v, const struct model *m, int key)
 {
-	v->screen = v->screen == VS_LOOP ? VS_TABLE : VS_LOOP;
+	v->screen = v->screen == VS_EVLOOP ? VS_TABLE : VS_EVLOOP;
 	v->blk_stack = false;
 	return VA_REDRAW;
 }
@@ -663,7 +663,7 @@ const struct binding view_shared_bindings[] = {
 		"functions in its latest window, with the thread or process they ran in (T or Esc "
 		"comes back)", 20, shared_all },
 	{ { 'l' }, "l", "the event-loop screen: the loop's reading, its charts and the blocks (l "
-		"or Esc comes back)", 21, shared_loop },
+		"or Esc comes back)", 21, shared_evloop },
 	{ { 'e' }, "e", "the requests screen: the HTTP routes (rate, in flight, p50, p99, max, "
 		"errors, what they wait on) and the destinations called, over the last window or "
 		"since attach (w) (e or Esc comes back)", 25, shared_requests },
@@ -718,7 +718,7 @@ static const struct screen *const view_screens[] = {
 	[VS_DETAIL] = &screen_detail,
 	[VS_HELP] = &screen_help,
 	[VS_MEMORY] = &screen_memory,
-	[VS_LOOP] = &screen_loop,
+	[VS_EVLOOP] = &screen_evloop,
 	[VS_ALL] = &screen_all,
 	[VS_REQUESTS] = &screen_requests,
 };

@@ -14,11 +14,11 @@
 #include "view_chart.h"
 #include "view_priv.h"
 
-#define LOOP_KEYS "l/Esc back  1-4 +/- zoom  Up/Down select  Enter stack  m memory  p pause  " \
+#define EVLOOP_KEYS "l/Esc back  1-4 +/- zoom  Up/Down select  Enter stack  m memory  p pause  " \
 	"? help  q quit"
-#define LOOP_TIME_COLS 12
-#define LOOP_MS_COLS 9
-#define LOOP_SHARE_COLS 6
+#define EVLOOP_TIME_COLS 12
+#define EVLOOP_MS_COLS 9
+#define EVLOOP_SHARE_COLS 6
 
 /* A timer's delay: "0.4ms", "12ms", "1.25s". */
 static void lag_fmt(double ms, char *out, size_t outsz)
@@ -37,14 +37,14 @@ static void lag_fmt(double ms, char *out, size_t outsz)
  * one would lose a one-reading spike in the columns it leaves out), under the band of the
  * 99th percentile. Handles: their count. */
 static const struct chart_series busy_series[] = {
-	{ LOOP_BUSY, CHART_RANGE, CHART_SOLID, GA_HEAT2, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
+	{ EVLOOP_BUSY, CHART_RANGE, CHART_SOLID, GA_HEAT2, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
 };
 static const struct chart_series lag_series[] = {
-	{ LOOP_LAG_MAX, CHART_TOP, CHART_SOLID, GA_HEAT1, ".", "\xe2\xa0\x92\xe2\xa0\x92" },
-	{ LOOP_LAG_P99, CHART_RANGE, CHART_SOLID, GA_HEAT3, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
+	{ EVLOOP_LAG_MAX, CHART_TOP, CHART_SOLID, GA_HEAT1, ".", "\xe2\xa0\x92\xe2\xa0\x92" },
+	{ EVLOOP_LAG_P99, CHART_RANGE, CHART_SOLID, GA_HEAT3, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
 };
 static const struct chart_series handles_series[] = {
-	{ LOOP_HANDLES, CHART_RANGE, CHART_SOLID, GA_HEAT2, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
+	{ EVLOOP_HANDLES, CHART_RANGE, CHART_SOLID, GA_HEAT2, "#", "\xe2\xa3\xbf\xe2\xa3\xbf" },
 };
 
 static double busy_top(double max)
@@ -104,7 +104,7 @@ static void count_label(double n, char *out, size_t outsz)
 }
 
 /* The chart's legend: each series' mark and name. */
-static void loop_legend(const struct view *v, struct grid *g, int y, bool busy, bool handles)
+static void evloop_legend(const struct view *v, struct grid *g, int y, bool busy, bool handles)
 {
 	static const struct {
 		const struct chart_series *s;
@@ -130,23 +130,23 @@ static void loop_legend(const struct view *v, struct grid *g, int y, bool busy, 
 }
 
 /* Why the charts are empty. */
-static const char *loop_chart_empty(const struct model *m)
+static const char *evloop_chart_empty(const struct model *m)
 {
 	if (m->no_eval)
 		return "the loop is not read with --no-eval";
-	return m->loop_series ? "no loop reading in this span" : "waiting for the first loop reading";
+	return m->evloop_series ? "no loop reading in this span" : "waiting for the first loop reading";
 }
 
 /* The charts from row y, in rows rows (axes, labels and legend included): busy, lag and
  * handles, the lag the tallest; when space is short the handles' chart goes first, then the
  * busy one. */
-static void loop_charts(const struct view *v, const struct model *m, struct grid *g, int y,
+static void evloop_charts(const struct view *v, const struct model *m, struct grid *g, int y,
 	int rows, double from_s, double to_s, bool live)
 {
-	struct chart c = { m->loop_series, NULL, 0, from_s, to_s, live, 4, NULL, NULL, false };
+	struct chart c = { m->evloop_series, NULL, 0, from_s, to_s, live, 4, NULL, NULL, false };
 	/* each chart takes an axis row; the last also its time labels; then the legend */
 	int plots = rows - 1 - 1, busy_h = 0, lag_h, hand_h = 0, filled;
-	bool handles = m->loop.have_kinds;
+	bool handles = m->evloop.have_kinds;
 
 	if (plots - 2 >= 8) {
 		busy_h = (plots - 2) / 4;
@@ -174,7 +174,7 @@ static void loop_charts(const struct view *v, const struct model *m, struct grid
 	c.time_labels = !hand_h;
 	filled = view_chart_draw(v, g, y, lag_h, &c);
 	if (!filled)
-		view_chart_note(g, y, lag_h, loop_chart_empty(m));
+		view_chart_note(g, y, lag_h, evloop_chart_empty(m));
 	y += lag_h + 1;
 	if (hand_h) {
 		c.ser = handles_series;
@@ -186,7 +186,7 @@ static void loop_charts(const struct view *v, const struct model *m, struct grid
 		y += hand_h + 1;
 	}
 	y++;
-	loop_legend(v, g, y, busy_h > 0, hand_h > 0);
+	evloop_legend(v, g, y, busy_h > 0, hand_h > 0);
 }
 
 /* --- the header's line and the list of blocks --- */
@@ -194,12 +194,12 @@ static void loop_charts(const struct view *v, const struct model *m, struct grid
 /* "LOOP busy 37.1%  lag p50 1.0ms p99 12ms max 40ms  2 blocks (l)  handles TCPSocketWrap 12" */
 void view_evloop_line(const struct model *m, struct grid *g, int y)
 {
-	const struct evloop_reading *r = &m->loop;
+	const struct evloop_reading *r = &m->evloop;
 	char buf[256], a[32], b[32], c[32], timer[32] = "";
 	int x = view_put_at(g, 0, y, GA_HEADER, "LOOP");
 	size_t i;
 
-	if (!r->have_loop) {
+	if (!r->have_evloop) {
 		x = view_put_at(g, x, y, GA_DIM, " measuring");
 	} else {
 		double busy = r->utilization;
@@ -238,7 +238,7 @@ void view_evloop_line(const struct model *m, struct grid *g, int y)
 }
 
 /* The selected block's index in m->blocks (oldest first), or -1 when there is none. */
-static long loop_selected(const struct view *v, const struct model *m)
+static long evloop_selected(const struct view *v, const struct model *m)
 {
 	uint64_t first = m->blocks_total - m->n_blocks;
 
@@ -252,7 +252,7 @@ static long loop_selected(const struct view *v, const struct model *m)
 }
 
 /* Why the list is empty. */
-static const char *loop_empty_text(const struct model *m, char *buf, size_t bufsz)
+static const char *evloop_empty_text(const struct model *m, char *buf, size_t bufsz)
 {
 	if (m->block_threshold_ms <= 0)
 		return m->no_eval ? "Blocked-loop events need the loop's own readings, which --no-eval "
@@ -269,7 +269,7 @@ static const char *loop_empty_text(const struct model *m, char *buf, size_t bufs
 }
 
 /* A function's name in half the columns left from x, then its location in the rest. */
-static void loop_put_frame(const struct view *v, const struct model *m, struct grid *g, int x,
+static void evloop_put_frame(const struct view *v, const struct model *m, struct grid *g, int x,
 	int y, uint32_t func, enum grid_attr name_attr, enum grid_attr loc_attr)
 {
 	char loc[512];
@@ -282,10 +282,10 @@ static void loop_put_frame(const struct view *v, const struct model *m, struct g
 }
 
 /* One block's row: when, how long, the share of it under the function, the function, where. */
-static void loop_row(const struct view *v, const struct model *m, struct grid *g, int y,
+static void evloop_row(const struct view *v, const struct model *m, struct grid *g, int y,
 	const struct model_block *k, bool selected)
 {
-	const struct loop_block *b = &k->b;
+	const struct evloop_block *b = &k->b;
 	char when[32], buf[64];
 	enum grid_attr attr = selected ? GA_SELECTED : GA_NORMAL;
 	int x = 0, w = g->width;
@@ -293,45 +293,45 @@ static void loop_row(const struct view *v, const struct model *m, struct grid *g
 	view_fmt_clock(k->wall_s, 60, when, sizeof when);
 	if (selected)
 		grid_fill_attr(g, 0, y, w, GA_SELECTED);
-	view_put_fit(v, g, x, y, attr, when, LOOP_TIME_COLS, false);
-	x += LOOP_TIME_COLS;
-	snprintf(buf, sizeof buf, "%.0f ms", loop_block_ms(b));
-	view_put_right(g, x, y, attr, buf, LOOP_MS_COLS - 1);
-	x += LOOP_MS_COLS;
+	view_put_fit(v, g, x, y, attr, when, EVLOOP_TIME_COLS, false);
+	x += EVLOOP_TIME_COLS;
+	snprintf(buf, sizeof buf, "%.0f ms", evloop_block_ms(b));
+	view_put_right(g, x, y, attr, buf, EVLOOP_MS_COLS - 1);
+	x += EVLOOP_MS_COLS;
 	snprintf(buf, sizeof buf, "%.0f%%", b->share * 100);
-	view_put_right(g, x, y, attr, buf, LOOP_SHARE_COLS - 1);
-	x += LOOP_SHARE_COLS + 1;
+	view_put_right(g, x, y, attr, buf, EVLOOP_SHARE_COLS - 1);
+	x += EVLOOP_SHARE_COLS + 1;
 	if (!b->depth) {
 		view_put_fit(v, g, x, y, selected ? attr : GA_DIM, "(no one stack held half of it)",
 			w - x, false);
 		return;
 	}
-	loop_put_frame(v, m, g, x, y, b->stack[b->depth - 1], attr, selected ? attr : GA_DIM);
+	evloop_put_frame(v, m, g, x, y, b->stack[b->depth - 1], attr, selected ? attr : GA_DIM);
 }
 
 /* The stack of block k from row y to last, innermost frame first. */
-static void loop_stack(const struct view *v, const struct model *m, struct grid *g, int y,
+static void evloop_stack(const struct view *v, const struct model *m, struct grid *g, int y,
 	int last, const struct model_block *k)
 {
-	const struct loop_block *b = &k->b;
+	const struct evloop_block *b = &k->b;
 	char when[32], buf[128];
 
 	view_fmt_clock(k->wall_s, 60, when, sizeof when);
 	snprintf(buf, sizeof buf, "Stack of the block at %s (%.0f ms; the loop's timer was %.0f ms "
-		"late), innermost first", when, loop_block_ms(b), b->lag_ms);
+		"late), innermost first", when, evloop_block_ms(b), b->lag_ms);
 	view_put_fit(v, g, 0, y++, GA_TITLE, buf, g->width, false);
 	for (size_t i = b->depth; i-- > 0 && y <= last; y++)
-		loop_put_frame(v, m, g, 2, y, b->stack[i],
+		evloop_put_frame(v, m, g, 2, y, b->stack[i],
 			view_func_internal(m, b->stack[i]) ? GA_DIM : GA_NORMAL, GA_DIM);
 }
 
-static void loop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
+static void evloop_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
 	char buf[256];
-	int bottom = view_draw_bottom(v, m, g, LOOP_KEYS), y = 0, list_last, n_shown, charts, x;
-	long sel = loop_selected(v, m);
+	int bottom = view_draw_bottom(v, m, g, EVLOOP_KEYS), y = 0, list_last, n_shown, charts, x;
+	long sel = evloop_selected(v, m);
 	double end = view_mem_end_s(v, m, now_wall_s);
-	double from = view_zoom_from(v, end, m->loop_series ? tseries_first_time(m->loop_series)
+	double from = view_zoom_from(v, end, m->evloop_series ? tseries_first_time(m->evloop_series)
 		: 0);
 
 	x = view_put_at(g, 0, y, GA_HEADER, "EVENT LOOP");
@@ -339,14 +339,14 @@ static void loop_draw(struct view *v, const struct model *m, struct grid *g, dou
 	if (!m->connected)
 		x = view_put_at(g, x, y, GA_WARN, "  DISCONNECTED");
 	view_put_at(g, x, y++, GA_DIM, VIEW_ZOOM_KEYS);
-	if (y < bottom && m->have_loop)
+	if (y < bottom && m->have_evloop)
 		view_evloop_line(m, g, y++);
 	/* The charts take three fifths of what is left, and need room for a lag plot of 2 rows and
 	 * its axes; the list of blocks gets the rest. An open stack takes their place: it is read
 	 * beside the list, and a deep one needs the rows. */
 	charts = v->blk_stack && sel >= 0 ? 0 : (bottom - y) * 3 / 5;
 	if (charts >= 6) {
-		loop_charts(v, m, g, y, charts, from, end, end == now_wall_s && !v->paused);
+		evloop_charts(v, m, g, y, charts, from, end, end == now_wall_s && !v->paused);
 		y += charts;
 	}
 	y++;
@@ -361,11 +361,11 @@ static void loop_draw(struct view *v, const struct model *m, struct grid *g, dou
 	if (y >= bottom)
 		return;
 	if (!m->n_blocks) {
-		view_put_fit(v, g, 0, y, GA_DIM, loop_empty_text(m, buf, sizeof buf), g->width, false);
+		view_put_fit(v, g, 0, y, GA_DIM, evloop_empty_text(m, buf, sizeof buf), g->width, false);
 		return;
 	}
-	snprintf(buf, sizeof buf, "%-*s%*s %*s  %s", LOOP_TIME_COLS, "TIME", LOOP_MS_COLS - 1,
-		"HELD", LOOP_SHARE_COLS - 1, "SHARE", "FUNCTION AND LOCATION");
+	snprintf(buf, sizeof buf, "%-*s%*s %*s  %s", EVLOOP_TIME_COLS, "TIME", EVLOOP_MS_COLS - 1,
+		"HELD", EVLOOP_SHARE_COLS - 1, "SHARE", "FUNCTION AND LOCATION");
 	grid_fill_attr(g, 0, y, g->width, GA_TITLE);
 	view_put_fit(v, g, 0, y++, GA_TITLE, buf, g->width, false);
 	/* the list takes what the stack leaves (half of it when the stack is open) */
@@ -387,14 +387,14 @@ static void loop_draw(struct view *v, const struct model *m, struct grid *g, dou
 			top = 0;
 		v->blk_top = top;
 		for (long d = top; d < (long)m->n_blocks && y <= list_last; d++, y++)
-			loop_row(v, m, g, y, &m->blocks[m->n_blocks - 1 - (size_t)d], d == d_sel);
+			evloop_row(v, m, g, y, &m->blocks[m->n_blocks - 1 - (size_t)d], d == d_sel);
 	}
 	if (v->blk_stack && sel >= 0 && list_last + 2 < bottom)
-		loop_stack(v, m, g, list_last + 2, bottom - 1, &m->blocks[sel]);
+		evloop_stack(v, m, g, list_last + 2, bottom - 1, &m->blocks[sel]);
 }
 
 /* Esc closes the stack, then goes back to the table. */
-static enum view_action loop_back(struct view *v, const struct model *m, int key)
+static enum view_action evloop_back(struct view *v, const struct model *m, int key)
 {
 	if (v->blk_stack)
 		v->blk_stack = false;
@@ -403,16 +403,16 @@ static enum view_action loop_back(struct view *v, const struct model *m, int key
 	return VA_REDRAW;
 }
 
-static enum view_action loop_memory(struct view *v, const struct model *m, int key)
+static enum view_action evloop_memory(struct view *v, const struct model *m, int key)
 {
 	v->screen = VS_MEMORY;
 	return VA_REDRAW;
 }
 
 /* Enter shows or hides the selected block's stack; the arrows select a block. */
-static enum view_action loop_select(struct view *v, const struct model *m, int key)
+static enum view_action evloop_select(struct view *v, const struct model *m, int key)
 {
-	long sel = loop_selected(v, m), n = (long)m->n_blocks;
+	long sel = evloop_selected(v, m), n = (long)m->n_blocks;
 	uint64_t first = m->blocks_total - m->n_blocks;
 
 	if (key == VK_ENTER) {
@@ -446,7 +446,7 @@ static enum view_action loop_select(struct view *v, const struct model *m, int k
 }
 
 /* Esc and m are in help's KEYS list under the detail's and the table's rows. */
-static const struct binding loop_bindings[] = {
+static const struct binding evloop_bindings[] = {
 	{ { 0 }, "LOOP", "how busy the loop was (the CPU profile's non-idle share while it runs), "
 		"how late a 10 ms timer fired (p50, p99, max), and the live handles and requests by "
 		"kind", 0, NULL },
@@ -461,19 +461,19 @@ static const struct binding loop_bindings[] = {
 		"timer", 0, NULL },
 	{ { VK_UP, VK_DOWN, VK_ENTER, VK_PGUP, VK_PGDN, VK_HOME, VK_END }, "Up, Down, Enter",
 		"select a block; Enter shows or hides its stack, innermost first, in the charts' "
-		"place", 0, loop_select },
-	{ { VK_ESC, VK_BACKSPACE }, NULL, NULL, 0, loop_back },
-	{ { 'm' }, NULL, NULL, 0, loop_memory },
+		"place", 0, evloop_select },
+	{ { VK_ESC, VK_BACKSPACE }, NULL, NULL, 0, evloop_back },
+	{ { 'm' }, NULL, NULL, 0, evloop_memory },
 };
 
-static const char *const loop_key_bars[] = { LOOP_KEYS, NULL };
+static const char *const evloop_key_bars[] = { EVLOOP_KEYS, NULL };
 
-const struct screen screen_loop = {
+const struct screen screen_evloop = {
 	.name = "loop",
-	.key_bars = loop_key_bars,
-	.draw = loop_draw,
-	.bindings = loop_bindings,
-	.n_bindings = sizeof(loop_bindings) / sizeof(loop_bindings[0]),
+	.key_bars = evloop_key_bars,
+	.draw = evloop_draw,
+	.bindings = evloop_bindings,
+	.n_bindings = sizeof(evloop_bindings) / sizeof(evloop_bindings[0]),
 	.shared_keys = true,
 	.help_title = "EVENT-LOOP SCREEN",
 	.help_section = 2,

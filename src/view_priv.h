@@ -25,7 +25,7 @@ struct mem_sample;
 /* A screen of the view (as tmux's window modes): each one's file defines its struct screen,
  * and view.c's table view_screens[] maps these numbers to them; nothing else dispatches on
  * the screen. */
-enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_LOOP, VS_ALL, VS_REQUESTS };
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_EVLOOP, VS_ALL, VS_REQUESTS };
 enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
@@ -126,7 +126,7 @@ struct screen {
 	const char *const *key_bars;
 };
 
-extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_loop,
+extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_evloop,
 	screen_all, screen_requests;
 
 /* view.c: the keys every screen with shared_keys takes, and the screens in order (NULL

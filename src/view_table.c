@@ -736,7 +736,7 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 	if (h >= 14) {
 		/* A line for the event loop once it has been read (never with --no-eval), and one
 		 * for the worker threads while there are any, each when there is room. */
-		bool loop = h >= 16 && m->have_loop;
+		bool loop = h >= 16 && m->have_evloop;
 		bool threads = h >= (loop ? 18 : 16) && m->threads_watched && m->n_threads > 1;
 		bool req = h >= 16 + 2 * (loop + threads) && m->have_requests;
 

@@ -62,7 +62,7 @@ static int parse_runs(struct functab *ft, struct profile *p, double start_us,
 	return r;
 }
 
-static const char *frame(const struct functab *ft, const struct loop_block *k, size_t i)
+static const char *frame(const struct functab *ft, const struct evloop_block *k, size_t i)
 {
 	return i < k->depth ? functab_get(ft, k->stack[i])->name : "(none)";
 }
@@ -74,7 +74,7 @@ static void test_one_block(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	struct loop_block out[8];
+	struct evloop_block out[8];
 	/* idle, then a 300 ms timer task with three GC samples in it, then idle */
 	const struct run runs[] = { { IDLE, 50 }, { SPIN, 100 }, { GC, 1 }, { SPIN, 100 },
 		{ GC, 2 }, { BLOCK, 10 }, { SPIN, 87 }, { IDLE, 50 } };
@@ -155,7 +155,7 @@ static void test_confirm(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	struct loop_block out[8];
+	struct evloop_block out[8];
 	/* a saturated loop: 5 ms immediates back to back look like one 400 ms stretch */
 	const struct run sat[] = { { IDLE, 1 }, { STEP, 40 }, { SPIN2, 360 }, { IDLE, 1 } };
 
@@ -227,7 +227,7 @@ static void test_dominant(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	struct loop_block out[8];
+	struct evloop_block out[8];
 	/* a task whose time is spread over three callees: the stack stops above them */
 	const struct run spread[] = { { IDLE, 1 }, { A, 100 }, { B, 100 }, { C, 100 }, { IDLE, 1 } };
 	const struct run gc[] = { { IDLE, 5 }, { GC, 150 }, { IDLE, 5 } };
@@ -256,7 +256,7 @@ static void test_deep(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	struct loop_block out[2];
+	struct evloop_block out[2];
 	struct strbuf sb;
 	const int depth = 5000;
 
@@ -297,7 +297,7 @@ static void test_reading_first(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	struct loop_block out[8];
+	struct evloop_block out[8];
 	/* 40 ms of the block at the end of one window's profile, 260 ms in the next */
 	const struct run head[] = { { IDLE, 500 }, { SPIN, 40 } };
 	const struct run tail[] = { { SPIN, 260 }, { IDLE, 700 } };
@@ -316,7 +316,7 @@ static void test_reading_first(void)
 	profile_release(&p);
 	is_int(blockscan_pending(b), 0, "then the profile: no candidate left waiting");
 	is_int(blockscan_take(b, out, 8), 1, "one block, confirmed when found");
-	is_num(loop_block_ms(&out[0]), 300, 0.01, "300 ms, across the two profiles");
+	is_num(evloop_block_ms(&out[0]), 300, 0.01, "300 ms, across the two profiles");
 	is_num(out[0].lag_ms, 296, 0, "with the delay of the reading that came first");
 	is_int(blockscan_take(b, out, 8), 0, "taken once");
 	is_int(blockscan_confirm(b, T0 + 810e3, T0 + 1810e3, 3, out, 8), 0,
@@ -358,7 +358,7 @@ static void test_program_inside(void)
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100);
 	struct profile p;
-	struct loop_block out[8];
+	struct evloop_block out[8];
 	const struct run cut[] = { { IDLE, 10 }, { SPIN, 150 }, { PROG, 3 }, { SPIN, 147 },
 		{ IDLE, 10 } };
 	const struct run halves[] = { { IDLE, 10 }, { SPIN, 75 }, { PROG, 2 }, { SPIN, 75 },
@@ -371,7 +371,7 @@ static void test_program_inside(void)
 	is_int(blockscan_pending(b), 1, "a task cut by 3 ms of (program): one candidate");
 	is_int(blockscan_confirm(b, T0, T0 + 400e3, 296, out, 8), 1,
 		"a 296 ms delay (the loop did not turn in the (program) run) confirms it...");
-	is_num(loop_block_ms(&out[0]), 300, 0.01, "...as one 300 ms block");
+	is_num(evloop_block_ms(&out[0]), 300, 0.01, "...as one 300 ms block");
 	is_num(out[0].busy_ms, 297, 0.01, "of 297 ms of JavaScript samples");
 	ok(out[0].depth == 4 && strcmp(frame(ft, &out[0], 3), "spin") == 0, "under spin");
 	profile_release(&p);
@@ -381,9 +381,9 @@ static void test_program_inside(void)
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 1.4e6, 148, out, 8), 2,
 		"a 148 ms delay: the loop may have turned there, so its parts are blocks of their own");
-	is_num(loop_block_ms(&out[0]), 150, 0.01, "the first, 150 ms");
+	is_num(evloop_block_ms(&out[0]), 150, 0.01, "the first, 150 ms");
 	is_num(out[0].start_us, T0 + 1e6 + 10e3, 0.01, "from the task's start");
-	is_num(loop_block_ms(&out[1]), 147, 0.01, "the second, 147 ms");
+	is_num(evloop_block_ms(&out[1]), 147, 0.01, "the second, 147 ms");
 	ok(!out[0].joined && !out[1].joined && out[1].lag_ms == 148, "neither joined, both confirmed");
 	is_int(blockscan_pending(b), 0, "nothing waits");
 	profile_release(&p);
@@ -395,7 +395,7 @@ static void test_program_inside(void)
 		"two 75 ms parts and a 76 ms delay: two tasks, neither a block");
 	is_int(blockscan_confirm(b, T0 + 2.4e6, T0 + 2.8e6, 140, out, 8), 1,
 		"a 140 ms delay (more than either part could cause): one block");
-	is_num(loop_block_ms(&out[0]), 152, 0.01, "of 152 ms");
+	is_num(evloop_block_ms(&out[0]), 152, 0.01, "of 152 ms");
 	profile_release(&p);
 
 	blockscan_reset(b);
@@ -424,7 +424,7 @@ static void test_program_inside(void)
 	profile_release(&p);
 	is_int(blockscan_confirm(b, T0 + 4e6, T0 + 4.4e6, 220, out, 8), 1,
 		"a (program) run across two profiles: one block");
-	is_num(loop_block_ms(&out[0]), 223, 0.01, "of 223 ms");
+	is_num(evloop_block_ms(&out[0]), 223, 0.01, "of 223 ms");
 	blockscan_free(b);
 	functab_free(ft);
 }

@@ -1094,7 +1094,7 @@ static void test_burst_skipped(void)
  * rotation, so that the window is handed over with the latest reading (the target takes it at
  * a turn of its loop, and returns it with the next request). A reply that is not a reading keeps the last
  * one and costs nothing else; at detach the histogram is removed from the target. */
-static void test_loop(void)
+static void test_evloop(void)
 {
 	struct engine_config cfg;
 	struct fake f;
@@ -1122,7 +1122,7 @@ static void test_loop(void)
 	reply(&f, rot_id, "{\"result\":{\"type\":\"undefined\"}}");
 	is_int(f.windows, 1, "loop: the window is handed over");
 	r = engine_evloop_last(f.e);
-	ok(r && r->have_loop && r->utilization == 0.25 && fabs(r->lag_max_ms - 310) < 1e-9 &&
+	ok(r && r->have_evloop && r->utilization == 0.25 && fabs(r->lag_max_ms - 310) < 1e-9 &&
 		evloop_kind_count(r, "Timeout") == 4, "loop: with the latest reading");
 	/* A reading the target botches: the last one stays, nothing ends. */
 	advance(&f, DELAY_S);
@@ -1157,7 +1157,7 @@ static void test_loop(void)
 }
 
 /* With the CPU off (--no-cpu), the windows keep their cadence and carry the latest reading. */
-static void test_loop_no_cpu(void)
+static void test_evloop_no_cpu(void)
 {
 	struct engine_config cfg;
 	struct fake f;
@@ -1181,7 +1181,7 @@ static void test_loop_no_cpu(void)
 		"loop, no CPU: a reading was asked for");
 	reply(&f, id, "{\"result\":{\"type\":\"string\",\"value\":\"{\\\"r\\\":null,"
 		"\\\"k\\\":{}}\"}}");
-	ok(engine_evloop_last(f.e) && !engine_evloop_last(f.e)->have_loop,
+	ok(engine_evloop_last(f.e) && !engine_evloop_last(f.e)->have_evloop,
 		"loop, no CPU: the first reading only starts the measurement");
 	free_fake(&f);
 }
@@ -1475,8 +1475,8 @@ int main(void)
 	test_bursts_no_eval();
 	test_burst_skipped();
 	test_burst_invalid();
-	test_loop();
-	test_loop_no_cpu();
+	test_evloop();
+	test_evloop_no_cpu();
 	test_workers();
 	test_door();
 	free(fib_profile);

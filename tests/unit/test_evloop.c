@@ -26,7 +26,7 @@ int main(void)
 	is_int(parse("{\"r\":{\"u\":0.3712,\"s\":1001.5,\"n\":98,\"p50\":10100000,\"p99\":12345000,"
 		"\"max\":40200000},\"k\":{\"TCPSocketWrap\":12,\"Timeout\":3,\"TTYWrap\":2}}", &r), 0,
 		"a reading parses");
-	ok(r.have_loop && fabs(r.utilization - 0.3712) < 1e-9 && r.span_ms == 1001.5,
+	ok(r.have_evloop && fabs(r.utilization - 0.3712) < 1e-9 && r.span_ms == 1001.5,
 		"utilization and span");
 	ok(fabs(r.lag_p50_ms - 10.1) < 1e-9 && fabs(r.lag_p99_ms - 12.345) < 1e-9 &&
 		fabs(r.lag_max_ms - 40.2) < 1e-9, "lag percentiles in ms");
@@ -36,16 +36,16 @@ int main(void)
 	is_int(evloop_kind_count(&r, "Timeout"), 3, "a kind's count");
 	is_int(evloop_kind_count(&r, "FSReqCallback"), -1, "an absent kind");
 	{
-		double v[LOOP_METRIC_COUNT];
+		double v[EVLOOP_METRIC_COUNT];
 
 		evloop_series_values(&r, v);
-		ok(fabs(v[LOOP_BUSY] - 37.12) < 1e-9 && fabs(v[LOOP_LAG_P99] - 12.345) < 1e-9 &&
-			fabs(v[LOOP_LAG_MAX] - 40.2) < 1e-9 && v[LOOP_HANDLES] == 17,
+		ok(fabs(v[EVLOOP_BUSY] - 37.12) < 1e-9 && fabs(v[EVLOOP_LAG_P99] - 12.345) < 1e-9 &&
+			fabs(v[EVLOOP_LAG_MAX] - 40.2) < 1e-9 && v[EVLOOP_HANDLES] == 17,
 			"the series' values: busy in percent, lags in ms, handles of every kind");
 		r.have_kinds = false;
 		r.lag_max_ms = NAN;
 		evloop_series_values(&r, v);
-		ok(isnan(v[LOOP_HANDLES]) && isnan(v[LOOP_LAG_MAX]) && v[LOOP_BUSY] > 0,
+		ok(isnan(v[EVLOOP_HANDLES]) && isnan(v[EVLOOP_LAG_MAX]) && v[EVLOOP_BUSY] > 0,
 			"what a reading lacks is NAN (not read), never 0");
 		r.have_kinds = true;
 	}
@@ -54,11 +54,11 @@ int main(void)
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":8123456789.5},\"k\":null}", &r);
 	ok(r.end_mono_us == 8123456789.5, "its time (process.hrtime in µs)");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":-5},\"k\":null}", &r);
-	ok(r.have_loop && isnan(r.end_mono_us), "a negative time is none (the reading stands)");
+	ok(r.have_evloop && isnan(r.end_mono_us), "a negative time is none (the reading stands)");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":\"7\"},\"k\":null}", &r);
-	ok(r.have_loop && isnan(r.end_mono_us), "nor is a string");
+	ok(r.have_evloop && isnan(r.end_mono_us), "nor is a string");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"t\":1e300},\"k\":null}", &r);
-	ok(r.have_loop && isnan(r.end_mono_us), "nor a time past any uptime");
+	ok(r.have_evloop && isnan(r.end_mono_us), "nor a time past any uptime");
 	ok(isnan(r.lag_resolution_ms), "no timer period given: unknown");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":1000},\"k\":null}", &r);
 	ok(r.lag_resolution_ms == 1000, "the period of the histogram's timer");
@@ -70,37 +70,37 @@ int main(void)
 		"\"max\":1000000000,\"res\":1000},\"k\":null}", &r);
 	ok(r.lag_p50_ms == 0 && r.lag_max_ms == 0, "never below 0");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":0.5},\"k\":null}", &r);
-	ok(r.have_loop && isnan(r.lag_resolution_ms), "under 1 ms it is not one of ours");
+	ok(r.have_evloop && isnan(r.lag_resolution_ms), "under 1 ms it is not one of ours");
 	parse("{\"r\":{\"u\":0.1,\"s\":1000,\"n\":9,\"max\":1,\"res\":1e9},\"k\":null}", &r);
-	ok(r.have_loop && isnan(r.lag_resolution_ms), "nor over a minute");
+	ok(r.have_evloop && isnan(r.lag_resolution_ms), "nor over a minute");
 
 	/* The first reading of a session only installs the histogram. */
 	is_int(parse("{\"r\":null,\"k\":{}}", &r), 0, "the first reading parses");
-	ok(!r.have_loop && isnan(r.utilization) && r.have_kinds && r.n_kinds == 0,
+	ok(!r.have_evloop && isnan(r.utilization) && r.have_kinds && r.n_kinds == 0,
 		"no loop figures yet; no live resources is a count too");
 	/* Before Node 17.3 there is no getActiveResourcesInfo. */
 	is_int(parse("{\"r\":{\"u\":0,\"s\":1000,\"n\":100,\"p50\":10000000,\"p99\":10100000,"
 		"\"max\":10200000},\"k\":null}", &r), 0, "without kinds");
-	ok(r.have_loop && !r.have_kinds && r.utilization == 0, "an idle loop, kinds unknown");
+	ok(r.have_evloop && !r.have_kinds && r.utilization == 0, "an idle loop, kinds unknown");
 	/* A loop blocked for the whole span: the histogram has no sample. */
 	is_int(parse("{\"r\":{\"u\":1,\"s\":1000,\"n\":0,\"p50\":0,\"p99\":0,"
 		"\"max\":0},\"k\":null}", &r), 0, "a blocked span");
-	ok(r.have_loop && r.utilization == 1 && isnan(r.lag_p50_ms) && isnan(r.lag_max_ms),
+	ok(r.have_evloop && r.utilization == 1 && isnan(r.lag_p50_ms) && isnan(r.lag_max_ms),
 		"busy, lag unknown (not zero)");
 
 	/* Hostile and broken replies. */
 	is_int(parse("not json", &r), -1, "not JSON: refused");
-	ok(!r.have_loop && !r.have_kinds, "and nothing kept");
+	ok(!r.have_evloop && !r.have_kinds, "and nothing kept");
 	is_int(parse("[1,2]", &r), -1, "not an object: refused");
 	is_int(parse("{\"r\":{\"u\":1.5,\"s\":1000}}", &r), 0, "a utilization over 1");
-	ok(!r.have_loop, "is not a reading");
+	ok(!r.have_evloop, "is not a reading");
 	is_int(parse("{\"r\":{\"u\":0.5,\"s\":-3}}", &r), 0, "a negative span");
-	ok(!r.have_loop, "is not a reading");
+	ok(!r.have_evloop, "is not a reading");
 	is_int(parse("{\"r\":{\"u\":\"0.5\",\"s\":1000}}", &r), 0, "a string for a number");
-	ok(!r.have_loop, "is not a reading");
+	ok(!r.have_evloop, "is not a reading");
 	is_int(parse("{\"r\":{\"u\":0.5,\"s\":1000,\"n\":5,\"p50\":-1,\"p99\":1e300,\"max\":\"x\"}}",
 		&r), 0, "lags out of range");
-	ok(r.have_loop && isnan(r.lag_p50_ms) && isnan(r.lag_p99_ms) && isnan(r.lag_max_ms),
+	ok(r.have_evloop && isnan(r.lag_p50_ms) && isnan(r.lag_p99_ms) && isnan(r.lag_max_ms),
 		"are unknown, the rest kept");
 	is_int(parse("{\"k\":{\"Time\\u001b[31mout\":4,\"neg\":-2,\"huge\":1e12,\"str\":\"7\"}}", &r),
 		0, "kinds with escapes and bad counts");

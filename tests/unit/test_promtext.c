@@ -130,7 +130,7 @@ static void targets(struct prom_target t[2])
 		.rss_bytes = 123456789, .heap_used_bytes = 45e6, .heap_total_bytes = 60e6,
 		.external_bytes = 2e6, .spaces = spaces, .n_spaces = 2,
 		.growth_verdict = "growing", .heap_growth_bytes_per_hour = 5242880,
-		.loop_utilization = 0.42, .lag_s = 0.0021, .lag_p50_s = 0.0021, .lag_p99_s = 0.015,
+		.evloop_utilization = 0.42, .lag_s = 0.0021, .lag_p50_s = 0.0021, .lag_p99_s = 0.015,
 		.lag_max_s = 0.3, .resources = resources, .n_resources = 2, .cpu_known = true,
 		.cpu_js_s = 20, .cpu_gc_s = 1.5, .cpu_program_s = 2.25, .cpu_idle_s = 36.25,
 		.top = top_main, .n_top = 4,
@@ -145,7 +145,7 @@ static void targets(struct prom_target t[2])
 		.throttled_periods = NAN, .rss_bytes = NAN, .heap_used_bytes = 8e6,
 		.heap_total_bytes = 16e6,
 		.external_bytes = NAN, .growth_verdict = "unknown",
-		.heap_growth_bytes_per_hour = NAN, .loop_utilization = NAN, .lag_s = NAN,
+		.heap_growth_bytes_per_hour = NAN, .evloop_utilization = NAN, .lag_s = NAN,
 		.lag_p50_s = NAN, .lag_p99_s = NAN, .lag_max_s = NAN, .cpu_known = true,
 		.cpu_js_s = 3, .cpu_gc_s = 0.25, .cpu_program_s = 0, .cpu_idle_s = 56.75,
 		.top = top_worker, .n_top = 1,
@@ -245,7 +245,7 @@ static void test_render(void)
 			.runqueue_wait_s = NAN, .throttled_s = NAN, .quota_cores = NAN, .periods = NAN,
 			.throttled_periods = NAN,
 			.heap_used_bytes = NAN, .heap_total_bytes = NAN, .external_bytes = NAN,
-			.heap_growth_bytes_per_hour = NAN, .loop_utilization = NAN, .lag_s = NAN,
+			.heap_growth_bytes_per_hour = NAN, .evloop_utilization = NAN, .lag_s = NAN,
 			.lag_p50_s = NAN, .lag_p99_s = NAN, .lag_max_s = NAN };
 		strbuf_init(&sb);
 		promtext_render(&sb, &e, 1, 10);

@@ -423,7 +423,7 @@ static void test_inlining(struct fixture *fx)
 
 /* --no-cpu: a window of memory only, whatever the window stats hold. */
 /* The event loop: JSON's event_loop object (null without a reading) and the text LOOP line. */
-static void test_loop(struct fixture *fx)
+static void test_evloop(struct fixture *fx)
 {
 	static const char reply[] = "{\"r\":{\"u\":0.3712,\"s\":1001.5,\"n\":98,\"p50\":10100000,"
 		"\"p99\":12345000,\"max\":340200000},\"k\":{\"TCPSocketWrap\":12,\"Time\\u001bout\":3}}";
@@ -437,7 +437,7 @@ static void test_loop(struct fixture *fx)
 	ok(j && cJSON_IsNull(cJSON_GetObjectItem(j, "event_loop")), "loop: null without a reading");
 	cJSON_Delete(j);
 	evloop_parse(reply, strlen(reply), &r);
-	fx->rw.loop = &r;
+	fx->rw.evloop = &r;
 	strbuf_reset(&sb);
 	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	j = cJSON_ParseWithLength(sb.data, sb.len);
@@ -452,7 +452,7 @@ static void test_loop(struct fixture *fx)
 	report_text_window(&sb, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, "LOOP: 37.1 % busy, lag p50 10.1 ms, p99 12.3 ms, max 340.2 ms; handles and "
 		"requests: TCPSocketWrap 12, Time?out 3\n") != NULL, "loop: the text line");
-	fx->rw.loop = NULL;
+	fx->rw.evloop = NULL;
 	strbuf_free(&sb);
 }
 
@@ -498,7 +498,7 @@ static void test_cpu_off(struct fixture *fx)
 	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(!strstr(sb.data, "next_cpu_burst_s"), "JSON without bursts: no next_cpu_burst_s");
 	fx->rw.cpu_off = false;
-	test_loop(fx);
+	test_evloop(fx);
 	strbuf_reset(&sb);
 	report_json_window(&sb, NULL, &fx->t, &fx->rw, &fx->w, &fx->c, fx->ft);
 	ok(strstr(sb.data, "\"cpu_profiling\":true,") != NULL && strstr(sb.data, "\"cpu\":{"),

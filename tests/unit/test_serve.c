@@ -140,7 +140,7 @@ static void test_promfill(void)
 	sp[0].size_bytes = 6;
 	strcpy(sp[1].name, "new_space");
 	memset(&l, 0, sizeof l);
-	l.have_loop = true;
+	l.have_evloop = true;
 	l.utilization = 0.25;
 	l.lag_p50_ms = 2;
 	l.lag_p99_ms = 10;
@@ -161,7 +161,7 @@ static void test_promfill(void)
 	src.growth = &g;
 	src.spaces = sp;
 	src.n_spaces = 2;
-	src.loop = &l;
+	src.evloop = &l;
 	src.cum = &c;
 	src.ft = ft;
 	src.top_n = 1;
@@ -176,7 +176,7 @@ static void test_promfill(void)
 	is_num(t.heap_growth_bytes_per_hour, 1e6, 0, "growth");
 	is_num(t.lag_p99_s, 0.010, 1e-12, "p99 in seconds");
 	is_num(t.lag_s, 0.002, 1e-12, "lag: the p50");
-	is_num(t.loop_utilization, 0.25, 0, "utilization");
+	is_num(t.evloop_utilization, 0.25, 0, "utilization");
 	is_int((int)t.n_resources, 1, "resources");
 	ok(t.cpu_known, "cpu split known");
 	is_num(t.cpu_idle_s, 9, 0, "idle seconds");

@@ -661,7 +661,7 @@ static void test_screens(struct fixture *fx)
 {
 	static const struct { enum view_screen n; const struct screen *s; } all[] = {
 		{ VS_TABLE, &screen_table }, { VS_DETAIL, &screen_detail }, { VS_HELP, &screen_help },
-		{ VS_MEMORY, &screen_memory }, { VS_LOOP, &screen_loop }, { VS_ALL, &screen_all },
+		{ VS_MEMORY, &screen_memory }, { VS_EVLOOP, &screen_evloop }, { VS_ALL, &screen_all },
 		{ VS_REQUESTS, &screen_requests },
 	};
 	struct grid a, b;
@@ -920,7 +920,7 @@ static void test_key_bars(void)
 static void test_bindings(struct fixture *fx)
 {
 	static const enum view_screen screens[] = { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY,
-		VS_LOOP, VS_ALL };
+		VS_EVLOOP, VS_ALL };
 	int codes[0x80 + (VK_RESIZE - VK_UP + 1)];
 	size_t n_codes = 0, n_tables = 0;
 	struct grid g;

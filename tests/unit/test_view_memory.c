@@ -839,7 +839,7 @@ static void test_ascii(struct fixture *fx)
 }
 
 /* The event loop's line: under the CPU line once a reading came, the memory line below it. */
-static void test_loop_line(struct fixture *fx)
+static void test_evloop_line(struct fixture *fx)
 {
 	static const char reply[] = "{\"r\":{\"u\":0.3712,\"s\":1001.5,\"n\":98,\"p50\":10100000,"
 		"\"p99\":12345000,\"max\":340200000},\"k\":{\"TCPSocketWrap\":12,\"Timeout\":3}}";
@@ -850,22 +850,22 @@ static void test_loop_line(struct fixture *fx)
 	grid_resize(&g, 120, 24);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(!screen_has(&g, "LOOP"), "loop: no line before a reading");
-	evloop_parse(reply, strlen(reply), &fx->m.loop);
-	fx->m.have_loop = true;
+	evloop_parse(reply, strlen(reply), &fx->m.evloop);
+	fx->m.have_evloop = true;
 	view_draw(v, &fx->m, &g, NOW);
 	ok(strncmp(row(&g, 3), "LOOP busy 37.1%  lag p50 10ms p99 12ms max 340ms", 48) == 0,
 		"loop: its line, busy share and lag: %s", row(&g, 3));
 	ok(strstr(row(&g, 3), "handles TCPSocketWrap 12, Timeout 3") != NULL, "loop: the handles");
 	ok(strncmp(row(&g, 4), "MEM", 3) == 0, "loop: the memory line below it");
-	fx->m.loop.lag_resolution_ms = 1000;
+	fx->m.evloop.lag_resolution_ms = 1000;
 	view_draw(v, &fx->m, &g, NOW);
 	ok(strstr(row(&g, 3), "lag(1000ms timer) p50 10ms") != NULL,
 		"loop: a 1 s timer's lag (CPU profiler off) says so: %s", row(&g, 3));
-	fx->m.loop.lag_resolution_ms = 10;
+	fx->m.evloop.lag_resolution_ms = 10;
 	grid_resize(&g, 120, 15);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(!screen_has(&g, "LOOP"), "loop: a short screen keeps its old header");
-	fx->m.have_loop = false;
+	fx->m.have_evloop = false;
 	grid_free(&g);
 	view_free(v);
 }
@@ -900,7 +900,7 @@ static void add_block(struct fixture *fx, double ago_s, double held_ms, uint32_t
 
 /* The loop screen (l): why it is empty, the blocks newest first, a selection that stays on its
  * block as new ones come, and the stack on Enter. */
-static void test_loop_screen(struct fixture *fx)
+static void test_evloop_screen(struct fixture *fx)
 {
 	struct view *v = view_create(NULL);
 	struct grid g;
@@ -979,8 +979,8 @@ static void test_loop_screen(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	ok(!screen_has(&g, "EVENT LOOP"),
 		"a second Esc goes back to the table");
-	fx->m.have_loop = true;
-	fx->m.loop.have_loop = false;
+	fx->m.have_evloop = true;
+	fx->m.evloop.have_evloop = false;
 	view_draw(v, &fx->m, &g, NOW);
 	ok(strstr(row(&g, 3), "4 blocks (l)") != NULL, "the table's LOOP line counts the blocks: %s",
 		row(&g, 3));
@@ -1004,7 +1004,7 @@ static void test_loop_screen(struct fixture *fx)
 	for (int k = VK_UP; k <= VK_END; k++)
 		view_key(v, &fx->m, k);
 	ok(view_key(v, &fx->m, VK_ENTER) == VA_REDRAW && v->msg[0], "Enter with no block: a message");
-	fx->m.have_loop = false;
+	fx->m.have_evloop = false;
 	fx->m.block_threshold_ms = 0;
 	grid_free(&g);
 	view_free(v);
@@ -1038,10 +1038,10 @@ static void dot_span(const struct grid *g, int y0, int y1, enum grid_attr attr, 
 
 /* The loop screen's charts: busy, lag (p99 band, max line) and handles over the zoom, a block
  * of the loop where it happened, the zoom keys, and why they are empty. */
-static void test_loop_charts(struct fixture *fx)
+static void test_evloop_charts(struct fixture *fx)
 {
 	struct view *v = view_create(NULL);
-	struct tseries *ls = tseries_create(LOOP_METRIC_COUNT);
+	struct tseries *ls = tseries_create(EVLOOP_METRIC_COUNT);
 	struct grid g;
 	int ax[4], n, lo, hi, y;
 	double spike_x;
@@ -1049,20 +1049,20 @@ static void test_loop_charts(struct fixture *fx)
 	/* ten minutes of readings a second: 20 % busy, then 90 % for the last minute; p99 2 ms,
 	 * max 5 ms, but 300 ms at one reading 100 s ago; handles from 10 to 60 */
 	for (double t = NOW - 600; t <= NOW; t += 1) {
-		double vals[LOOP_METRIC_COUNT];
+		double vals[EVLOOP_METRIC_COUNT];
 
-		vals[LOOP_BUSY] = t > NOW - 60 ? 90 : 20;
-		vals[LOOP_LAG_P50] = 0.5;
-		vals[LOOP_LAG_P99] = 2;
-		vals[LOOP_LAG_MAX] = t == NOW - 100 ? 300 : 5;
-		vals[LOOP_HANDLES] = 10 + 50 * (t - (NOW - 600)) / 600;
+		vals[EVLOOP_BUSY] = t > NOW - 60 ? 90 : 20;
+		vals[EVLOOP_LAG_P50] = 0.5;
+		vals[EVLOOP_LAG_P99] = 2;
+		vals[EVLOOP_LAG_MAX] = t == NOW - 100 ? 300 : 5;
+		vals[EVLOOP_HANDLES] = 10 + 50 * (t - (NOW - 600)) / 600;
 		tseries_add(ls, t, vals);
 	}
-	fx->m.loop_series = ls;
-	fx->m.have_loop = true;
-	fx->m.loop.have_loop = true;
-	fx->m.loop.utilization = 0.9;
-	fx->m.loop.have_kinds = true;
+	fx->m.evloop_series = ls;
+	fx->m.have_evloop = true;
+	fx->m.evloop.have_evloop = true;
+	fx->m.evloop.utilization = 0.9;
+	fx->m.evloop.have_kinds = true;
 	fx->m.connected = true;
 	grid_init(&g);
 	grid_resize(&g, 120, 40);
@@ -1132,16 +1132,16 @@ static void test_loop_charts(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	ok(axis_rows(&g, ax, 4) == 0 && screen_has(&g, "Blocks"), "80x12: no room for a chart: "
 		"the list");
-	fx->m.loop.have_kinds = false;
+	fx->m.evloop.have_kinds = false;
 	grid_resize(&g, 120, 40);
 	view_draw(v, &fx->m, &g, NOW);
 	is_int(axis_rows(&g, ax, 4), 2, "no handle counts (Node < 17.3): no handles chart");
 	fx->m.no_eval = true;
-	fx->m.loop_series = NULL;
+	fx->m.evloop_series = NULL;
 	view_draw(v, &fx->m, &g, NOW);
 	ok(screen_has(&g, "the loop is not read with --no-eval"), "--no-eval: the chart says why");
 	fx->m.no_eval = false;
-	fx->m.loop_series = ls;
+	fx->m.evloop_series = ls;
 	for (int h = 1; h <= 30; h += 3)
 		for (int w = 1; w <= 90; w += 11) {
 			grid_resize(&g, w, h);
@@ -1154,10 +1154,10 @@ static void test_loop_charts(struct fixture *fx)
 		}
 	ok(1, "the loop screen with charts draws at every size to 89x28");
 out:
-	fx->m.loop_series = NULL;
-	fx->m.have_loop = false;
-	fx->m.loop.have_loop = false;
-	fx->m.loop.have_kinds = false;
+	fx->m.evloop_series = NULL;
+	fx->m.have_evloop = false;
+	fx->m.evloop.have_evloop = false;
+	fx->m.evloop.have_kinds = false;
 	view_key(v, &fx->m, VK_ESC);
 	grid_free(&g);
 	view_free(v);
@@ -1247,7 +1247,7 @@ static void test_threads_line(struct fixture *fx)
 
 	grid_init(&g);
 	grid_resize(&g, 120, 30);
-	fx->m.have_loop = true;
+	fx->m.have_evloop = true;
 	fx->m.threads_watched = true;
 	fx->m.n_threads = 4;
 	memset(fx->m.threads, 0, 4 * sizeof fx->m.threads[0]);
@@ -1287,12 +1287,12 @@ static void test_threads_line(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	ok(strstr(row(&g, 0), "THREAD 2 pool") != NULL, "a worker's screens say whose: %s", row(&g, 0));
 	fx->m.shown_thread_id = 0;
-	fx->m.have_loop = false;
+	fx->m.have_evloop = false;
 	grid_resize(&g, 120, 16);
 	view_draw(v, &fx->m, &g, NOW);
 	ok(find_line(&g, "THREADS") == 3 && find_line(&g, "LOOP ") < 0, "no loop line (--no-eval): "
 		"the THREADS line still, from 16 rows");
-	fx->m.have_loop = true;
+	fx->m.have_evloop = true;
 	fx->m.n_threads = 1;
 	grid_resize(&g, 120, 30);
 	view_draw(v, &fx->m, &g, NOW);
@@ -1304,7 +1304,7 @@ static void test_threads_line(struct fixture *fx)
 		"and with --no-workers, why");
 	fx->m.threads_watched = false;
 	fx->m.threads_more = 0;
-	fx->m.have_loop = false;
+	fx->m.have_evloop = false;
 	grid_free(&g);
 	view_free(v);
 }
@@ -1422,9 +1422,9 @@ int main(void)
 	test_keys(&fx);
 	test_no_cpu(&fx);
 	test_between_bursts(&fx);
-	test_loop_line(&fx);
-	test_loop_screen(&fx);
-	test_loop_charts(&fx);
+	test_evloop_line(&fx);
+	test_evloop_screen(&fx);
+	test_evloop_charts(&fx);
 	test_threads_line(&fx);
 	test_processes_line(&fx);
 	test_states(&fx);
