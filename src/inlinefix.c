@@ -789,6 +789,25 @@ static void gather_named(struct repair *r, struct fix_script *s, int32_t me, uin
 	}
 }
 
+/* When the line is a function f of the node's own script, drops the other scripts'
+ * candidates that are neither a child of node i nor called by name from the node's function
+ * (me): a function of another file that runs deeper below (etag, four calls under an express
+ * route) and happens to span the same line numbers is not where an inlined helper of this
+ * file ran. Returns the candidates left. */
+static size_t keep_near_callees(const struct repair *r, uint32_t i, const struct fix_script *s,
+	int32_t me, int32_t f, struct cand *c, size_t n)
+{
+	size_t kept = 0;
+
+	if (f < 0)
+		return n;
+	for (size_t k = 0; k < n; k++)
+		if (c[k].s == s || (c[k].node != NONE && r->p->nodes[c[k].node].parent == (int32_t)i) ||
+		    calls_name(s, me, c[k].s->fns[c[k].fn].name_hash))
+			c[kept++] = c[k];
+	return kept;
+}
+
 /* The callee a line outside node i's function belongs to: one that runs below this node
  * wins; then one that the node's function calls by name (looked for in every script when none
  * was found below); then this script's; then the only one. Its index in c, or -1 when it
@@ -796,7 +815,7 @@ static void gather_named(struct repair *r, struct fix_script *s, int32_t me, uin
 static int pick_callee(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
 	int32_t f, uint32_t line, struct cand *c)
 {
-	size_t n = gather_callees(r, i, s, f, line, c);
+	size_t n = keep_near_callees(r, i, s, me, f, c, gather_callees(r, i, s, f, line, c));
 	size_t seen = 0, named = 0, pick = 0, pick_named = 0;
 
 	for (size_t k = 0; k < n; k++)

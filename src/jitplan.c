@@ -99,11 +99,12 @@ void jit_plan_leave(const char *why, struct jit_plan *p)
 	p->caveat = why;
 }
 
-/* The oldest V8 whose profiles the repair was measured to get right (real_programs.sh): V8 10
- * (Node 18) charges an inlined callee's samples to its caller's loop header, V8 11 and 12
- * (Node 20, 22) most of a small inlined hash step to its call line, lines of the caller's own
- * (mix32 0.3-0.6 % where V8 14 itself gives 2.2 %): the repair cannot give those back. */
-#define JIT_V8_REPAIRABLE 13
+/* The oldest V8 whose profiles the repair was measured to get right (real_programs.sh,
+ * warm_accuracy.sh, real_tsc.sh): V8 10 (Node 18). V8 10 to 12 keep an inlined callee's own
+ * lines in the profile as V8 13 does; the hash step the repair once lost on Node 20 and 22
+ * (mix32 0.3-0.6 %) was taken by a deeper function of another file on the same line numbers,
+ * which inlinefix.c's rule no longer allows. Older V8 was not measured. */
+#define JIT_V8_REPAIRABLE 10
 
 bool jit_plan_repairs(int major, enum jit_method want, bool can_repair)
 {
@@ -147,7 +148,7 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 		p->deopt = true;
 		if (major < JIT_V8_REPAIRABLE) {
 			p->exact = false;
-			p->caveat = "repaired, but before V8 13 some inlined code is on its caller's lines";
+			p->caveat = "repaired, but not measured on a V8 this old";
 		}
 		return;
 	}

@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The texts the fixture's URLs name (file:///FIXTURE/x.js), from the source tree; "changed"
- * gives lib.js with a line added, as a file edited after the target loaded it. */
+/* The texts the fixture's URLs name (file:///FIXTURE/x.js), from the source tree (dir: the
+ * fixture's directory, "inlinefix" when NULL); "changed" gives lib.js with a line added, as a
+ * file edited after the target loaded it. */
 struct texts {
+	const char *dir;
 	bool changed;
 	char *bufs[4];
 	int n;
@@ -32,7 +34,7 @@ static int text_of(void *ud, const char *path, const char **text, size_t *len, c
 	char name[64];
 	char *buf;
 
-	snprintf(name, sizeof name, "inlinefix%s", base ? base : "/none");
+	snprintf(name, sizeof name, "%s%s", t->dir ? t->dir : "inlinefix", base ? base : "/none");
 	buf = fixture_read_text(name, len);
 	if (!buf) {
 		*why = "no such file";
@@ -116,13 +118,17 @@ static bool preorder_ok(const struct profile *p, uint64_t want_hits)
 	return hits == want_hits;
 }
 
-static int load(struct functab *ft, struct profile *p, struct json_span *cov, char **cov_buf)
+static int load_from(const char *dir, struct functab *ft, struct profile *p,
+	struct json_span *cov, char **cov_buf)
 {
+	char *pname = xasprintf("%s/profile.json", dir), *cname = xasprintf("%s/coverage.json", dir);
 	size_t len, clen;
-	char *buf = fixture_read("inlinefix/profile.json", &len), *err = NULL;
+	char *buf = fixture_read(pname, &len), *err = NULL;
 	int r;
 
-	*cov_buf = fixture_read("inlinefix/coverage.json", &clen);
+	*cov_buf = fixture_read(cname, &clen);
+	free(pname);
+	free(cname);
 	if (!buf || !*cov_buf)
 		return -1;
 	r = profile_parse(buf, len, ft, p, &err);
@@ -131,6 +137,11 @@ static int load(struct functab *ft, struct profile *p, struct json_span *cov, ch
 	if (r || json_validate(*cov_buf, clen, cov))
 		return -1;
 	return 0;
+}
+
+static int load(struct functab *ft, struct profile *p, struct json_span *cov, char **cov_buf)
+{
+	return load_from("inlinefix", ft, p, cov, cov_buf);
 }
 
 static void release(struct profile *p, struct inlinefix *x, struct functab *ft, char *cov_buf,
@@ -207,6 +218,46 @@ static void test_repair(void)
 		inlinefix_apply(x, &p, ft, &again);
 		is_int(again.moved, 0, "a repaired profile needs no more repair");
 	}
+	window_stats_free(&before);
+	window_stats_free(&after);
+	release(&p, x, ft, cov_buf, err, &t);
+}
+
+/* tests/fixtures/inlinefix-deep: hot() runs step(), a helper of its own file inlined into it,
+ * and below it, through viaReal() (a real frame), deepWork() of deep.js, whose lines cover
+ * step()'s. step()'s line ticks are step()'s: a function of another file that is neither
+ * called by hot() by name nor a child of its node is not where they ran. */
+static void test_deeper_other_file(void)
+{
+	struct functab *ft = functab_create();
+	struct profile p;
+	struct json_span cov;
+	char *cov_buf = NULL, *err = NULL;
+	struct inlinefix *x = inlinefix_new();
+	struct inlinefix_stats st = {0};
+	struct window_stats before, after;
+	struct texts t = { .dir = "inlinefix-deep" };
+
+	window_stats_init(&before);
+	window_stats_init(&after);
+	if (load_from("inlinefix-deep", ft, &p, &cov, &cov_buf)) {
+		ok(0, "the second fixture loads");
+		return;
+	}
+	aggregate_window(&p, ft, -INFINITY, &before);
+	ok(self_pct(&before, ft, "hot") > 90 && self_pct(&before, ft, "deepWork") > 0.5,
+		"as V8 gives it, hot() has %.1f %%, deepWork() %.1f %% below it",
+		self_pct(&before, ft, "hot"), self_pct(&before, ft, "deepWork"));
+	is_int(inlinefix_take_coverage(x, cov, &err), 2, "the coverage names main.js and deep.js");
+	ok(inlinefix_resolve(x, text_of, &t), "the texts make the scripts usable");
+	inlinefix_apply(x, &p, ft, &st);
+	aggregate_window(&p, ft, -INFINITY, &after);
+	/* the recording: hot() 854 samples, 835 of them on step()'s lines 10 and 11; deepWork 16 */
+	ok(self_pct(&after, ft, "step") > 85, "step() gets its lines' time (%.1f %%)",
+		self_pct(&after, ft, "step"));
+	ok(self_pct(&after, ft, "deepWork") < 2 * self_pct(&before, ft, "deepWork") + 0.5,
+		"deepWork() keeps only its own (%.1f %%, was %.1f %%)", self_pct(&after, ft, "deepWork"),
+		self_pct(&before, ft, "deepWork"));
 	window_stats_free(&before);
 	window_stats_free(&after);
 	release(&p, x, ft, cov_buf, err, &t);
@@ -294,6 +345,7 @@ static void test_minified(void)
 int main(void)
 {
 	test_repair();
+	test_deeper_other_file();
 	test_refusals();
 	test_minified();
 	return done_testing();

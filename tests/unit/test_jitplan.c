@@ -71,17 +71,20 @@ int main(void)
 	ok(p.repair && p.deopt && p.exact && !p.set[0] && !p.restore[0],
 		"Node 24 by default: repaired, deoptimized once, no flag");
 	jit_plan_make("11.3.244.8-node.38", "", false, JIT_AUTO, true, &p);
-	ok(!p.repair && p.deopt && !strcmp(p.set, "--no-turbo-inlining"),
-		"Node 20 by default: inlining off (lines do not tell every callee apart)");
+	ok(p.repair && p.deopt && p.exact && !p.set[0] && !p.restore[0],
+		"Node 20 by default: repaired, deoptimized once, no flag");
 	jit_plan_make("10.2.154.26-node.39", "", false, JIT_AUTO, true, &p);
-	ok(!p.repair && p.deopt && !strcmp(p.set, "--no-turbo-inlining"),
-		"Node 18 by default: inlining off");
+	ok(p.repair && p.deopt && p.exact && !p.set[0], "Node 18 by default: repaired, no flag");
+	jit_plan_make("12.4.254.21-node.57", "", false, JIT_AUTO, true, &p);
+	ok(p.repair && p.deopt && p.exact && !p.set[0], "Node 22 by default: repaired, no flag");
+	jit_plan_make("9.4.146.26-node.26", "", false, JIT_AUTO, true, &p);
+	ok(!p.repair && !strcmp(p.set, "--no-turbo-inlining"), "V8 9 (not measured): inlining off");
 	jit_plan_make("13.6.233.17-node.53", "", false, JIT_AUTO, false, &p);
 	ok(!p.repair && !strcmp(p.set, "--no-turbo-inlining --no-maglev-inlining"),
 		"scripts that cannot be read (--port): inlining off");
-	jit_plan_make("10.2.154.26-node.39", "", false, JIT_REPAIR, true, &p);
+	jit_plan_make("9.4.146.26-node.26", "", false, JIT_REPAIR, true, &p);
 	ok(p.repair && p.deopt && !p.set[0] && !p.exact && p.caveat,
-		"Node 18: repaired when asked, and said to be inexact");
+		"V8 9: repaired when asked, and said to be inexact");
 	jit_plan_make("12.4.254.21-node.57", "", false, JIT_REPAIR, false, &p);
 	ok(!p.repair && !p.deopt && !p.exact && !p.set[0] && p.caveat,
 		"a repair asked for without the scripts: nothing done, said");
@@ -89,10 +92,9 @@ int main(void)
 	ok(!p.repair && p.deopt && p.exact, "Node 26: nothing to repair, one deoptimization");
 	jit_plan_make("13.6.233.17-node.53", "", true, JIT_AUTO, true, &p);
 	ok(!p.repair && !p.deopt, "precise coverage on: no repair's deoptimization either");
-	jit_plan_make("12.4.254.21-node.57", "", false, JIT_REPAIR, true, &p);
-	ok(p.repair && !p.exact && p.caveat, "Node 22: repaired when asked, and said to be inexact");
 	ok(jit_plan_repairs(-1, JIT_AUTO, true) && jit_plan_repairs(13, JIT_AUTO, true) &&
-		!jit_plan_repairs(12, JIT_AUTO, true) && !jit_plan_repairs(10, JIT_AUTO, true) && jit_plan_repairs(10, JIT_REPAIR, true) &&
+		jit_plan_repairs(12, JIT_AUTO, true) && jit_plan_repairs(10, JIT_AUTO, true) &&
+		!jit_plan_repairs(9, JIT_AUTO, true) && jit_plan_repairs(9, JIT_REPAIR, true) &&
 		!jit_plan_repairs(12, JIT_OFF, true) && !jit_plan_repairs(12, JIT_AUTO, false) &&
 		!jit_plan_repairs(14, JIT_REPAIR, true), "what the pause estimate expects");
 
