@@ -1,10 +1,10 @@
 /* engine_jit.c: the engine's JIT step (jitplan.h). Once the first profile runs, it learns the
  * target's V8 version and flags in one evaluation and, up to V8 13, either starts the repair
  * of the profiles (engine_fix.c) or switches off the inlining whose callees the profiler
- * cannot name; either way it deoptimizes all code once (precise coverage started and stopped
- * at once), so that hot code is optimized again under the profiler. With the flags switched,
- * at detach it puts them back and deoptimizes once more, so that V8 optimizes the code with
- * its inlining. */
+ * cannot name; either way it deoptimizes all code once (a break at an unused built-in's
+ * entry, else a switch of the coverage mode), so that hot code is optimized again under the
+ * profiler. With the flags switched, at detach it puts them back and deoptimizes once more,
+ * so that V8 optimizes the code with its inlining. */
 #include "config.h"
 
 #include "engine_priv.h"
@@ -26,11 +26,26 @@
  * Switching the coverage mode deoptimizes all code once, as the attach did, so that hot code
  * is optimized again, now with its inlining. An in-process session does it, so that the
  * lease's timer can too, with ntop-js gone; it is synchronous, and the mode ends as it was.
- * Bytecode flushing stays off, as the attach's switch already left it (doc/inlining.md). */
+ * This switch leaves bytecode flushing off for the life of the process (doc/inlining.md),
+ * which the attach's break did not: only --inlining off comes here. */
 #define JIT_DEOPT_JS "try{var S=new I.Session();S.connect();try{S.post('Profiler.enable');" \
 	"S.post('Profiler.startPreciseCoverage',{callCount:false,detailed:false});" \
 	"S.post('Profiler.stopPreciseCoverage');S.post('Profiler.disable')}finally{S.disconnect()}}" \
 	"catch(e){}"
+
+/* The attach's deoptimization, without switching bytecode flushing off for the life of the
+ * process as a coverage switch does: a break set at a built-in's entry deoptimizes all code
+ * (the built-in may be inlined anywhere; OSR code too, on V8 10-14), and removed at once. It
+ * works once per built-in (a built-in stays prepared for debugging, and a second break there
+ * deoptimizes nothing), so each is an Annex B method programs do not call, and the target
+ * counts those used under a Symbol.for key; when none is left, or any step is refused, the
+ * coverage switch does it (doc/inlining.md). */
+static const char jit_break_pick[] =
+	"(function(){var K=Symbol.for('ntop-js.deopt'),s=String.prototype,L=[s.anchor,s.big,"
+	"s.blink,s.bold,s.fixed,s.fontcolor,s.fontsize,s.italics,s.link,s.small,s.strike,s.sub,"
+	"s.sup],i=globalThis[K]|0;if(i>=L.length||typeof L[i]!=='function')return null;"
+	"Object.defineProperty(globalThis,K,{value:i+1,configurable:true,writable:true});"
+	"return L[i]})()";
 
 /* What the plan depends on, read in one evaluation. */
 static const char jit_probe_expr[] =
@@ -90,17 +105,137 @@ static void jit_on_coverage_started(void *ud, enum session_outcome o, const stru
 	engine_call(e, "Profiler.stopPreciseCoverage", NULL, jit_on_coverage_stopped);
 }
 
+/* A call whose one parameter is a string the target gave (JSON-escaped here). */
+static void jit_call_with(struct engine *e, const char *method, const char *key,
+	const char *value, session_reply_fn cb)
+{
+	struct strbuf p;
+
+	strbuf_init(&p);
+	strbuf_printf(&p, "{\"%s\":", key);
+	strbuf_json_string(&p, value, strlen(value));
+	strbuf_puts(&p, "}");
+	engine_call(e, method, p.data, cb);
+	strbuf_free(&p);
+}
+
+static void jit_on_ignored(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	(void)ud;
+	(void)o;
+	(void)m;
+}
+
+static void jit_deopt_by_coverage(struct engine *e)
+{
+	e->jit_deopt_sent_s = engine_mono_s(e);
+	engine_call(e, "Profiler.startPreciseCoverage", "{\"callCount\":false,\"detailed\":false}",
+		jit_on_coverage_started);
+}
+
+/* A step of the break's way failed or is refused: the coverage switch instead, unless the
+ * engine is leaving. */
+static bool jit_break_failed(struct engine *e, enum session_outcome o, const struct protocol_msg *m)
+{
+	if (o != SESSION_REPLY)
+		return !engine_reply_ok(e, o, m, "the deoptimization");
+	if (!m->error.n)
+		return false;
+	if (jit_pending(e))
+		jit_deopt_by_coverage(e);
+	return true;
+}
+
+static void jit_on_debugger_off(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o != SESSION_REPLY && !engine_reply_ok(e, o, m, "the deoptimization"))
+		return;
+	/* a refused disable leaves nothing armed: the break is gone already */
+	jit_done(e);
+}
+
+static void jit_on_break_removed(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o != SESSION_REPLY && !engine_reply_ok(e, o, m, "the deoptimization"))
+		return;
+	jit_call_with(e, "Runtime.releaseObject", "objectId", e->jit_break_obj, jit_on_ignored);
+	engine_call(e, "Debugger.disable", NULL, jit_on_debugger_off);
+}
+
+static void jit_on_break_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (o == SESSION_REPLY && m->error.n) {
+		engine_call(e, "Debugger.disable", NULL, jit_on_ignored);
+		jit_break_failed(e, o, m);
+		return;
+	}
+	if (o != SESSION_REPLY && !engine_reply_ok(e, o, m, "the deoptimization"))
+		return;
+	e->jit_pause_ms = (engine_mono_s(e) - e->jit_deopt_sent_s) * 1e3;
+	engine_member_text(m->result, "breakpointId", e->jit_break_id, sizeof e->jit_break_id);
+	if (!e->jit_break_id[0]) {
+		engine_call(e, "Debugger.disable", NULL, jit_on_debugger_off);
+		return;
+	}
+	jit_call_with(e, "Debugger.removeBreakpoint", "breakpointId", e->jit_break_id,
+		jit_on_break_removed);
+}
+
+static void jit_on_debugger_on(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+
+	if (jit_break_failed(e, o, m))
+		return;
+	e->jit_deopt_sent_s = engine_mono_s(e);
+	jit_call_with(e, "Debugger.setBreakpointOnFunctionCall", "objectId", e->jit_break_obj,
+		jit_on_break_set);
+}
+
+static void jit_on_break_picked(void *ud, enum session_outcome o, const struct protocol_msg *m)
+{
+	struct engine *e = ud;
+	struct json_span res;
+
+	if (jit_break_failed(e, o, m))
+		return;
+	e->jit_break_obj[0] = '\0';
+	if (json_object_get(m->result, "result", &res) == 1) {
+		char type[16];
+
+		engine_member_text(res, "type", type, sizeof type);
+		if (!strcmp(type, "function"))
+			engine_member_text(res, "objectId", e->jit_break_obj, sizeof e->jit_break_obj);
+	}
+	if (!e->jit_break_obj[0]) {
+		jit_deopt_by_coverage(e); /* none left (null), or an answer not understood */
+		return;
+	}
+	engine_call(e, "Debugger.enable", NULL, jit_on_debugger_on);
+}
+
 static void jit_deopt(struct engine *e)
 {
+	struct strbuf p;
+
 	if (!jit_pending(e))
 		return; /* leaving already: nothing more to change */
 	if (!e->jit.deopt) {
 		jit_done(e);
 		return;
 	}
-	e->jit_deopt_sent_s = engine_mono_s(e);
-	engine_call(e, "Profiler.startPreciseCoverage", "{\"callCount\":false,\"detailed\":false}",
-		jit_on_coverage_started);
+	strbuf_init(&p);
+	strbuf_puts(&p, "{\"expression\":");
+	strbuf_json_string(&p, jit_break_pick, sizeof jit_break_pick - 1);
+	strbuf_puts(&p, ",\"silent\":true}");
+	engine_call(e, "Runtime.evaluate", p.data, jit_on_break_picked);
+	strbuf_free(&p);
 }
 
 static void jit_on_flags_set(void *ud, enum session_outcome o, const struct protocol_msg *m)

@@ -95,4 +95,48 @@ for v in $versions; do
 	diag "$v: $(tr "\n" " " <"$WORK/$tag.out")"
 	kill "${!pv}" 2>/dev/null
 done
+
+# Bytecode flushing stays on: the attach's deoptimization is a break at an unused built-in's
+# entry (src/engine_jit.c), not a switch of the coverage mode, which would leave flushing off
+# for the life of the process. tests/targets/flush.js with --stress-flush-code: after a
+# session of the default plan, a GC still flushes (V8's trace says so between two probes).
+# flushed NAME FROM TO: flush lines in NAME's output between "probed FROM" and "probed TO".
+flushed() {
+	awk -v a="probed $2" -v b="probed $3" '$0 == a { on = 1; next } $0 == b { on = 0 }
+		on && (/discarding compiled metadata/ || /[1-9][0-9]* flushed SharedFunctionInfo/) { n++ }
+		END { print n + 0 }' "$WORK/$1.out"
+}
+probed() { grep -qx "probed $2" "$WORK/$1.out"; }
+first=yes
+for v in $versions; do
+	matrix_node "$v" || continue
+	# on the first version also a target whose built-ins are used up: the coverage switch
+	# deoptimizes instead, and flushing is off after it (what the check above would see)
+	for kind in fresh ${first:+used-up}; do
+	tag=f${kind%%-*}${v//[^0-9A-Za-z]/_}
+	trace=$("$nb" --v8-options | grep -o -- '--trace-flush-[a-z]*' | head -n 1)
+	NODE=$nb start_node "$tag" --inspect-port=0 --stress-flush-code $trace "$TARGETS/flush.js" $kind
+	pv=${tag}_PID
+	t="node $("$nb" --version) ($kind built-ins):"
+	wait_for 10 grep -q ready "$WORK/$tag.out"
+	kill -USR2 "${!pv}"
+	wait_for 5 probed "$tag" 1
+	"$NTOP_JS" --pid "${!pv}" -b --json -n 2 -d 0.5 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.ntop.err"
+	ok $? "$t a session of the default plan"
+	check "$t it deoptimized the code once" jsonl_check "$WORK/$tag.jsonl" \
+		'l => l.every(w => w.inlining.deoptimized === true && w.inlining.v8_flags === "") || l[0].inlining'
+	kill -USR2 "${!pv}"
+	wait_for 5 probed "$tag" 2
+	kill -USR2 "${!pv}"
+	wait_for 5 probed "$tag" 3
+	n=$(flushed "$tag" 2 3)
+	if [ "$kind" = fresh ]; then
+		ok "$([ "$n" -gt 0 ]; echo $?)" "$t and V8 still flushes bytecode after it ($n flushes traced)"
+	else
+		ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch: flushing is off after it ($n flushes traced)"
+	fi
+	kill "${!pv}" 2>/dev/null
+	done
+	first=
+done
 done_testing
