@@ -1,23 +1,34 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # ingest.sh: how fast, and in how much memory, ntop-js turns a CPU profile into per-function
 # self/total times, compared with Node.js doing JSON.parse() plus the same aggregation.
 #
-#   bench/ingest.sh [BUILD_DIR]
+# Usage: bench/ingest.sh [-r RUNS] [BUILD_DIR]
+#   -r RUNS  runs of each side (default 3, or $RUNS)
 #
 # BUILD_DIR holds bench/ingest (build it with `make bench-ingest`, in a build configured
 # without sanitizers: they distort both time and memory). Defaults to the source tree.
 # Real profiles of about 1, 10 and 30 MB are recorded once with
 # tests/fixtures/record-profile.js (many generated functions, a 50 µs sampling interval, so
 # nodes and samples are both numerous) and kept in $NTOP_BENCH_DIR (default
-# ${TMPDIR:-/tmp}/ntop-js-bench). Each side runs RUNS times (default 3) in fresh processes;
-# the table shows the fastest time and the largest peak RSS.
+# ${TMPDIR:-/tmp}/ntop-js-bench). Each side runs RUNS times in fresh processes; the table
+# shows the fastest time and the largest peak RSS.
 set -eu
+# shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
+. "$(dirname "$0")/lib.sh"
 
-srcdir=$(cd "$(dirname "$0")/.." && pwd)
+runs=${RUNS:-3}
+while getopts 'r:h' opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	*) bench_usage 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+bench_uint -r "$runs" 1
+srcdir=$(dirname "$BENCH_DIR")
 build=${1:-$srcdir}
 ingest=$build/bench/ingest
-node=${NODE:-node}
-runs=${RUNS:-3}
+node=$NODE
 work=${NTOP_BENCH_DIR:-${TMPDIR:-/tmp}/ntop-js-bench}
 
 if [ ! -x "$ingest" ]; then

@@ -58,10 +58,10 @@ bench_die() {
 	exit 1
 }
 
-# bench_usage [STATUS]: print the script's header comment (from its second line to the
-# `set -e` line, without the leading "# ") as its usage, and exit with STATUS (default 2).
+# bench_usage [STATUS]: print the script's header comment (from its second line to its
+# first `set -` line, without the leading "# ") as its usage, and exit with STATUS (default 2).
 bench_usage() {
-	sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"
+	sed -n '2,/^set -/s/^# \{0,1\}//p' "$0"
 	exit "${1:-2}"
 }
 

@@ -79,7 +79,7 @@ run owncost "$BENCH_DIR/owncost.sh" "${owncost_args[@]+"${owncost_args[@]}"}" "$
 if [ -x "$BENCH_DIR/ingest.sh" ] || [ -f "$BENCH_DIR/ingest.sh" ]; then
 	if [ -n "$build" ] && [ -f "$build/Makefile" ]; then
 		if make -C "$build" bench-ingest >"$bench_tmp/ingest-build.log" 2>&1; then
-			run ingest sh "$BENCH_DIR/ingest.sh" "$build"
+			run ingest bash "$BENCH_DIR/ingest.sh" "$build"
 		else
 			tail -n 20 "$bench_tmp/ingest-build.log"
 			echo "ingest: FAILED (make bench-ingest)"

@@ -2,29 +2,39 @@
 # sourcemap.sh: what loading a bundle's source map costs ntop-js: load time, peak memory as a
 # ratio to the map's size, and the time of a lookup (bench/sourcemap.c).
 #
-#   bench/sourcemap.sh [BUILD_DIR]
+# Usage: bench/sourcemap.sh [-r RUNS] [BUILD_DIR]
+#   -r RUNS  runs of the minified map with sourcesContent (default 3, or $RUNS)
 #
 # BUILD_DIR holds bench/sourcemap (build it with `make bench-sourcemap`, in a build configured
 # without sanitizers: they distort both time and memory). The maps are real: esbuild (pinned in
 # bench/npm) bundles typescript's own lib/typescript.js and lib/_tsc.js with prettier's
 # standalone.js and its 13 plugins (26 MB of JavaScript), minified, with --sourcemap: a 32 MB
 # map, into $NTOP_BENCH_DIR (default ${TMPDIR:-/tmp}/ntop-js-bench). Each run is a fresh
-# process; RUNS (default 3) of them; then one each of three other shapes of map for the same
+# process; RUNS of them; then one each of three other shapes of map for the same
 # code: without sourcesContent (as tsc writes by default), not minified, and not minified
 # without sourcesContent.
 set -eu
+# shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
+. "$(dirname "$0")/lib.sh"
 
-srcdir=$(cd "$(dirname "$0")/.." && pwd)
+runs=${RUNS:-3}
+while getopts 'r:h' opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	*) bench_usage 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+bench_uint -r "$runs" 1
+srcdir=$(dirname "$BENCH_DIR")
 build=${1:-$srcdir}
 prog=$build/bench/sourcemap
-runs=${RUNS:-3}
 work=${NTOP_BENCH_DIR:-${TMPDIR:-/tmp}/ntop-js-bench}/sourcemap
 
 if [ ! -x "$prog" ]; then
 	echo "sourcemap.sh: $prog not found; run 'make bench-sourcemap' in $build first" >&2
 	exit 1
 fi
-. "$srcdir/bench/lib.sh"
 deps=$(bench_npm_deps)
 mkdir -p "$work"
 nm=$deps/node_modules

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/weekend.sh [DURATION]: the accelerated weekend. One ntop-js session of DURATION
+# bench/weekend.sh: the accelerated weekend. One ntop-js session of DURATION
 # seconds (default 1800) against a busy target (examples/busy-server.js) with 50 ms CPU
 # windows (-d 0.05, twenty times the default rate), memory readings every 0.1 s, allocation
 # sampling and --log; ntop-js's resident memory (VmRSS) and open descriptors are sampled
@@ -13,28 +13,47 @@
 #   - SIGINT ends the session with status 0.
 # Exit status 0 when every check passes, 1 otherwise.
 #
+# Usage: bench/weekend.sh [-s SAMPLE_S] [-i INTERVAL_US] [-w WARMUP_S] [-k] [DURATION]
+#   -s SAMPLE_S     seconds between RSS/descriptor samples (default 10; shorter runs less;
+#                   or $WEEKEND_SAMPLE_S)
+#   -i INTERVAL_US  the sampling interval (ntop-js -i, default 1000, or $WEEKEND_INTERVAL_US).
+#                   ntop-js keeps the session's samples in order for the export (12 bytes
+#                   each, up to 500,000, then dropped): a minute-long run measures that
+#                   growth unless it samples less.
+#   -w WARMUP_S     seconds of warm-up before RSS must be flat (default: a quarter of the run,
+#                   half of a run of 20 minutes or more; or $WEEKEND_WARMUP_S)
+#   -k              keep the working directory (its path is printed; or WEEKEND_KEEP=1)
 #   NTOP_JS   the ntop-js to run (default: ntop-js from PATH; `make weekend` passes its own)
 #   NODE      node for the target and the checks (default: node)
-#   WEEKEND_SAMPLE_S  seconds between RSS/descriptor samples (default 10; shorter runs less)
-#   WEEKEND_INTERVAL_US  the sampling interval (-i, default 1000). ntop-js keeps the session's
-#                     samples in order for the export (12 bytes each, up to 500,000, then
-#                     dropped): a minute-long run measures that growth unless it samples less.
-#   WEEKEND_WARMUP_S  seconds of warm-up before RSS must be flat (default: a quarter of the
-#                     run, half of a run of 20 minutes or more)
-#   WEEKEND_KEEP=1    keep the working directory (its path is printed)
 # Under AddressSanitizer its quarantine (256 MB of freed memory by default) would read as
 # growth: it is capped at 4 MB unless ASAN_OPTIONS sets it.
 set -u
+# shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
+. "$(dirname "$0")/lib.sh"
 
+sample_arg=${WEEKEND_SAMPLE_S:-}
+interval_us=${WEEKEND_INTERVAL_US:-1000}
+warmup_arg=${WEEKEND_WARMUP_S:-}
+keep=${WEEKEND_KEEP:-}
+while getopts 's:i:w:kh' opt; do
+	case $opt in
+	s) sample_arg=$OPTARG ;;
+	i) interval_us=$OPTARG ;;
+	w) warmup_arg=$OPTARG ;;
+	k) keep=1 ;;
+	*) bench_usage 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 duration=${1:-1800}
-case $duration in '' | *[!0-9]*) echo "usage: $0 [DURATION-SECONDS]" >&2; exit 2 ;; esac
-[ "$duration" -ge 30 ] || { echo "$0: DURATION must be at least 30 s" >&2; exit 2; }
-here=$(cd "$(dirname "$0")" && pwd)
-srcdir=$(dirname "$here")
+bench_uint DURATION "$duration" 30
+[ -z "$sample_arg" ] || bench_uint -s "$sample_arg" 1
+bench_uint -i "$interval_us" 100
+[ -z "$warmup_arg" ] || bench_uint -w "$warmup_arg" 0 "$duration"
+srcdir=$(dirname "$BENCH_DIR")
 NTOP_JS=${NTOP_JS:-ntop-js}
-NODE=${NODE:-node}
-if [ -n "${WEEKEND_SAMPLE_S:-}" ]; then
-	sample_s=$WEEKEND_SAMPLE_S
+if [ -n "$sample_arg" ]; then
+	sample_s=$sample_arg
 elif [ "$duration" -ge 600 ]; then
 	sample_s=10
 else
@@ -54,7 +73,8 @@ ntop=""
 cleanup() {
 	[ -n "$ntop" ] && kill -9 "$ntop" 2>/dev/null
 	[ -n "$target" ] && kill -9 "$target" 2>/dev/null
-	if [ -n "${WEEKEND_KEEP:-}" ]; then echo "# kept $work"; else rm -rf "$work"; fi
+	if [ -n "$keep" ]; then echo "# kept $work"; else rm -rf "$work"; fi
+	bench_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -77,7 +97,7 @@ for _ in $(seq 100); do grep -q pid "$work/target.out" 2>/dev/null && break; sle
 grep -q pid "$work/target.out" 2>/dev/null
 ok $? "the busy target started (PID $target)"
 
-"$NTOP_JS" --pid "$target" --max-pause 60 -b --json -d 0.05 -i "${WEEKEND_INTERVAL_US:-1000}" -t 5 --mem-interval 0.1 --alloc \
+"$NTOP_JS" --pid "$target" --max-pause 60 -b --json -d 0.05 -i "$interval_us" -t 5 --mem-interval 0.1 --alloc \
 	--alloc-interval "$alloc_s" --log "$work/run.log" >"$work/out.jsonl" 2>"$work/ntop.err" &
 ntop=$!
 started=$(date +%s.%N)
@@ -124,7 +144,7 @@ cmp -s "$work/fds.first" "$work/fds.last" ||
 	diag "descriptors at start:" "$(cat "$work/fds.first")" "at the end:" "$(cat "$work/fds.last")"
 
 # Everything else is checked in one pass over the outputs.
-TAP_N=$n "$NODE" - "$work" "$duration" "$sample_s" "${WEEKEND_WARMUP_S:-}" <<'EOF'
+TAP_N=$n "$NODE" - "$work" "$duration" "$sample_s" "$warmup_arg" <<'EOF'
 const fs = require('fs');
 const [work, duration, sampleS, warmArg] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]),
 	process.argv[5]];
