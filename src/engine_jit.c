@@ -37,13 +37,17 @@
  * process as a coverage switch does: a break set at a built-in's entry deoptimizes all code
  * (the built-in may be inlined anywhere; OSR code too, on V8 10-14), and removed at once. It
  * works once per built-in (a built-in stays prepared for debugging, and a second break there
- * deoptimizes nothing), so each is an Annex B method programs do not call, and the target
- * counts those used under a Symbol.for key; when none is left, or any step is refused, the
- * coverage switch does it (doc/inlining.md). */
+ * deoptimizes nothing), so each is one that server code hardly calls (Annex B methods, rare
+ * Math functions: a call of one afterwards goes through V8's debug trampoline, and is not
+ * inlined), and the target counts those used under a Symbol.for key; when none is left, or
+ * any step is refused, the coverage switch does it (doc/inlining.md). */
 static const char jit_break_pick[] =
-	"(function(){var K=Symbol.for('ntop-js.deopt'),s=String.prototype,L=[s.anchor,s.big,"
-	"s.blink,s.bold,s.fixed,s.fontcolor,s.fontsize,s.italics,s.link,s.small,s.strike,s.sub,"
-	"s.sup],i=globalThis[K]|0;if(i>=L.length||typeof L[i]!=='function')return null;"
+	"(function(){var K=Symbol.for('ntop-js.deopt'),s=String.prototype,o=Object.prototype,"
+	"M=Math,L=[s.anchor,s.big,s.blink,s.bold,s.fixed,s.fontcolor,s.fontsize,s.italics,s.link,"
+	"s.small,s.strike,s.sub,s.sup,Date.prototype.getYear,Date.prototype.setYear,"
+	"RegExp.prototype.compile,o.__defineGetter__,o.__defineSetter__,o.__lookupGetter__,"
+	"o.__lookupSetter__,M.sinh,M.cosh,M.tanh,M.asinh,M.acosh,M.atanh,M.expm1,M.log1p,M.cbrt],"
+	"i=globalThis[K]|0;if(i>=L.length||typeof L[i]!=='function')return null;"
 	"Object.defineProperty(globalThis,K,{value:i+1,configurable:true,writable:true});"
 	"return L[i]})()";
 

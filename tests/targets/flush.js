@@ -5,12 +5,12 @@
 // flushing on, V8 then flushes old bytecode and says so on stdout), and prints "probed N" there.
 // Prints "ready PID" first. gc() is exposed at run time, only to drive the GCs. With the
 // argument "used-up", the built-ins ntop-js deoptimizes with are marked used (as after
-// thirteen sessions), so that it falls back to switching the coverage mode.
+// as many sessions as there are), so that it falls back to switching the coverage mode.
 const v8 = require('v8');
 v8.setFlagsFromString('--expose-gc');
 const gc = require('vm').runInNewContext('gc');
 if (process.argv.includes('used-up'))
-	Object.defineProperty(globalThis, Symbol.for('ntop-js.deopt'), { value: 13, configurable: true, writable: true });
+	Object.defineProperty(globalThis, Symbol.for('ntop-js.deopt'), { value: 1000, configurable: true, writable: true });
 let n = 0;
 function hot() {
 	let s = 0;
