@@ -16,17 +16,8 @@ set -eu
 # shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
 
-runs=${RUNS:-3}
-while getopts 'r:h' opt; do
-	case $opt in
-	r) runs=$OPTARG ;;
-	*) bench_usage 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-bench_uint -r "$runs" 1
+bench_runs_and_build "$@"
 srcdir=$(dirname "$BENCH_DIR")
-build=${1:-$srcdir}
 ingest=$build/bench/ingest
 node=$NODE
 work=${NTOP_BENCH_DIR:-${TMPDIR:-/tmp}/ntop-js-bench}

@@ -65,6 +65,23 @@ bench_usage() {
 	exit "${1:-2}"
 }
 
+# bench_runs_and_build [-r RUNS] [BUILD_DIR]: the arguments of the scripts that time a program
+# of a build directory (ingest.sh, sourcemap.sh): sets runs (default $RUNS, else 3) and build
+# (default the source tree).
+bench_runs_and_build() {
+	local opt OPTIND=1
+	runs=${RUNS:-3}
+	while getopts 'r:h' opt; do
+		case $opt in
+		r) runs=$OPTARG ;;
+		*) bench_usage 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	bench_uint -r "$runs" 1
+	build=${1:-$(dirname "$BENCH_DIR")}
+}
+
 # bench_uint NAME VALUE [MIN [MAX]]: VALUE, given for the option or argument NAME, must be a
 # whole number from MIN (default 0) up to MAX (default no limit); else say so and exit 2.
 # Leading zeros are refused: the scripts' $((...)) would read them as octal.
