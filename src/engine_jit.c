@@ -234,6 +234,10 @@ static void jit_deopt(struct engine *e)
 		jit_done(e);
 		return;
 	}
+	if (!e->jit.deopt_by_break) {
+		jit_deopt_by_coverage(e);
+		return;
+	}
 	strbuf_init(&p);
 	strbuf_puts(&p, "{\"expression\":");
 	strbuf_json_string(&p, jit_break_pick, sizeof jit_break_pick - 1);

@@ -35,6 +35,8 @@ struct jit_plan {
 	char restore[128];   /* the flags that put them back, of those that were on ("" none) */
 	bool deopt;          /* deoptimize all code once the profiler runs (and again, with the
 	                      * profiler off, when the flags go back: engine_jit.c) */
+	bool deopt_by_break; /* the deoptimization is a break at an unused built-in (V8 11, 13
+	                      * and later), not a switch of the coverage mode (engine_jit.c) */
 	bool repair;         /* no flag: the profiles are repaired by their lines (inlinefix.h) */
 	bool exact;          /* inlined callees keep their own rows once the plan is carried out */
 	const char *caveat;  /* when !exact: why, in a few words; else NULL */

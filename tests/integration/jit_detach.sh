@@ -98,8 +98,9 @@ done
 
 # Bytecode flushing stays on: the attach's deoptimization is a break at an unused built-in's
 # entry (src/engine_jit.c), not a switch of the coverage mode, which would leave flushing off
-# for the life of the process. tests/targets/flush.js with --stress-flush-code: after a
-# session of the default plan, a GC still flushes (V8's trace says so between two probes).
+# for the life of the process (still made on Node 18 and 22: src/jitplan.c says why).
+# tests/targets/flush.js with --stress-flush-code: after a session of the repair's plan, a GC
+# still flushes (V8's trace says so between two probes).
 # flushed NAME FROM TO: flush lines in NAME's output between "probed FROM" and "probed TO".
 flushed() {
 	awk -v a="probed $2" -v b="probed $3" '$0 == a { on = 1; next } $0 == b { on = 0 }
@@ -121,8 +122,9 @@ for v in $versions; do
 	wait_for 10 grep -q ready "$WORK/$tag.out"
 	kill -USR2 "${!pv}"
 	wait_for 5 probed "$tag" 1
-	"$NTOP_JS" --pid "${!pv}" -b --json -n 2 -d 0.5 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.ntop.err"
-	ok $? "$t a session of the default plan"
+	"$NTOP_JS" --pid "${!pv}" --inlining repair -b --json -n 2 -d 0.5 >"$WORK/$tag.jsonl" \
+		2>"$WORK/$tag.ntop.err"
+	ok $? "$t a session of the repair's plan (the default but on Node 22)"
 	check "$t it deoptimized the code once" jsonl_check "$WORK/$tag.jsonl" \
 		'l => l.every(w => w.inlining.deoptimized === true && w.inlining.v8_flags === "") || l[0].inlining'
 	kill -USR2 "${!pv}"
@@ -130,8 +132,12 @@ for v in $versions; do
 	kill -USR2 "${!pv}"
 	wait_for 5 probed "$tag" 3
 	n=$(flushed "$tag" 2 3)
-	if [ "$kind" = fresh ]; then
+	case ${v%%.*} in 18 | 22) switch_only=yes ;; *) switch_only= ;; esac
+	if [ "$kind" = fresh ] && [ -z "$switch_only" ]; then
 		ok "$([ "$n" -gt 0 ]; echo $?)" "$t and V8 still flushes bytecode after it ($n flushes traced)"
+	elif [ "$kind" = fresh ]; then
+		# V8 10 and 12 keep the coverage switch (src/jitplan.c says why)
+		ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch on this V8: flushing is off after it ($n flushes traced)"
 	else
 		ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch: flushing is off after it ($n flushes traced)"
 	fi

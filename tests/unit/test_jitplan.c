@@ -76,7 +76,19 @@ int main(void)
 	jit_plan_make("10.2.154.26-node.39", "", false, JIT_AUTO, true, &p);
 	ok(p.repair && p.deopt && p.exact && !p.set[0], "Node 18 by default: repaired, no flag");
 	jit_plan_make("12.4.254.21-node.57", "", false, JIT_AUTO, true, &p);
-	ok(p.repair && p.deopt && p.exact && !p.set[0], "Node 22 by default: repaired, no flag");
+	ok(!p.repair && p.deopt && !strcmp(p.set, "--no-turbo-inlining --no-maglev-inlining"),
+		"Node 22 by default: inlining off (handleRequest keeps too much when repaired)");
+	ok(!p.deopt_by_break, "Node 22: deoptimized by the coverage switch (the break left code unlisted)");
+	jit_plan_make("12.4.254.21-node.57", "", false, JIT_REPAIR, true, &p);
+	ok(p.repair && p.exact && !p.set[0], "Node 22: repaired when asked");
+	jit_plan_make("10.2.154.26-node.39", "", false, JIT_AUTO, true, &p);
+	ok(!p.deopt_by_break, "Node 18: by the coverage switch (V8 10 died after the break)");
+	jit_plan_make("11.3.244.8-node.38", "", false, JIT_AUTO, true, &p);
+	ok(p.deopt_by_break, "Node 20: by a break at a built-in (bytecode flushing stays on)");
+	jit_plan_make("13.6.233.17-node.53", "", false, JIT_AUTO, true, &p);
+	ok(p.deopt_by_break, "Node 24: by a break too");
+	jit_plan_make("14.6.202.34-node.34", "", false, JIT_AUTO, true, &p);
+	ok(p.deopt_by_break, "Node 26: by a break too");
 	jit_plan_make("9.4.146.26-node.26", "", false, JIT_AUTO, true, &p);
 	ok(!p.repair && !strcmp(p.set, "--no-turbo-inlining"), "V8 9 (not measured): inlining off");
 	jit_plan_make("13.6.233.17-node.53", "", false, JIT_AUTO, false, &p);
@@ -93,7 +105,8 @@ int main(void)
 	jit_plan_make("13.6.233.17-node.53", "", true, JIT_AUTO, true, &p);
 	ok(!p.repair && !p.deopt, "precise coverage on: no repair's deoptimization either");
 	ok(jit_plan_repairs(-1, JIT_AUTO, true) && jit_plan_repairs(13, JIT_AUTO, true) &&
-		jit_plan_repairs(12, JIT_AUTO, true) && jit_plan_repairs(10, JIT_AUTO, true) &&
+		!jit_plan_repairs(12, JIT_AUTO, true) && jit_plan_repairs(12, JIT_REPAIR, true) &&
+		jit_plan_repairs(11, JIT_AUTO, true) && jit_plan_repairs(10, JIT_AUTO, true) &&
 		!jit_plan_repairs(9, JIT_AUTO, true) && jit_plan_repairs(9, JIT_REPAIR, true) &&
 		!jit_plan_repairs(12, JIT_OFF, true) && !jit_plan_repairs(12, JIT_AUTO, false) &&
 		!jit_plan_repairs(14, JIT_REPAIR, true), "what the pause estimate expects");
