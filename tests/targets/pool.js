@@ -6,14 +6,17 @@
 //   node pool.js nested   the pool, and a worker ("outer") that starts a worker ("inner")
 //                         running nestedWork without a pause
 // Every thread prints "syms THREADID N" each second: N is how many ntop-js keys its
-// globalThis holds (what ntop-js installs there, and must remove at detach). Prints "ready".
+// globalThis holds (what ntop-js installs there, and must remove at detach; the one that
+// stays, the count of the built-ins its deoptimizations used, Symbol.for('ntop-js.deopt'),
+// is not counted). Prints "ready".
 // piscina comes from NODE_PATH (bench/npm pins it).
 'use strict';
 const path = require('path');
 const { Worker, isMainThread, threadId, workerData } = require('worker_threads');
 
 function ntopKeys() {
-	return Object.getOwnPropertySymbols(globalThis).filter((s) => String(s).includes('ntop-js')).length;
+	return Object.getOwnPropertySymbols(globalThis).filter((s) => String(s).includes('ntop-js') &&
+		s !== Symbol.for('ntop-js.deopt')).length;
 }
 function reportKeys() {
 	setInterval(() => console.log(`syms ${threadId} ${ntopKeys()}`), 1000).unref();
