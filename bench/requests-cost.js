@@ -99,7 +99,10 @@ up.once('message', (upPort) => {
 		s.json({ ok: true });
 	});
 	const srv = app.listen(0, '127.0.0.1', async () => {
-		const total = WARM_S + rounds * 2 * phaseS + 2;
+		// the load outlasts the phases with room to spare (each phase also installs, reads and
+		// removes the reading, which the phase's own seconds do not count); it is stopped at
+		// the end
+		const total = Math.ceil((WARM_S + rounds * 2 * phaseS) * 1.2) + 10;
 		const load = child(['load', srv.address().port, total]);
 		const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 		await sleep(WARM_S * 1000);
