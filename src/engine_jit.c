@@ -173,6 +173,7 @@ static void jit_on_break_removed(void *ud, enum session_outcome o, const struct 
 static void jit_on_break_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
+	char id[128];
 
 	if (o == SESSION_REPLY && m->error.n) {
 		engine_call(e, "Debugger.disable", NULL, jit_on_ignored);
@@ -182,13 +183,12 @@ static void jit_on_break_set(void *ud, enum session_outcome o, const struct prot
 	if (o != SESSION_REPLY && !engine_reply_ok(e, o, m, "the deoptimization"))
 		return;
 	e->jit_pause_ms = (engine_mono_s(e) - e->jit_deopt_sent_s) * 1e3;
-	engine_member_text(m->result, "breakpointId", e->jit_break_id, sizeof e->jit_break_id);
-	if (!e->jit_break_id[0]) {
+	engine_member_text(m->result, "breakpointId", id, sizeof id);
+	if (!id[0]) {
 		engine_call(e, "Debugger.disable", NULL, jit_on_debugger_off);
 		return;
 	}
-	jit_call_with(e, "Debugger.removeBreakpoint", "breakpointId", e->jit_break_id,
-		jit_on_break_removed);
+	jit_call_with(e, "Debugger.removeBreakpoint", "breakpointId", id, jit_on_break_removed);
 }
 
 static void jit_on_debugger_on(void *ud, enum session_outcome o, const struct protocol_msg *m)

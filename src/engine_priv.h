@@ -152,7 +152,6 @@ struct engine {
 	bool jit_flags_set;           /* its flags were sent: put them back at detach */
 	double jit_deopt_sent_s;
 	char jit_break_obj[128];      /* the built-in a break deoptimizes with (objectId) */
-	char jit_break_id[128];       /* its breakpoint, to remove */
 	double jit_pause_ms;          /* how long the deoptimization took, reply to reply */
 	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */

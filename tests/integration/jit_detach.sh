@@ -114,34 +114,34 @@ for v in $versions; do
 	# on the first version also a target whose built-ins are used up: the coverage switch
 	# deoptimizes instead, and flushing is off after it (what the check above would see)
 	for kind in fresh ${first:+used-up}; do
-	tag=f${kind%%-*}${v//[^0-9A-Za-z]/_}
-	trace=$("$nb" --v8-options | grep -o -- '--trace-flush-[a-z]*' | head -n 1)
-	NODE=$nb start_node "$tag" --inspect-port=0 --stress-flush-code $trace "$TARGETS/flush.js" $kind
-	pv=${tag}_PID
-	t="node $("$nb" --version) ($kind built-ins):"
-	wait_for 10 grep -q ready "$WORK/$tag.out"
-	kill -USR2 "${!pv}"
-	wait_for 5 probed "$tag" 1
-	"$NTOP_JS" --pid "${!pv}" --inlining repair -b --json -n 2 -d 0.5 >"$WORK/$tag.jsonl" \
-		2>"$WORK/$tag.ntop.err"
-	ok $? "$t a session of the repair's plan (the default on Node 24)"
-	check "$t it deoptimized the code once" jsonl_check "$WORK/$tag.jsonl" \
-		'l => l.every(w => w.inlining.deoptimized === true && w.inlining.v8_flags === "") || l[0].inlining'
-	kill -USR2 "${!pv}"
-	wait_for 5 probed "$tag" 2
-	kill -USR2 "${!pv}"
-	wait_for 5 probed "$tag" 3
-	n=$(flushed "$tag" 2 3)
-	case ${v%%.*} in 18 | 22) switch_only=yes ;; *) switch_only= ;; esac
-	if [ "$kind" = fresh ] && [ -z "$switch_only" ]; then
-		ok "$([ "$n" -gt 0 ]; echo $?)" "$t and V8 still flushes bytecode after it ($n flushes traced)"
-	elif [ "$kind" = fresh ]; then
-		# V8 10 and 12 keep the coverage switch (src/jitplan.c says why)
-		ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch on this V8: flushing is off after it ($n flushes traced)"
-	else
-		ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch: flushing is off after it ($n flushes traced)"
-	fi
-	kill "${!pv}" 2>/dev/null
+		tag=f${kind%%-*}${v//[^0-9A-Za-z]/_}
+		trace=$("$nb" --v8-options | grep -o -- '--trace-flush-[a-z]*' | head -n 1)
+		NODE=$nb start_node "$tag" --inspect-port=0 --stress-flush-code $trace "$TARGETS/flush.js" $kind
+		pv=${tag}_PID
+		t="node $("$nb" --version) ($kind built-ins):"
+		wait_for 10 grep -q ready "$WORK/$tag.out"
+		kill -USR2 "${!pv}"
+		wait_for 5 probed "$tag" 1
+		"$NTOP_JS" --pid "${!pv}" --inlining repair -b --json -n 2 -d 0.5 >"$WORK/$tag.jsonl" \
+			2>"$WORK/$tag.ntop.err"
+		ok $? "$t a session of the repair's plan (the default on Node 24)"
+		check "$t it deoptimized the code once" jsonl_check "$WORK/$tag.jsonl" \
+			'l => l.every(w => w.inlining.deoptimized === true && w.inlining.v8_flags === "") || l[0].inlining'
+		kill -USR2 "${!pv}"
+		wait_for 5 probed "$tag" 2
+		kill -USR2 "${!pv}"
+		wait_for 5 probed "$tag" 3
+		n=$(flushed "$tag" 2 3)
+		case ${v%%.*} in 18 | 22) switch_only=yes ;; *) switch_only= ;; esac
+		if [ "$kind" = fresh ] && [ -z "$switch_only" ]; then
+			ok "$([ "$n" -gt 0 ]; echo $?)" "$t and V8 still flushes bytecode after it ($n flushes traced)"
+		elif [ "$kind" = fresh ]; then
+			# V8 10 and 12 keep the coverage switch (src/jitplan.c says why)
+			ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch on this V8: flushing is off after it ($n flushes traced)"
+		else
+			ok "$([ "$n" -eq 0 ]; echo $?)" "$t by the coverage switch: flushing is off after it ($n flushes traced)"
+		fi
+		kill "${!pv}" 2>/dev/null
 	done
 	first=
 done
