@@ -139,13 +139,13 @@ void jit_plan_make(const char *v8_version, const char *target_flags, bool covera
 		return;
 	}
 	p->exact = true;
-	/* Where the break was measured to do what the coverage switch does. V8 10 (Node 18) died,
-	 * silently, in two test runs of two, soon after a break deoptimized an express server
-	 * under load (real_programs.sh, versions.sh); on V8 12 (Node 22) the break left code the
-	 * profiler is not told of (express's handleRequest kept 7.5 % on its call line, in two
-	 * runs of two; 1.2 % after the switch). Those keep the coverage switch, and bytecode
-	 * flushing off after it. */
-	p->deopt_by_break = major == 11 || major >= 13;
+	/* The break at an unused built-in (engine_jit.c), which leaves bytecode flushing on, is
+	 * not used on any version: targets died of it. V8 10 (Node 18) exited silently soon after
+	 * it under load, in two test runs of two; V8 11 (Node 20) segfaulted three times in one CI
+	 * run of pause.sh (100,000 functions, a 700 MB heap), after passing it in others; on V8 12
+	 * it left code the profiler is not told of. Until the cause is known, every version
+	 * deoptimizes by the coverage switch, which leaves bytecode flushing off. */
+	p->deopt_by_break = false;
 	/* V8 14 (Node 25, 26) names the inlined functions of the sampled instruction itself: no
 	 * flag. But code optimized for a loop (OSR) before the profiler started is not listed to
 	 * it, and starting the profiler invalidates V8's no-profiling protector, which drops the
