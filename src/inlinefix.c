@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calledges.h"
 #include "functab.h"
 #include "profile.h"
 #include "smapfind.h"
@@ -19,6 +20,14 @@
 #define MINIFIED_LINE_UNITS 300
 /* Functions looked at on one line to find a node's own (a minified file is refused above). */
 #define OWN_SCAN_MAX 64
+/* Caller -> callee edges remembered from earlier profiles (at 24 bytes and two table slots
+ * each: under 2 MB), and how far from a node's function they are followed: two calls (a
+ * dispatcher, the handler it calls through a variable, that handler's helper) and no
+ * further, so that a function far below (etag, four calls under an express route) is not
+ * taken for an inlined helper. */
+#define FIX_MAX_EDGES 32768
+#define FIX_REACH_DEPTH 2
+#define FIX_REACH_MAX 256
 
 struct fix_fn {
 	uint32_t start, end;    /* UTF-16 offsets, as coverage gives them */
@@ -56,6 +65,7 @@ struct inlinefix {
 	size_t n_slots;
 	size_t total_fns;
 	bool want_coverage;
+	struct calledges *edges; /* caller -> callee, learned from the profiles (calledges.h) */
 	const void *ft_seen;    /* the function table the interned indices belong to */
 	struct inlinefix_stats st;
 };
@@ -99,6 +109,7 @@ struct inlinefix *inlinefix_new(void)
 	x->n_slots = 64;
 	x->slots = xmalloc(x->n_slots * sizeof(*x->slots));
 	memset(x->slots, 0xff, x->n_slots * sizeof(*x->slots));
+	x->edges = calledges_new(FIX_MAX_EDGES);
 	return x;
 }
 
@@ -119,6 +130,7 @@ void inlinefix_free(struct inlinefix *x)
 		script_free(&x->s[i]);
 	free(x->s);
 	free(x->slots);
+	calledges_free(x->edges);
 	free(x);
 }
 
@@ -672,6 +684,25 @@ static uint32_t fn_func(struct inlinefix *x, struct fix_script *s, int32_t k, st
 	return f->func;
 }
 
+/* ---- what called what (calledges.h): a function is keyed by its script's index and its own */
+
+#define NO_KEY UINT64_MAX
+
+static uint64_t fix_key(const struct inlinefix *x, const struct fix_script *s, int32_t fn)
+{
+	return ((uint64_t)(s - x->s) << 32) | (uint32_t)fn;
+}
+
+static struct fix_script *key_script(const struct inlinefix *x, uint64_t k)
+{
+	return &x->s[k >> 32];
+}
+
+static int32_t key_fn(uint64_t k)
+{
+	return (int32_t)(uint32_t)k;
+}
+
 /* ---- repair */
 
 /* Where one node's ticks of one line go: an existing node below it, or a new child. */
@@ -704,6 +735,10 @@ struct repair {
 	size_t n_plans, plans_cap;
 	uint64_t visits;
 	size_t n_new;
+	uint64_t *key;          /* per node: its function's fix_key, or NO_KEY */
+	uint64_t reach[FIX_REACH_MAX]; /* what reach_for's function called, as learned */
+	size_t n_reach;
+	uint64_t reach_for;
 };
 
 /* A candidate callee for a line of node i, looked for below it: in the scripts of the
@@ -713,19 +748,23 @@ struct cand {
 	struct fix_script *s;
 	int32_t fn;
 	uint32_t node;          /* the shallowest node below that is the function, or NONE */
+	bool reached;           /* the node's function called it in an earlier profile */
 };
 
-static void cand_add(struct cand *c, size_t *n, size_t max, struct fix_script *s, int32_t fn,
+/* Adds a candidate, or updates the one already there; returns its index, or -1 when full. */
+static int cand_add(struct cand *c, size_t *n, size_t max, struct fix_script *s, int32_t fn,
 	uint32_t node, const struct repair *r)
 {
 	for (size_t k = 0; k < *n; k++)
 		if (c[k].s == s && c[k].fn == fn) {
 			if (node != NONE && (c[k].node == NONE || r->depth[node] < r->depth[c[k].node]))
 				c[k].node = node;
-			return;
+			return (int)k;
 		}
-	if (*n < max)
-		c[(*n)++] = (struct cand){s, fn, node};
+	if (*n >= max)
+		return -1;
+	c[*n] = (struct cand){s, fn, node, false};
+	return (int)(*n)++;
 }
 
 /* Whether node j is function fn of script s. */
@@ -808,15 +847,76 @@ static size_t keep_near_callees(const struct repair *r, uint32_t i, const struct
 	return kept;
 }
 
+/* What function me of script s called, directly or through one more call, in the profiles
+ * seen so far (cached for the node being planned). */
+static const uint64_t *reach_of(struct repair *r, struct fix_script *s, int32_t me, size_t *n)
+{
+	uint64_t k = fix_key(r->x, s, me);
+
+	if (r->reach_for != k) {
+		r->n_reach = calledges_reach(r->x->edges, k, FIX_REACH_DEPTH, r->reach, FIX_REACH_MAX);
+		r->reach_for = k;
+	}
+	*n = r->n_reach;
+	return r->reach;
+}
+
+/* Whether the node's function (me) is known to run this script's function f: it calls it by
+ * name, or called it in an earlier profile. */
+static bool own_evidence(struct repair *r, struct fix_script *s, int32_t me, int32_t f)
+{
+	size_t nr;
+	const uint64_t *rk;
+	uint64_t k = fix_key(r->x, s, f);
+
+	if (calls_name(s, me, s->fns[f].name_hash))
+		return true;
+	rk = reach_of(r, s, me, &nr);
+	for (size_t q = 0; q < nr; q++)
+		if (rk[q] == k)
+			return true;
+	return false;
+}
+
+/* Adds, marked reached, every other script's function on line that the node's function (me)
+ * called in an earlier profile, or that one of those calls by name (a helper that was always
+ * inlined into it). Returns how many of the candidates are marked. */
+static size_t gather_reached(struct repair *r, struct fix_script *s, int32_t me, uint32_t line,
+	struct cand *c, size_t *n)
+{
+	size_t nr, marked = 0;
+	const uint64_t *rk = reach_of(r, s, me, &nr);
+
+	for (size_t q = 0; q < nr; q++) {
+		struct fix_script *ks = key_script(r->x, rk[q]);
+		int32_t kf = key_fn(rk[q]), jf;
+		int k;
+		if (ks == s || ks->state != S_READY || (size_t)kf >= ks->n_fns ||
+		    (jf = innermost(ks, line)) < 0 || !owns_line(ks, jf, line))
+			continue;
+		if (jf != kf && !calls_name(ks, kf, ks->fns[jf].name_hash))
+			continue;
+		k = cand_add(c, n, MAX_CANDS, ks, jf, NONE, r);
+		if (k >= 0 && !c[k].reached) {
+			c[k].reached = true;
+			marked++;
+		}
+	}
+	return marked;
+}
+
 /* The callee a line outside node i's function belongs to: one that runs below this node
  * wins; then one that the node's function calls by name (looked for in every script when none
- * was found below); then this script's; then the only one. Its index in c, or -1 when it
- * cannot be told. */
+ * was found below); then, when this script's function on the line is not known to be run by
+ * the node's, the one other script's function that it ran in an earlier profile (a
+ * dispatcher whose handler, called through a variable, was inlined with its helpers: piscina's
+ * worker); then this script's; then the only one. Its index in c, or -1 when it cannot be
+ * told. */
 static int pick_callee(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
 	int32_t f, uint32_t line, struct cand *c)
 {
 	size_t n = keep_near_callees(r, i, s, me, f, c, gather_callees(r, i, s, f, line, c));
-	size_t seen = 0, named = 0, pick = 0, pick_named = 0;
+	size_t seen = 0, named = 0, pick = 0, pick_named = 0, n_found;
 
 	for (size_t k = 0; k < n; k++)
 		if (c[k].node != NONE) {
@@ -834,7 +934,12 @@ static int pick_callee(struct repair *r, uint32_t i, struct fix_script *s, int32
 		}
 	if (named == 1)
 		return (int)pick_named;
-	if (f >= 0 || n == 1)
+	n_found = n;
+	if ((f < 0 || !own_evidence(r, s, me, f)) && gather_reached(r, s, me, line, c, &n) == 1)
+		for (size_t k = 0; k < n; k++)
+			if (c[k].reached)
+				return (int)k;
+	if (f >= 0 || n_found == 1)
 		return 0;
 	return -1;
 }
@@ -1063,10 +1168,38 @@ static void rebuild(struct repair *r, const uint32_t *plan_of)
 	free(next_into);
 }
 
+/* The key of node i's function, or NO_KEY when its script's ranges are not known. */
+static uint64_t node_key(const struct repair *r, uint32_t i)
+{
+	const struct func_info *fi = functab_get(r->ft, r->p->nodes[i].func);
+	struct fix_script *s;
+	int32_t fn;
+
+	if (fi->kind != FUNC_JS || !fi->url[0] || fi->line < 0 || !(s = find(r->x, fi->url)) ||
+	    s->state != S_READY || (fn = own_fn(s, (uint32_t)fi->line + 1, fi->column)) < 0)
+		return NO_KEY;
+	return fix_key(r->x, s, fn);
+}
+
+/* Remembers each real call of the profile (a JS node under a JS node), before the repair adds
+ * its own. */
+static void learn_edges(struct repair *r)
+{
+	uint32_t n = (uint32_t)r->p->n_nodes;
+
+	r->key = xmalloc(n * sizeof(*r->key));
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t up = r->p->nodes[i].parent;
+		r->key[i] = node_key(r, i);
+		if (up >= 0 && r->key[i] != NO_KEY && r->key[up] != NO_KEY && r->key[up] != r->key[i])
+			calledges_add(r->x->edges, r->key[up], r->key[i]);
+	}
+}
+
 void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 	struct inlinefix_stats *st_out)
 {
-	struct repair r = {.x = x, .p = p, .ft = ft};
+	struct repair r = {.x = x, .p = p, .ft = ft, .reach_for = NO_KEY};
 	struct inlinefix_stats st = {0};
 	uint32_t n = (uint32_t)p->n_nodes, *plan_of;
 
@@ -1092,6 +1225,7 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 			r.sub_end[p->nodes[i].parent] = r.sub_end[i];
 	for (size_t t = 0; t < p->n_ticks; t++)
 		r.tick_dest[t] = NONE;
+	learn_edges(&r);
 	for (uint32_t i = 0; i < n; i++)
 		if (p->nodes[i].hit_count)
 			plan_node(&r, i, &st);
@@ -1104,6 +1238,7 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 	free(r.sub_end);
 	free(r.depth);
 	free(r.tick_dest);
+	free(r.key);
 	free(r.dests);
 	free(r.plans);
 	x->st.samples += st.samples;

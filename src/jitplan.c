@@ -103,12 +103,13 @@ void jit_plan_leave(const char *why, struct jit_plan *p)
  * keep an inlined callee's own lines in the profile as V8 13 does, and real_programs.sh,
  * warm_accuracy.sh and real_tsc.sh pass with the repair on Node 18, 20 and 22 (the hash step
  * it once lost there, mix32 0.3-0.6 %, was taken by a deeper function of another file on the
- * same line numbers, which inlinefix.c's rule no longer allows), but two things keep them on
- * inlining off for now: on Node 22 express's handleRequest keeps 1.1-2.0 % of the repaired
- * profile on its call line (real_programs.sh asks under 2; the reference has 0.1), and on
- * Node 20 a piscina worker's isPrime went to piscina's wrapper in one or two windows of
- * twelve (workers.sh, two runs of two), where inlining off, which the workers share with the
- * main thread, keeps it right. */
+ * same line numbers, which inlinefix.c's rule no longer allows; a piscina worker's task, which
+ * went to piscina's wrapper in a window or two of twelve, is found through the calls of earlier
+ * windows), but two things keep them on inlining off for now: on Node 22 express's
+ * handleRequest keeps 1.1-2.0 % of the repaired profile on its call line (real_programs.sh
+ * asks under 2; the reference has 0.1), and on Node 20 a helper of another file that V8
+ * inlined into a loop, with its lines inside the loop's own, kept its time on the loop
+ * (sourcemaps.sh: tick 73-78 %, unitPrice 0-5 %; doc/inlining.md). */
 #define JIT_V8_REPAIRABLE 13
 /* The oldest V8 whose repaired rows are right when the repair is asked for (above). */
 #define JIT_V8_REPAIR_EXACT 10

@@ -263,6 +263,76 @@ static void test_deeper_other_file(void)
 	release(&p, x, ft, cov_buf, err, &t);
 }
 
+/* The profile of "name" (cold or profile) in fixture dir, into p (sharing ft). */
+static int load_profile(const char *dir, const char *name, struct functab *ft, struct profile *p)
+{
+	char *pname = xasprintf("%s/%s.json", dir, name), *buf, *err = NULL;
+	size_t len;
+	int r = -1;
+
+	buf = fixture_read(pname, &len);
+	free(pname);
+	if (buf)
+		r = profile_parse(buf, len, ft, p, &err);
+	free(buf);
+	free(err);
+	return r;
+}
+
+/* tests/fixtures/inlinefix-dispatch, shaped like piscina's worker: task() in main.js runs
+ * primeCount() of task.js through a variable (never by name), and V8 inlined primeCount() and
+ * its isPrime() into it, whose lines fall inside helpers at the top of main.js. The warm
+ * profile alone cannot tell whose lines they are (main.js's helper is the guess, wrongly); after
+ * the first 300 ms of the same process (cold.json: every call a frame), the repair knows that
+ * task() runs primeCount() and gives isPrime() its time. */
+static void test_dispatch(void)
+{
+	const char *dir = "inlinefix-dispatch";
+	struct functab *ft = functab_create();
+	struct profile cold, warm, alone;
+	struct json_span cov;
+	char *cov_buf = NULL, *err = NULL;
+	struct inlinefix *x = inlinefix_new(), *y = inlinefix_new();
+	struct window_stats before, after, guessed;
+	struct texts t = { .dir = dir };
+
+	window_stats_init(&before);
+	window_stats_init(&after);
+	window_stats_init(&guessed);
+	if (load_from(dir, ft, &warm, &cov, &cov_buf) || load_profile(dir, "cold", ft, &cold) ||
+	    load_profile(dir, "profile", ft, &alone)) {
+		ok(0, "the dispatch fixture loads");
+		return;
+	}
+	aggregate_window(&warm, ft, -INFINITY, &before);
+	ok(self_pct(&before, ft, "task") > 90 && self_pct(&before, ft, "isPrime") == 0,
+		"as V8 gives it, task() has %.1f %% and isPrime() none",
+		self_pct(&before, ft, "task"));
+	is_int(inlinefix_take_coverage(x, cov, &err), 2, "the coverage names main.js and task.js");
+	is_int(inlinefix_take_coverage(y, cov, &err), 2, "(and again, for a repair with no past)");
+	ok(inlinefix_resolve(x, text_of, &t) && inlinefix_resolve(y, text_of, &t),
+		"the texts make the scripts usable");
+	inlinefix_apply(y, &alone, ft, NULL);
+	aggregate_window(&alone, ft, -INFINITY, &guessed);
+	ok(self_pct(&guessed, ft, "isPrime") < 5, "the warm profile alone: isPrime() %.1f %% "
+		"(its lines go to main.js's helper)", self_pct(&guessed, ft, "isPrime"));
+	inlinefix_apply(x, &cold, ft, NULL);
+	inlinefix_apply(x, &warm, ft, NULL);
+	ok(preorder_ok(&warm, hits_of(&alone)), "the repaired profile is well formed");
+	aggregate_window(&warm, ft, -INFINITY, &after);
+	/* the recording: task() 98 %, of it lines 9 and 8 (isPrime's loop) 815 of 847 ticks */
+	ok(self_pct(&after, ft, "isPrime") > 80, "after the cold profile: isPrime() %.1f %%",
+		self_pct(&after, ft, "isPrime"));
+	ok(self_pct(&after, ft, "task") < 10, "task() keeps %.1f %%", self_pct(&after, ft, "task"));
+	window_stats_free(&before);
+	window_stats_free(&after);
+	window_stats_free(&guessed);
+	profile_release(&cold);
+	profile_release(&alone);
+	inlinefix_free(y);
+	release(&warm, x, ft, cov_buf, err, &t);
+}
+
 static void test_refusals(void)
 {
 	struct functab *ft = functab_create();
@@ -346,6 +416,7 @@ int main(void)
 {
 	test_repair();
 	test_deeper_other_file();
+	test_dispatch();
 	test_refusals();
 	test_minified();
 	return done_testing();
