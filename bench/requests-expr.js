@@ -3,7 +3,8 @@
 // taken from the C source so that what is recorded or measured is what ships:
 //   reading(nonce): the evaluation made at every window (the first subscribes)
 //   leave(nonce):   the one made at detach (unsubscribes)
-// with the limits the engine passes (REQ_ROWS_MAX, the watchdog, REQ_OPEN_MAX, REQ_WAITS_MAX).
+// with the limits the engine passes (REQ_ROWS_MAX, the watchdog, REQ_OPEN_MAX, REQ_WAITS_MAX,
+// REQ_FOLLOW_PER_S).
 // Used by tests/fixtures/requests/record.js and bench/requests-cost.js.
 const fs = require('fs'), path = require('path');
 
@@ -19,7 +20,7 @@ const part = (name) => {
 		.match(/"((?:[^"\\]|\\.)*)"/g).map((l) => JSON.parse(l)).join('');
 };
 const args = [define(hdr, 'REQ_ROWS_MAX'), 60000, define(src, 'REQ_OPEN_MAX'),
-	define(hdr, 'REQ_WAITS_MAX')].join(',');
+	define(hdr, 'REQ_WAITS_MAX'), define(hdr, 'REQ_FOLLOW_PER_S')].join(',');
 
 exports.reading = (nonce) => part('req_head') + nonce + part('req_body') + args + ')';
 exports.leave = (nonce) => part('leave_head') + nonce + part('leave_tail');

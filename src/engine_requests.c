@@ -29,7 +29,7 @@
 #define REQ_OPEN_MAX 10000
 
 static const char req_head[] =
-	"(function ntopJsReq(MAXR,WD,OPEN,WMAX){var dc=process.getBuiltinModule?"
+	"(function ntopJsReq(MAXR,WD,OPEN,WMAX,FOL){var dc=process.getBuiltinModule?"
 	"process.getBuiltinModule('diagnostics_channel'):require('diagnostics_channel'),"
 	"K=" REQ_KEY ",all=globalThis[K],id='";
 static const char req_body[] =
@@ -37,11 +37,12 @@ static const char req_body[] =
 	"if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
 	"var o=all[id];function now(){return P.now()}"
-	/* a finished request or call into its row: count, errors, longest, sum, histogram, and
-	 * (a request) the time it waited on each destination (w: Map dest -> [open, since, ms]) */
-	"function add(m,k,ms,err,e,t){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
-	"if(!b){b={n:0,e:0,x:0,s:0,h:{},w:null,wn:0,ws:0};m.set(k,b);}}b.n++;if(err)b.e++;if(ms>b.x)b.x=ms;b.s+=ms;"
-	"var i=ms<=0.05?0:Math.min(95,1+Math.floor(Math.log2(ms/0.05)*4));b.h[i]=(b.h[i]||0)+1;"
+	/* a finished request or call into its row, weighing n (a request followed as one of n):
+	 * count, errors, longest, sum, histogram, and (a request) the time it waited on each
+	 * destination (w: Map dest -> [open, since, ms]) */
+	"function add(m,k,ms,err,e,t,n){var b=m.get(k);if(!b){if(m.size>=MAXR){k='other';b=m.get(k);}"
+	"if(!b){b={n:0,e:0,x:0,s:0,h:{},w:null,wn:0,ws:0};m.set(k,b);}}n=n||1;b.n+=n;if(err)b.e+=n;if(ms>b.x)b.x=ms;b.s+=ms*n;"
+	"var i=ms<=0.05?0:Math.min(95,1+Math.floor(Math.log2(ms/0.05)*4));b.h[i]=(b.h[i]||0)+n;"
 	"if(e&&e.s){b.wn++;b.ws+=ms;if(e.w){if(!b.w)b.w=Object.create(null);e.w.forEach(function(x,d){"
 	"if(!(d in b.w)&&Object.keys(b.w).length>=WMAX)d='other';"
 	"b.w[d]=(b.w[d]||0)+x[2]+(x[0]>0?t-x[1]:0)})}}}"
@@ -53,14 +54,24 @@ static const char req_body[] =
 	"return u.slice(0,200).split('/').map(function(s){return/^[0-9]+$/.test(s)||"
 	"/^[0-9a-fA-F-]{16,}$/.test(s)||/^[0-9a-fA-F]{8,}$/.test(s)&&/[0-9]/.test(s)?':id':s})"
 	".join('/')}"
-	"function skey(e){return e.r||(e.q.method||'?')+' '+route(e.q)}"
+	/* A request's key, method and route. Made once per route, not per request: express's
+	 * Route object (and the mount path it was reached by) or the raw URL (up to 512 of them)
+	 * keeps the string it gave, whose hash V8 then keeps too; a new string per request, built
+	 * and hashed, was most of what reading routes cost (doc/benchmarks.md section 21). */
+	"function skey(e){if(e.r)return e.r;var q=e.q,m=q.method||'?',r=q.route,b,c,k;"
+	"if(r&&typeof r==='object'&&typeof r.path==='string'){b=typeof q.baseUrl==='string'?q.baseUrl:'';"
+	"c=o.rk.get(r);if(c&&c[0]===b&&c[1]===m)return c[2];k=m+' '+b+r.path;o.rk.set(r,[b,m,k]);return k}"
+	"b=String(q.url||'/');c=o.uk.get(b);if(c&&c[0]===m)return c[1];"
+	"k=m+' '+route(q);if(o.uk.size>=512)o.uk.clear();o.uk.set(b,[m,k]);return k}"
 	"function dest(q){var h=typeof q.getHeader==='function'?q.getHeader('host'):null;"
 	"h=String(h||q.host||'?');return/:[0-9]+$/.test(h)?h:h+(q.protocol==='https:'?':443':':80')}"
 	"function origin(r){var s=String(r.origin||'?'),t=s.replace(/^[a-z]+:\\/\\//,'');"
 	"return/:[0-9]+$/.test(t)?t:t+(s.indexOf('https:')===0?':443':':80')}"
 	/* a request ends: d marks it done for the calls that outlive it */
-	"function fin(e,err){var t=now();e.d=1;add(o.s,skey(e),t-e.t,err,e,t)}"
-	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),sub:[],als:null,lt:0,tk:10};"
+	"function fin(e,err){var t=now();e.d=1;add(o.s,skey(e),t-e.t,err,e,t,e.n)}"
+	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),"
+	"rk:new WeakMap(),uk:new Map(),sub:[],als:null,lt:0,tk:10,N:1,sk:1,st:0,fo:0,sl:0,fl:0,lr:0,"
+	"Nc:1,csk:1,cst:0,cfo:0,csl:0,cfl:0};"
 	/* Which request a call is made for: an AsyncLocalStorage entered at the request's start,
 	 * only where it is built on AsyncContextFrame (Node 24 and later, and 22 with
 	 * --experimental-async-context-frame); the older one enables async_hooks for the whole
@@ -74,35 +85,47 @@ static const char req_body[] =
 	 * exception): none may leave it */
 	"var on=function(n,f){var ch=dc.channel(n),g=function(m){try{f(m)}catch(x){}};"
 	"ch.subscribe(g);o.sub.push([ch,g])};"
-	"on('http.server.request.start',function(m){if(all[id]!==o||o.open.size>=OPEN)return;"
-	"var t=now(),e={q:m.request,t:t,w:null,r:null,d:0,s:0},k=Math.min(10,o.tk+t-o.lt);o.lt=t;"
+	/* every request is counted (st); one in N is followed (fo), as n = N of them */
+	"on('http.server.request.start',function(m){if(all[id]!==o)return;o.st++;"
+	"if(--o.sk>0||o.open.size>=OPEN)return;o.sk=o.N;o.fo++;"
+	"var t=now(),e={q:m.request,t:t,w:null,r:null,d:0,s:0,n:o.N},k=Math.min(10,o.tk+t-o.lt);o.lt=t;"
 	"o.open.set(m.response,e);if(o.als&&k>=1){k--;e.s=1;o.als.enterWith(e)}o.tk=k});"
-	"on('http.server.response.finish',function(m){var e=o.open.get(m.response);"
-	"if(all[id]!==o||!e)return;o.open.delete(m.response);fin(e,m.response.statusCode>=500)});"
+	"on('http.server.response.finish',function(m){if(all[id]!==o||!o.open.size)return;"
+	"var e=o.open.get(m.response);if(!e)return;o.open.delete(m.response);fin(e,m.response.statusCode>=500)});"
 	/* fastify 5 names its route on its own channel */
 	"on('tracing:fastify.request.handler:start',function(m){var e=m.reply&&o.open.get(m.reply.raw);"
 	"if(e&&m.route&&typeof m.route.url==='string')e.r=(e.q.method||'?')+' '+m.route.url.slice(0,200)});"
-	"var cs=function(q,d){if(all[id]!==o||!q||typeof q!=='object'||o.cw.has(q))return;"
-	"var t=now(),p=o.als?o.als.getStore():null;"
-	"if(p&&typeof p==='object'&&p.s&&!p.d){if(!p.w)p.w=new Map();"
+	/* Calls as requests: every one counted (cst), one in Nc followed (cfo) and counted Nc
+	 * times (n); a call made for a request whose waits are followed is followed for them too,
+	 * outside the rows when it is not one of the Nc (n = 0). f gives its destination. */
+	"var cs=function(q,f){if(all[id]!==o||!q||typeof q!=='object')return;o.cst++;"
+	"var p=o.als?o.als.getStore():null,n=0;if(!(p&&typeof p==='object'&&p.s&&!p.d))p=null;"
+	"if(--o.csk<=0){o.csk=o.Nc;n=o.Nc}if(!n&&!p||o.cw.has(q))return;if(n)o.cfo++;"
+	"var t=now(),d=f(q);if(p){if(!p.w)p.w=new Map();"
 	"if(!p.w.has(d)&&p.w.size>=WMAX)d='other';var x=p.w.get(d);if(!x)p.w.set(d,x=[0,0,0]);"
-	"if(x[0]++===0)x[1]=t}else p=null;"
-	"o.cw.set(q,[d,t,p]);o.cf.set(d,(o.cf.get(d)||0)+1)};"
+	"if(x[0]++===0)x[1]=t}"
+	"o.cw.set(q,[d,t,p,n]);if(n)o.cf.set(d,(o.cf.get(d)||0)+n)};"
 	"var ce=function(q,err){var e=q&&typeof q==='object'?o.cw.get(q):null;if(!e)return;"
-	"o.cw.delete(q);var t=now(),n=(o.cf.get(e[0])||1)-1;if(n>0)o.cf.set(e[0],n);else o.cf.delete(e[0]);"
+	"o.cw.delete(q);var t=now(),n=e[3];"
+	"if(n){var c=(o.cf.get(e[0])||n)-n;if(c>0)o.cf.set(e[0],c);else o.cf.delete(e[0])}"
 	"var p=e[2],x=p&&!p.d&&p.w.get(p.w.has(e[0])?e[0]:'other');"
-	"if(x&&x[0]>0&&--x[0]===0)x[2]+=t-x[1];add(o.c,e[0],t-e[1],err)};"
-	"on('http.client.request.start',function(m){cs(m.request,dest(m.request))});"
+	"if(x&&x[0]>0&&--x[0]===0)x[2]+=t-x[1];if(n)add(o.c,e[0],t-e[1],err,null,0,n)};"
+	"on('http.client.request.start',function(m){cs(m.request,dest)});"
 	"on('http.client.response.finish',function(m){ce(m.request,m.response.statusCode>=500)});"
 	"on('http.client.request.error',function(m){ce(m.request,true)});"
-	"on('undici:request:create',function(m){cs(m.request,origin(m.request))});"
+	"on('undici:request:create',function(m){cs(m.request,origin)});"
 	"on('undici:request:headers',function(m){ce(m.request,m.response.statusCode>=500)});"
 	"on('undici:request:error',function(m){ce(m.request,true)});}"
 	/* in flight now, per route; a request whose socket closed before it finished: aborted */
 	"var fl=new Map();o.open.forEach(function(e,res){"
 	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);fin(e,true);return}"
-	"var k=skey(e);fl.set(k,(fl.get(k)||0)+1)});"
-	"var out={s:[],c:[],ctx:!!o.als},cf=new Map(o.cf);"
+	"var k=skey(e);fl.set(k,(fl.get(k)||0)+e.n)});"
+	/* the next window's N and Nc, from the rates since the last reading */
+	"var tn=now(),el=o.lr?(tn-o.lr)/1e3:0,st=o.st-o.sl,fo=o.fo-o.fl,cst=o.cst-o.csl,cfo=o.cfo-o.cfl;"
+	"o.lr=tn;o.sl=o.st;o.fl=o.fo;o.csl=o.cst;o.cfl=o.cfo;"
+	"if(el>0.1){o.N=Math.max(1,Math.ceil(st/el/FOL));o.Nc=Math.max(1,Math.ceil(cst/el/FOL))}"
+	"if(o.sk>o.N)o.sk=o.N;if(o.csk>o.Nc)o.csk=o.Nc;"
+	"var out={s:[],c:[],ctx:!!o.als,st:st,fo:fo,cst:cst,cfo:cfo},cf=new Map(o.cf);"
 	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0,b.s,b.w||{},b.wn,b.ws]);fl.delete(k)});"
 	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n,0,{},0,0])});"
 	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0,b.s,{},0,0]);cf.delete(k)});"
@@ -125,8 +148,8 @@ void engine_requests_init(struct engine *e)
 	if (watchdog_s < REQ_WATCHDOG_MIN_S)
 		watchdog_s = REQ_WATCHDOG_MIN_S;
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->req.expr = xasprintf("%s%s%s%d,%.0f,%d,%d)", req_head, e->title_prefix, req_body,
-		REQ_ROWS_MAX, watchdog_s * 1e3, REQ_OPEN_MAX, REQ_WAITS_MAX);
+	e->req.expr = xasprintf("%s%s%s%d,%.0f,%d,%d,%d)", req_head, e->title_prefix, req_body,
+		REQ_ROWS_MAX, watchdog_s * 1e3, REQ_OPEN_MAX, REQ_WAITS_MAX, REQ_FOLLOW_PER_S);
 }
 
 void engine_requests_free(struct engine *e)

@@ -225,9 +225,14 @@ static void report_json_requests(struct strbuf *out, const struct report_window 
 
 	if (!rw->requests)
 		return;
+	strbuf_printf(out, ",\"requests\":{\"started\":%llu,\"followed\":%llu,"
+		"\"calls_started\":%llu,\"calls_followed\":%llu",
+		(unsigned long long)rw->requests->started, (unsigned long long)rw->requests->followed,
+		(unsigned long long)rw->requests->calls_started,
+		(unsigned long long)rw->requests->calls_followed);
 	for (int k = 0; k < 2; k++) {
 		n = requests_order(rw->requests, k == 1, order);
-		strbuf_puts(out, k == 0 ? ",\"requests\":{\"server\":[" : "],\"client\":[");
+		strbuf_puts(out, k == 0 ? ",\"server\":[" : "],\"client\":[");
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				strbuf_putc(out, ',');
@@ -814,8 +819,12 @@ static void report_text_requests(struct strbuf *out, const struct report_window 
 		}
 		if (n == 0)
 			continue;
-		strbuf_printf(out, "%s: %llu finished, %llu error%s, %llu in flight\n",
+		strbuf_printf(out, "%s: %llu finished, %llu error%s, %llu in flight",
 			k ? "CALLS" : "REQUESTS", count, errors, errors == 1 ? "" : "s", flying);
+		/* counted from the requests followed, each standing for this many */
+		if (req_follow_ratio(w, k == 1) > 1)
+			strbuf_printf(out, " (estimated: 1 in %.0f followed)", req_follow_ratio(w, k == 1));
+		strbuf_putc(out, '\n');
 		report_text_req_rows(out, w, k == 1);
 	}
 }

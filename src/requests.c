@@ -147,6 +147,19 @@ static void parse_rows(const cJSON *list, struct req_row *rows, size_t *n)
 			rows_put(rows, n, &r);
 }
 
+/* How many started and were followed, when the two make sense together. */
+static void take_followed(const cJSON *root, const char *sk, const char *fk, uint64_t *started,
+	uint64_t *followed)
+{
+	double st = count_of(cJSON_GetObjectItemCaseSensitive(root, sk));
+	double fo = count_of(cJSON_GetObjectItemCaseSensitive(root, fk));
+
+	if (st >= 0 && fo >= 0 && fo <= st) {
+		*started = (uint64_t)st;
+		*followed = (uint64_t)fo;
+	}
+}
+
 int requests_parse(const char *json, size_t len, struct req_window *out)
 {
 	cJSON *root = cJSON_ParseWithLength(json, len);
@@ -157,10 +170,20 @@ int requests_parse(const char *json, size_t len, struct req_window *out)
 		return -1;
 	}
 	out->context = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ctx"));
+	take_followed(root, "st", "fo", &out->started, &out->followed);
+	take_followed(root, "cst", "cfo", &out->calls_started, &out->calls_followed);
 	parse_rows(cJSON_GetObjectItemCaseSensitive(root, "s"), out->server, &out->n_server);
 	parse_rows(cJSON_GetObjectItemCaseSensitive(root, "c"), out->client, &out->n_client);
 	cJSON_Delete(root);
 	return 0;
+}
+
+double req_follow_ratio(const struct req_window *w, bool client)
+{
+	uint64_t st = client ? w->calls_started : w->started;
+	uint64_t fo = client ? w->calls_followed : w->followed;
+
+	return fo && st > fo ? (double)st / (double)fo : 1;
 }
 
 double req_row_quantile(const struct req_row *r, double q)
@@ -198,6 +221,10 @@ double req_wait_share(const struct req_row *r, size_t i)
 void requests_add(struct req_window *totals, const struct req_window *w)
 {
 	totals->context = totals->context || w->context;
+	totals->started += w->started;
+	totals->followed += w->followed;
+	totals->calls_started += w->calls_started;
+	totals->calls_followed += w->calls_followed;
 	for (size_t i = 0; i < totals->n_server; i++)
 		totals->server[i].in_flight = 0;
 	for (size_t i = 0; i < totals->n_client; i++)

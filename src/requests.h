@@ -23,6 +23,12 @@
 /* Destinations a route's waits are kept for (the target folds the rest into "other"). */
 #define REQ_WAITS_MAX 4
 #define REQ_HOST_LEN 80
+/* Inbound requests the target follows a second, at most: above that rate, one in N is
+ * followed (N from the rate since the last reading) and counted N times. Following a request,
+ * from its start to its finish, is what costs the target (doc/benchmarks.md section 21: 5 to
+ * 9 % of an express server's CPU at its full rate when every one was followed); a request
+ * that is only counted costs a few tens of nanoseconds. */
+#define REQ_FOLLOW_PER_S 200
 
 /* A route's time waiting on one destination: for each request, the time in which at least
  * one of its calls there was open, summed over the requests. */
@@ -51,6 +57,12 @@ struct req_window {
 	/* The target can tell which request a call is made for (an AsyncLocalStorage on
 	 * AsyncContextFrame: Node 24 and later), so that the waits are known. */
 	bool context;
+	/* Inbound requests started in the span, and how many of them were followed to their
+	 * end: above REQ_FOLLOW_PER_S a second the target follows one in N, and the server rows
+	 * count each followed request N times (their counts, errors and percentiles are then
+	 * estimates). */
+	uint64_t started, followed;
+	uint64_t calls_started, calls_followed; /* the same for outbound calls */
 	struct req_row server[REQ_ROWS_MAX];
 	size_t n_server;
 	struct req_row client[REQ_ROWS_MAX];
@@ -59,10 +71,15 @@ struct req_window {
 
 /* Parses the evaluation's value, {s: [[key, count, errors, max_ms, {bucket: n}, in_flight,
  * sum_ms, {host: waited_ms}, sampled, sampled_ms]], c: [the same], ctx: whether waits are
- * followed}. Rows that are not that shape are
+ * followed, st: inbound requests started, fo: followed of them, cst and cfo: the same for
+ * calls}. Rows that are not that shape are
  * left out; more than REQ_ROWS_MAX are folded into the last. Returns 0, or -1 (out cleared)
  * if the value is not an object. */
 int requests_parse(const char *json, size_t len, struct req_window *out);
+
+/* How many inbound requests (or calls, client) each followed one stands for (started /
+ * followed): 1 when every one was followed or none started. */
+double req_follow_ratio(const struct req_window *w, bool client);
 
 /* The q-quantile (0..1) of a row's durations in ms, from its histogram (the geometric middle
  * of the bucket it falls in, at most max_ms); NAN without any. */

@@ -89,7 +89,8 @@ static void help_columns(struct help_list *L, const struct model *m)
 		"(throttled, with the quota in cores), in red from 10%%");
 	ENTRY("REQ line", "once the target served HTTP: the last window's requests a second, their "
 		"p99, the share of errors (5xx, aborted), the route with the highest p99, and the "
-		"calls it made to other servers a second with their p99");
+		"calls it made to other servers a second with their p99; \"(1 in N followed)\" above "
+		"200 requests a second, where the figures are estimates");
 	ENTRY("MEM line", "the target's resident memory (rss), V8 heap used/total, how fast the "
 		"heap's post-GC floor grows per hour over the growth window, the verdict (growing, "
 		"stable, shrinking or unknown) and a sparkline of heap used over the last 5 minutes");

@@ -14,6 +14,7 @@
 
 #include "functab.h"
 #include "grid.h"
+#include "requests.h"
 #include "util.h"
 #include "view_priv.h"
 
@@ -644,6 +645,10 @@ static void draw_req_line(const struct model *m, struct grid *g, int y)
 	}
 	snprintf(buf, sizeof buf, " %.0f/s", m->req_per_s);
 	x = view_put_at(g, x, y, GA_NORMAL, buf);
+	if (m->req_last && req_follow_ratio(m->req_last, false) > 1) {
+		snprintf(buf, sizeof buf, " (1 in %.0f followed)", req_follow_ratio(m->req_last, false));
+		x = view_put_at(g, x, y, GA_DIM, buf);
+	}
 	if (isfinite(m->req_p99_ms)) {
 		req_fmt_ms(m->req_p99_ms, t, sizeof t);
 		snprintf(buf, sizeof buf, "  p99 %s", t);

@@ -115,6 +115,27 @@ server() {
 			'l => l.length === 2 && l.every(w => !("requests" in w)) || l'
 		lv=load2${tag}_PID
 		kill "${!lv}" 2>/dev/null
+		wait "${!lv}" 2>/dev/null
+		# Above 200 requests a second the target follows one in N: four connections asking
+		# /fail (a 503 at once) as fast as they can, for 8 s.
+		"$nb" -e 'const http = require("http"), agent = new http.Agent({ keepAlive: true }),
+			end = Date.now() + 8000, one = () => new Promise(ok => http.get({ host: "127.0.0.1",
+			port: +process.argv[1], path: "/fail", agent }, r => { r.resume(); r.on("end", ok) }).on("error", ok));
+			for (let c = 0; c < 4; c++) (async () => { while (Date.now() < end) await one(); })();' \
+			"$port" &
+		fast=$!
+		sleep 1
+		"$NTOP_JS" --pid "${!pv}" -b --json -n 5 -d 1 >"$WORK/$tag-fast.jsonl" 2>/dev/null
+		wait $fast 2>/dev/null
+		diag "$t fast: $("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
+			const r = JSON.parse(l).requests; console.log(r.started, r.followed, r.server.map(x => x.route + " " + x.count + " " + x.errors).join()); }' \
+			"$WORK/$tag-fast.jsonl" 2>&1 | tr '\n' '|')"
+		check "$t at a fast rate one in N is followed: at most 400 a window from the third, and the counts estimate the started within 25 %" \
+			jsonl_check "$WORK/$tag-fast.jsonl" 'l => l.slice(2).every(w => { const q = w.requests,
+				n = q.server.reduce((a, r) => a + r.count, 0), f = q.server.find(r => r.route === "/fail");
+				return q.started > 400 && q.followed <= 400 && q.followed < q.started &&
+					Math.abs(n - q.started) <= 0.25 * q.started && f && f.errors === f.count; }) ||
+				l.map(w => [w.requests.started, w.requests.followed, w.requests.server.map(r => r.count)])'
 	fi
 	kill "${!pv}" 2>/dev/null
 	wait "${!pv}" "${!lv}" 2>/dev/null

@@ -33,6 +33,11 @@ static void test_recorded(void)
 	ok(requests_parse(second, strlen(second), w) == 0, "the recorded reading parses");
 	is_int((int)w->n_server, 5, "five routes");
 	ok(w->context, "recorded on Node 24: the calls' requests are known");
+	ok(w->started == 12 && w->followed == 12 && req_follow_ratio(w, false) == 1,
+		"12 requests started in it, every one followed (%llu, %llu)",
+		(unsigned long long)w->started, (unsigned long long)w->followed);
+	ok(w->calls_started == 12 && w->calls_followed == 12 && req_follow_ratio(w, true) == 1,
+		"and 12 calls, every one followed");
 	r = find(w->server, w->n_server, "GET /api/items/:id");
 	ok(r && r->count == 8 && r->errors == 0, "express's mount path and route: 8 requests "
 		"(6 by http.get, 2 by fetch)");
@@ -64,6 +69,30 @@ static void test_recorded(void)
 	cJSON_Delete(root);
 	free(text);
 	free(w);
+}
+
+/* Above REQ_FOLLOW_PER_S a second the target follows one request in N: the window says how
+ * many started and how many were followed; what cannot be is refused. */
+static void test_followed(void)
+{
+	struct req_window *w = calloc(1, sizeof *w), *t = calloc(1, sizeof *t);
+	const char *one = "{\"s\":[[\"GET /a\",3000,0,2,{\"20\":3000},0,3000]],\"st\":3000,\"fo\":200,"
+		"\"cst\":400,\"cfo\":100}";
+	const char *bad = "{\"s\":[],\"st\":10,\"fo\":11,\"cst\":-1,\"cfo\":0}";
+
+	ok(requests_parse(one, strlen(one), w) == 0 && w->started == 3000 && w->followed == 200,
+		"3000 started, 200 followed");
+	is_num(req_follow_ratio(w, false), 15, 1e-9, "each followed request stands for 15");
+	is_num(req_follow_ratio(w, true), 4, 1e-9, "each followed call for 4");
+	requests_add(t, w);
+	requests_add(t, w);
+	ok(t->started == 6000 && t->followed == 400 && t->calls_started == 800 &&
+		t->calls_followed == 200, "the totals add them");
+	ok(requests_parse(bad, strlen(bad), w) == 0 && w->started == 0 && w->followed == 0 &&
+		req_follow_ratio(w, false) == 1 && w->calls_started == 0 && req_follow_ratio(w, true) == 1,
+		"more followed than started, or a negative count: neither is taken");
+	free(w);
+	free(t);
 }
 
 static void test_totals_and_order(void)
@@ -157,6 +186,7 @@ static void test_hostile(void)
 int main(void)
 {
 	test_recorded();
+	test_followed();
 	test_totals_and_order();
 	test_hostile();
 	return done_testing();
