@@ -28,6 +28,7 @@
 #include "transport.h"
 #include "tui.h"
 #include "util.h"
+#include "version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -798,7 +799,12 @@ int app_main(int argc, char **argv)
 		return 0;
 	}
 	if (a.opt.version) {
-		printf("ntop-js %s\n", PACKAGE_VERSION);
+		struct strbuf v;
+
+		strbuf_init(&v);
+		version_text(&v);
+		fputs(v.data, stdout);
+		strbuf_free(&v);
 		return 0;
 	}
 	if (a.opt.list)

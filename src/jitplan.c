@@ -99,6 +99,29 @@ void jit_plan_leave(const char *why, struct jit_plan *p)
 	p->caveat = why;
 }
 
+/* The V8 of each Node line of the matrix (the versions tests/lib.sh's NODE_MATRIX installs;
+ * 25 shares 26's V8 major). */
+const struct jit_known jit_known_versions[] = {
+	{"18", "10.2.154.26"}, {"20", "11.3.244.8"}, {"22", "12.4.254.21"},
+	{"24", "13.6.233.17"}, {"25, 26", "14.6.202.34"},
+};
+const size_t jit_n_known_versions = sizeof jit_known_versions / sizeof jit_known_versions[0];
+
+void jit_plan_describe(const struct jit_plan *p, char *out, size_t outsz)
+{
+	const char *deopt = !p->deopt ? "" : p->restore[0] ? ", deoptimized at attach and detach" :
+		", deoptimized at attach";
+
+	if (p->repair)
+		snprintf(out, outsz, "profiles repaired%s", deopt);
+	else if (p->set[0])
+		snprintf(out, outsz, "inlining off while attached%s", deopt);
+	else if (p->exact)
+		snprintf(out, outsz, "no flag set%s", deopt);
+	else
+		snprintf(out, outsz, "nothing done (%s)", p->caveat ? p->caveat : "not measured");
+}
+
 /* The oldest V8 whose profiles the repair is the default for: V8 13 (Node 24). V8 10 to 12
  * keep an inlined callee's own lines in the profile as V8 13 does, and real_programs.sh,
  * warm_accuracy.sh and real_tsc.sh pass with the repair on Node 18, 20 and 22 (the hash step

@@ -18,6 +18,7 @@
 #define NTOP_JITPLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The newest V8 major version measured (Node 26); newer ones are left alone, and said so. */
 #define JIT_V8_MEASURED 14
@@ -58,6 +59,19 @@ bool jit_plan_repairs(int major, enum jit_method want, bool can_repair);
 /* The plan when nothing may be changed (--leave-jit, --no-eval, a refused step): not exact,
  * for the reason why. */
 void jit_plan_leave(const char *why, struct jit_plan *p);
+
+/* The Node versions the plans were measured on, oldest first (--version says what is done
+ * on each): the Node major version(s) and a V8 version of theirs. */
+struct jit_known {
+	const char *node;
+	const char *v8_version;
+};
+extern const struct jit_known jit_known_versions[];
+extern const size_t jit_n_known_versions;
+
+/* What plan p does, in a few words for --version: "inlining off while attached, deoptimized
+ * at attach and detach". */
+void jit_plan_describe(const struct jit_plan *p, char *out, size_t outsz);
 
 /* The V8 major version in v8_version ("12.4.254.21-node.57"), or -1. */
 int jit_v8_major(const char *v8_version);

@@ -203,3 +203,8 @@ void term_keys_raw(void)
 	if (term_open_now)
 		raw();
 }
+
+const char *term_library_version(void)
+{
+	return curses_version();
+}

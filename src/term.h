@@ -16,6 +16,8 @@ bool term_is_open(void);
 /* The descriptor to watch for keys (a duplicate of standard input). */
 int term_key_fd(void);
 void term_size(int *width, int *height);
+/* The curses library ntop-js runs with ("ncurses 6.4.20221231"), for --version. */
+const char *term_library_version(void);
 /* Copies the grid to the screen. */
 void term_draw(const struct grid *g);
 /* Takes the terminal's new size after SIGWINCH. */

@@ -337,3 +337,8 @@ bool transport_too_large(const struct transport *t)
 {
 	return t->too_large;
 }
+
+const char *transport_library_version(void)
+{
+	return lws_get_library_version();
+}

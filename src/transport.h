@@ -39,6 +39,9 @@ int transport_send(struct transport *t, const char *msg, size_t len);
 char *transport_take_message(struct transport *t);
 /* Asks for a clean close; on_closed follows. */
 void transport_close(struct transport *t);
+
+/* The libwebsockets ntop-js runs with ("4.1.6-..."), for --version. */
+const char *transport_library_version(void);
 void transport_free(struct transport *t);
 /* Bytes received so far (for the status line and benchmarks). */
 size_t transport_bytes_received(const struct transport *t);

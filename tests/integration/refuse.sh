@@ -47,6 +47,13 @@ for o in $(grep -oE -- '--[a-z][a-z-]+' "$WORK/help.out" | sort -u); do
 		undocumented="$undocumented $o"
 done
 ok $([ -z "$undocumented" ]; echo $?) "every option --help lists is in the man page${undocumented:+: missing$undocumented}"
-"$NTOP_JS" --version | grep -q '^ntop-js [0-9]'
-ok $? "--version prints the version"
+"$NTOP_JS" --version >"$WORK/version.out"
+ok $? "--version: status 0"
+check "it prints the version first" grep -q '^ntop-js [0-9]' "$WORK/version.out"
+check "the libraries it runs with" grep -qE '^libraries: ncurses [0-9].*, libwebsockets [0-9][^ ]*, cJSON [0-9][^ ]*, zlib [0-9]' "$WORK/version.out"
+check "what it does on each Node version of the matrix, the repair on Node 24, and later ones left alone" bash -c "
+	for v in $NODE_MATRIX; do grep -qE \"^  Node ([0-9]+, )?\$v[ ,]\" '$WORK/version.out' || exit 1; done
+	grep -qE '^  Node 24 +V8 13 +profiles repaired' '$WORK/version.out' &&
+	grep -qE '^  later +nothing done' '$WORK/version.out'"
+check "in lines of 100 columns at most" bash -c "! awk 'length > 100' '$WORK/version.out' | grep -q ."
 done_testing

@@ -6,9 +6,43 @@
 #include <string.h>
 #include "tap.h"
 
+/* --version's table: the matrix oldest first, each version's plan said in a few words. */
+static void test_known(void)
+{
+	struct jit_plan p;
+	char what[256];
+	int last = 0;
+	bool ordered = true;
+
+	for (size_t i = 0; i < jit_n_known_versions; i++) {
+		int major = jit_v8_major(jit_known_versions[i].v8_version);
+		ordered = ordered && major > last && major <= JIT_V8_MEASURED;
+		last = major;
+	}
+	ok(ordered && last == JIT_V8_MEASURED, "the known versions run up to the newest measured, in order");
+	jit_plan_make("13.6.233.17-node.53", "", false, JIT_AUTO, true, &p);
+	jit_plan_describe(&p, what, sizeof what);
+	is_str(what, "profiles repaired, deoptimized at attach", "Node 24 said");
+	jit_plan_make("11.3.244.8-node.38", "", false, JIT_AUTO, true, &p);
+	jit_plan_describe(&p, what, sizeof what);
+	is_str(what, "inlining off while attached, deoptimized at attach and detach", "Node 20 said");
+	jit_plan_make("14.6.202.34-node.34", "", false, JIT_AUTO, true, &p);
+	jit_plan_describe(&p, what, sizeof what);
+	is_str(what, "no flag set, deoptimized at attach", "Node 26 said");
+	jit_plan_make("15.0.1", "", false, JIT_AUTO, true, &p);
+	jit_plan_describe(&p, what, sizeof what);
+	is_str(what, "nothing done (V8 newer than ntop-js knows)", "a newer V8 said");
+	jit_plan_make("11.3.244.8-node.38", "--no-turbo-inlining", false, JIT_OFF, true, &p);
+	jit_plan_describe(&p, what, sizeof what);
+	is_str(what, "no flag set, deoptimized at attach",
+		"the target's own flag: nothing set, deoptimized");
+}
+
 int main(void)
 {
 	struct jit_plan p;
+
+	test_known();
 
 	is_int(jit_v8_major("12.4.254.21-node.57"), 12, "major of a Node 22 V8");
 	is_int(jit_v8_major("10.2.154.26-node.39"), 10, "major of a Node 18 V8");
