@@ -8,6 +8,7 @@
 
 #include "calledges.h"
 #include "functab.h"
+#include "ownlines.h"
 #include "profile.h"
 #include "smapfind.h"
 #include "util.h"
@@ -20,7 +21,7 @@
 #define MINIFIED_LINE_UNITS 300
 /* Functions looked at on one line to find a node's own (a minified file is refused above). */
 #define OWN_SCAN_MAX 64
-/* Caller -> callee edges remembered from earlier profiles (at 24 bytes and two table slots
+/* Caller -> callee edges remembered from the profiles (at 24 bytes and two table slots
  * each: under 2 MB), and how far from a node's function they are followed: two calls (a
  * dispatcher, the handler it calls through a variable, that handler's helper) and no
  * further, so that a function far below (etag, four calls under an express route) is not
@@ -28,6 +29,16 @@
 #define FIX_MAX_EDGES 32768
 #define FIX_REACH_DEPTH 2
 #define FIX_REACH_MAX 256
+/* A line of the node's own function goes to a function of another script that shares its
+ * number only when the windows where that script's code ran there as a real frame, at most
+ * FIX_OWN_DEPTH calls below, said so: a window with FIX_OWN_MIN ticks of that code on the line
+ * and the node's own a FIX_OWN_RATIO-th of them or fewer says "the callee's"; one with
+ * FIX_OWN_MIN of the node's own and as many as that code's or more says "its own", and
+ * keeps the line its own. (function, line) pairs remembered: FIX_MAX_OWN_LINES. */
+#define FIX_OWN_DEPTH 3
+#define FIX_OWN_MIN 20
+#define FIX_OWN_RATIO 10
+#define FIX_MAX_OWN_LINES 65536
 
 struct fix_fn {
 	uint32_t start, end;    /* UTF-16 offsets, as coverage gives them */
@@ -66,6 +77,7 @@ struct inlinefix {
 	size_t total_fns;
 	bool want_coverage;
 	struct calledges *edges; /* caller -> callee, learned from the profiles (calledges.h) */
+	struct ownlines *own;   /* whose a line number was, learned likewise (ownlines.h) */
 	const void *ft_seen;    /* the function table the interned indices belong to */
 	struct inlinefix_stats st;
 };
@@ -110,6 +122,7 @@ struct inlinefix *inlinefix_new(void)
 	x->slots = xmalloc(x->n_slots * sizeof(*x->slots));
 	memset(x->slots, 0xff, x->n_slots * sizeof(*x->slots));
 	x->edges = calledges_new(FIX_MAX_EDGES);
+	x->own = ownlines_new(FIX_MAX_OWN_LINES);
 	return x;
 }
 
@@ -131,6 +144,7 @@ void inlinefix_free(struct inlinefix *x)
 	free(x->s);
 	free(x->slots);
 	calledges_free(x->edges);
+	ownlines_free(x->own);
 	free(x);
 }
 
@@ -748,7 +762,7 @@ struct cand {
 	struct fix_script *s;
 	int32_t fn;
 	uint32_t node;          /* the shallowest node below that is the function, or NONE */
-	bool reached;           /* the node's function called it in an earlier profile */
+	bool reached;           /* the node's function called it in this or an earlier profile */
 };
 
 /* Adds a candidate, or updates the one already there; returns its index, or -1 when full. */
@@ -848,7 +862,7 @@ static size_t keep_near_callees(const struct repair *r, uint32_t i, const struct
 }
 
 /* What function me of script s called, directly or through one more call, in the profiles
- * seen so far (cached for the node being planned). */
+ * seen so far, this one included (cached for the node being planned). */
 static const uint64_t *reach_of(struct repair *r, struct fix_script *s, int32_t me, size_t *n)
 {
 	uint64_t k = fix_key(r->x, s, me);
@@ -862,7 +876,7 @@ static const uint64_t *reach_of(struct repair *r, struct fix_script *s, int32_t 
 }
 
 /* Whether the node's function (me) is known to run this script's function f: it calls it by
- * name, or called it in an earlier profile. */
+ * name, or called it in this or an earlier profile. */
 static bool own_evidence(struct repair *r, struct fix_script *s, int32_t me, int32_t f)
 {
 	size_t nr;
@@ -879,8 +893,9 @@ static bool own_evidence(struct repair *r, struct fix_script *s, int32_t me, int
 }
 
 /* Adds, marked reached, every other script's function on line that the node's function (me)
- * called in an earlier profile, or that one of those calls by name (a helper that was always
- * inlined into it). Returns how many of the candidates are marked. */
+ * called in this or an earlier profile, or that one of those calls by name (a helper that was
+ * always inlined into it). Returns how many of the candidates are marked (2 or more when they
+ * do not all fit: then none is the one). */
 static size_t gather_reached(struct repair *r, struct fix_script *s, int32_t me, uint32_t line,
 	struct cand *c, size_t *n)
 {
@@ -897,7 +912,9 @@ static size_t gather_reached(struct repair *r, struct fix_script *s, int32_t me,
 		if (jf != kf && !calls_name(ks, kf, ks->fns[jf].name_hash))
 			continue;
 		k = cand_add(c, n, MAX_CANDS, ks, jf, NONE, r);
-		if (k >= 0 && !c[k].reached) {
+		if (k < 0)
+			return marked + 2; /* more than the list holds: not one to pick */
+		if (!c[k].reached) {
 			c[k].reached = true;
 			marked++;
 		}
@@ -908,7 +925,7 @@ static size_t gather_reached(struct repair *r, struct fix_script *s, int32_t me,
 /* The callee a line outside node i's function belongs to: one that runs below this node
  * wins; then one that the node's function calls by name (looked for in every script when none
  * was found below); then, when this script's function on the line is not known to be run by
- * the node's, the one other script's function that it ran in an earlier profile (a
+ * the node's, the one other script's function that it ran in this or an earlier profile (a
  * dispatcher whose handler, called through a variable, was inlined with its helpers: piscina's
  * worker); then this script's; then the only one. Its index in c, or -1 when it cannot be
  * told. */
@@ -968,6 +985,25 @@ static uint32_t dest_for(struct repair *r, uint32_t i, uint32_t func, uint32_t n
 	return (uint32_t)r->n_dests++;
 }
 
+/* A line inside the node's own function (me): its own, unless the windows where another
+ * script's code ran below it on that line number say that the line was nearly all that
+ * code's, and one function of another script that the node runs owns it. */
+static uint32_t own_line_dest(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
+	uint32_t line, size_t plan_first)
+{
+	struct cand c[MAX_CANDS];
+	uint32_t callee, own;
+	size_t n;
+
+	if (!ownlines_get(r->x->own, fix_key(r->x, s, me), line, &callee, &own) || !callee || own)
+		return NONE;
+	n = gather_callees(r, i, s, -1, line, c);
+	gather_reached(r, s, me, line, c, &n);
+	if (n != 1)
+		return NONE;
+	return dest_for(r, i, fn_func(r->x, c[0].s, c[0].fn, r->ft), c[0].node, plan_first);
+}
+
 static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
 	uint32_t line, size_t plan_first)
 {
@@ -978,7 +1014,7 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 	int32_t tf = -1;
 
 	if (f == me)
-		return NONE;
+		return own_line_dest(r, i, s, me, line, plan_first);
 	if (f >= 0 && !owns_line(s, f, line)) {
 		if (nested_in(s, f, me))
 			return NONE; /* a line of the node's own too: it stays */
@@ -1196,6 +1232,80 @@ static void learn_edges(struct repair *r)
 	}
 }
 
+/* One observation for ownlines: node (an ancestor) and line, and the ticks of another
+ * script's code on that line below it. */
+struct own_obs {
+	uint32_t node, line;
+	uint64_t other;
+};
+
+static int cmp_obs(const void *a, const void *b)
+{
+	const struct own_obs *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static uint64_t ticks_on(const struct profile *p, uint32_t i, uint32_t line)
+{
+	const struct profile_node *nd = &p->nodes[i];
+
+	for (uint32_t k = 0; k < nd->ticks_count; k++)
+		if (p->ticks[nd->ticks_first + k].line == line)
+			return p->ticks[nd->ticks_first + k].ticks;
+	return 0;
+}
+
+/* For each line of a node's own function on which code of another script ran as a real frame
+ * at most FIX_OWN_DEPTH calls below it, what this window says of whose the line is
+ * (ownlines.h). Before the repair, on the profile as V8 gave it. */
+static void learn_own_lines(struct repair *r)
+{
+	const struct profile *p = r->p;
+	struct own_obs *obs = NULL;
+	size_t n = 0, cap = 0;
+
+	for (uint32_t j = 0; j < p->n_nodes && r->visits < INLINEFIX_MAX_VISITS; j++) {
+		const struct profile_node *nd = &p->nodes[j];
+		struct fix_script *sj;
+		if (r->key[j] == NO_KEY || !nd->ticks_count)
+			continue;
+		sj = key_script(r->x, r->key[j]);
+		for (uint32_t k = 0; k < nd->ticks_count; k++) {
+			const struct position_tick *pt = &p->ticks[nd->ticks_first + k];
+			int32_t up = nd->parent;
+			if (innermost(sj, pt->line) < 0)
+				continue; /* not a line of this script's functions */
+			for (int d = 0; d < FIX_OWN_DEPTH && up >= 0; d++, up = p->nodes[up].parent) {
+				struct fix_script *si;
+				r->visits++;
+				if (r->key[up] == NO_KEY || (si = key_script(r->x, r->key[up])) == sj ||
+				    innermost(si, pt->line) != key_fn(r->key[up]))
+					continue;
+				obs = xreallocarray_grow(obs, &cap, n + 1, sizeof(*obs));
+				obs[n++] = (struct own_obs){(uint32_t)up, pt->line, pt->ticks};
+			}
+		}
+	}
+	if (n)
+		qsort(obs, n, sizeof(*obs), cmp_obs);
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+		uint64_t other = 0, mine;
+		for (; b < n && obs[b].node == obs[a].node && obs[b].line == obs[a].line; b++)
+			other += obs[b].other;
+		mine = ticks_on(p, obs[a].node, obs[a].line);
+		if (other >= FIX_OWN_MIN && mine <= other / FIX_OWN_RATIO)
+			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, true);
+		else if (mine >= FIX_OWN_MIN && mine >= other)
+			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, false);
+		a = b;
+	}
+	free(obs);
+}
+
 void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 	struct inlinefix_stats *st_out)
 {
@@ -1226,6 +1336,8 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 	for (size_t t = 0; t < p->n_ticks; t++)
 		r.tick_dest[t] = NONE;
 	learn_edges(&r);
+	learn_own_lines(&r);
+	r.visits = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (p->nodes[i].hit_count)
 			plan_node(&r, i, &st);

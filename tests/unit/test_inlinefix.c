@@ -333,6 +333,58 @@ static void test_dispatch(void)
 	release(&warm, x, ft, cov_buf, err, &t);
 }
 
+/* tests/fixtures/inlinefix-overlap: tick() in main.js (lines 11-18) loops over priceLines()
+ * of pricing.js, whose unitPrice() has its hot loop on lines 12 and 13; once warm V8 inlined
+ * both into tick(), and the warm profile has tick() alone with 865 ticks on line 13, a line
+ * of tick()'s own. In the process's first 300 ms (cold.json) unitPrice ran as a real frame
+ * below tick() with ticks on that line and tick() had none there: the line is unitPrice()'s. */
+static void test_overlap(void)
+{
+	const char *dir = "inlinefix-overlap";
+	struct functab *ft = functab_create();
+	struct profile cold, warm, alone;
+	struct json_span cov;
+	char *cov_buf = NULL, *err = NULL;
+	struct inlinefix *x = inlinefix_new(), *y = inlinefix_new();
+	struct window_stats before, after, guessed;
+	struct texts t = { .dir = dir };
+
+	window_stats_init(&before);
+	window_stats_init(&after);
+	window_stats_init(&guessed);
+	if (load_from(dir, ft, &warm, &cov, &cov_buf) || load_profile(dir, "cold", ft, &cold) ||
+	    load_profile(dir, "profile", ft, &alone)) {
+		ok(0, "the overlap fixture loads");
+		return;
+	}
+	aggregate_window(&warm, ft, -INFINITY, &before);
+	ok(self_pct(&before, ft, "tick") > 90 && self_pct(&before, ft, "unitPrice") < 1,
+		"as V8 gives it, tick() has %.1f %%, unitPrice() %.1f %%",
+		self_pct(&before, ft, "tick"), self_pct(&before, ft, "unitPrice"));
+	is_int(inlinefix_take_coverage(x, cov, &err), 2, "the coverage names main.js and pricing.js");
+	is_int(inlinefix_take_coverage(y, cov, &err), 2, "(and again, for a repair with no past)");
+	ok(inlinefix_resolve(x, text_of, &t) && inlinefix_resolve(y, text_of, &t),
+		"the texts make the scripts usable");
+	inlinefix_apply(y, &alone, ft, NULL);
+	aggregate_window(&alone, ft, -INFINITY, &guessed);
+	ok(self_pct(&guessed, ft, "tick") > 90, "the warm profile alone: tick() keeps its line "
+		"(%.1f %%): it could be its own", self_pct(&guessed, ft, "tick"));
+	inlinefix_apply(x, &cold, ft, NULL);
+	inlinefix_apply(x, &warm, ft, NULL);
+	ok(preorder_ok(&warm, hits_of(&alone)), "the repaired profile is well formed");
+	aggregate_window(&warm, ft, -INFINITY, &after);
+	ok(self_pct(&after, ft, "unitPrice") > 80, "after the cold profile: unitPrice() %.1f %%",
+		self_pct(&after, ft, "unitPrice"));
+	ok(self_pct(&after, ft, "tick") < 10, "tick() keeps %.1f %%", self_pct(&after, ft, "tick"));
+	window_stats_free(&before);
+	window_stats_free(&after);
+	window_stats_free(&guessed);
+	profile_release(&cold);
+	profile_release(&alone);
+	inlinefix_free(y);
+	release(&warm, x, ft, cov_buf, err, &t);
+}
+
 static void test_refusals(void)
 {
 	struct functab *ft = functab_create();
@@ -417,6 +469,7 @@ int main(void)
 	test_repair();
 	test_deeper_other_file();
 	test_dispatch();
+	test_overlap();
 	test_refusals();
 	test_minified();
 	return done_testing();
