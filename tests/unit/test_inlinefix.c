@@ -279,6 +279,60 @@ static int load_profile(const char *dir, const char *name, struct functab *ft, s
 	return r;
 }
 
+/* A fixture recorded with record.js --cold: the warm profile repaired alone (by y), and after
+ * the cold one (by x), each aggregated. */
+struct past_run {
+	struct functab *ft;
+	struct profile cold, warm, alone;
+	struct json_span cov;
+	char *cov_buf, *err;
+	struct inlinefix *x, *y;
+	struct window_stats before, after, guessed;
+	struct texts t;
+};
+
+static bool past_run_load(struct past_run *pr, const char *dir, const char *second)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->ft = functab_create();
+	pr->x = inlinefix_new();
+	pr->y = inlinefix_new();
+	pr->t.dir = dir;
+	window_stats_init(&pr->before);
+	window_stats_init(&pr->after);
+	window_stats_init(&pr->guessed);
+	if (load_from(dir, pr->ft, &pr->warm, &pr->cov, &pr->cov_buf) ||
+	    load_profile(dir, "cold", pr->ft, &pr->cold) ||
+	    load_profile(dir, "profile", pr->ft, &pr->alone)) {
+		ok(0, "the fixture %s loads", dir);
+		return false;
+	}
+	aggregate_window(&pr->warm, pr->ft, -INFINITY, &pr->before);
+	is_int(inlinefix_take_coverage(pr->x, pr->cov, &pr->err), 2, "the coverage names main.js and %s",
+		second);
+	is_int(inlinefix_take_coverage(pr->y, pr->cov, &pr->err), 2, "(and again, for a repair with no past)");
+	ok(inlinefix_resolve(pr->x, text_of, &pr->t) && inlinefix_resolve(pr->y, text_of, &pr->t),
+		"the texts make the scripts usable");
+	inlinefix_apply(pr->y, &pr->alone, pr->ft, NULL);
+	aggregate_window(&pr->alone, pr->ft, -INFINITY, &pr->guessed);
+	inlinefix_apply(pr->x, &pr->cold, pr->ft, NULL);
+	inlinefix_apply(pr->x, &pr->warm, pr->ft, NULL);
+	ok(preorder_ok(&pr->warm, hits_of(&pr->alone)), "the repaired profile is well formed");
+	aggregate_window(&pr->warm, pr->ft, -INFINITY, &pr->after);
+	return true;
+}
+
+static void past_run_free(struct past_run *pr)
+{
+	window_stats_free(&pr->before);
+	window_stats_free(&pr->after);
+	window_stats_free(&pr->guessed);
+	profile_release(&pr->cold);
+	profile_release(&pr->alone);
+	inlinefix_free(pr->y);
+	release(&pr->warm, pr->x, pr->ft, pr->cov_buf, pr->err, &pr->t);
+}
+
 /* tests/fixtures/inlinefix-dispatch, shaped like piscina's worker: task() in main.js runs
  * primeCount() of task.js through a variable (never by name), and V8 inlined primeCount() and
  * its isPrime() into it, whose lines fall inside helpers at the top of main.js. The warm
@@ -287,102 +341,44 @@ static int load_profile(const char *dir, const char *name, struct functab *ft, s
  * task() runs primeCount() and gives isPrime() its time. */
 static void test_dispatch(void)
 {
-	const char *dir = "inlinefix-dispatch";
-	struct functab *ft = functab_create();
-	struct profile cold, warm, alone;
-	struct json_span cov;
-	char *cov_buf = NULL, *err = NULL;
-	struct inlinefix *x = inlinefix_new(), *y = inlinefix_new();
-	struct window_stats before, after, guessed;
-	struct texts t = { .dir = dir };
+	struct past_run pr;
 
-	window_stats_init(&before);
-	window_stats_init(&after);
-	window_stats_init(&guessed);
-	if (load_from(dir, ft, &warm, &cov, &cov_buf) || load_profile(dir, "cold", ft, &cold) ||
-	    load_profile(dir, "profile", ft, &alone)) {
-		ok(0, "the dispatch fixture loads");
+	if (!past_run_load(&pr, "inlinefix-dispatch", "task.js"))
 		return;
-	}
-	aggregate_window(&warm, ft, -INFINITY, &before);
-	ok(self_pct(&before, ft, "task") > 90 && self_pct(&before, ft, "isPrime") == 0,
-		"as V8 gives it, task() has %.1f %% and isPrime() none",
-		self_pct(&before, ft, "task"));
-	is_int(inlinefix_take_coverage(x, cov, &err), 2, "the coverage names main.js and task.js");
-	is_int(inlinefix_take_coverage(y, cov, &err), 2, "(and again, for a repair with no past)");
-	ok(inlinefix_resolve(x, text_of, &t) && inlinefix_resolve(y, text_of, &t),
-		"the texts make the scripts usable");
-	inlinefix_apply(y, &alone, ft, NULL);
-	aggregate_window(&alone, ft, -INFINITY, &guessed);
-	ok(self_pct(&guessed, ft, "isPrime") < 5, "the warm profile alone: isPrime() %.1f %% "
-		"(its lines go to main.js's helper)", self_pct(&guessed, ft, "isPrime"));
-	inlinefix_apply(x, &cold, ft, NULL);
-	inlinefix_apply(x, &warm, ft, NULL);
-	ok(preorder_ok(&warm, hits_of(&alone)), "the repaired profile is well formed");
-	aggregate_window(&warm, ft, -INFINITY, &after);
+	ok(self_pct(&pr.before, pr.ft, "task") > 90 && self_pct(&pr.before, pr.ft, "isPrime") == 0,
+		"as V8 gives it, task() has %.1f %% and isPrime() none", self_pct(&pr.before, pr.ft, "task"));
+	ok(self_pct(&pr.guessed, pr.ft, "isPrime") < 5, "the warm profile alone: isPrime() %.1f %% "
+		"(its lines go to main.js's helper)", self_pct(&pr.guessed, pr.ft, "isPrime"));
 	/* the recording: task() 98 %, of it lines 9 and 8 (isPrime's loop) 815 of 847 ticks */
-	ok(self_pct(&after, ft, "isPrime") > 80, "after the cold profile: isPrime() %.1f %%",
-		self_pct(&after, ft, "isPrime"));
-	ok(self_pct(&after, ft, "task") < 10, "task() keeps %.1f %%", self_pct(&after, ft, "task"));
-	window_stats_free(&before);
-	window_stats_free(&after);
-	window_stats_free(&guessed);
-	profile_release(&cold);
-	profile_release(&alone);
-	inlinefix_free(y);
-	release(&warm, x, ft, cov_buf, err, &t);
+	ok(self_pct(&pr.after, pr.ft, "isPrime") > 80, "after the cold profile: isPrime() %.1f %%",
+		self_pct(&pr.after, pr.ft, "isPrime"));
+	ok(self_pct(&pr.after, pr.ft, "task") < 10, "task() keeps %.1f %%",
+		self_pct(&pr.after, pr.ft, "task"));
+	past_run_free(&pr);
 }
 
 /* tests/fixtures/inlinefix-overlap: tick() in main.js (lines 11-18) loops over priceLines()
  * of pricing.js, whose unitPrice() has its hot loop on lines 12 and 13; once warm V8 inlined
- * both into tick(), and the warm profile has tick() alone with 865 ticks on line 13, a line
- * of tick()'s own. In the process's first 300 ms (cold.json) unitPrice ran as a real frame
- * below tick() with ticks on that line and tick() had none there: the line is unitPrice()'s. */
+ * both into tick(), and the warm profile has tick() alone with 829 ticks on line 13, a line
+ * of tick()'s own. In the process's first 300 ms (cold.json) pricing.js's code ran as a real
+ * frame below tick() with ticks on that line and tick() had none there: the line is
+ * unitPrice()'s. */
 static void test_overlap(void)
 {
-	const char *dir = "inlinefix-overlap";
-	struct functab *ft = functab_create();
-	struct profile cold, warm, alone;
-	struct json_span cov;
-	char *cov_buf = NULL, *err = NULL;
-	struct inlinefix *x = inlinefix_new(), *y = inlinefix_new();
-	struct window_stats before, after, guessed;
-	struct texts t = { .dir = dir };
+	struct past_run pr;
 
-	window_stats_init(&before);
-	window_stats_init(&after);
-	window_stats_init(&guessed);
-	if (load_from(dir, ft, &warm, &cov, &cov_buf) || load_profile(dir, "cold", ft, &cold) ||
-	    load_profile(dir, "profile", ft, &alone)) {
-		ok(0, "the overlap fixture loads");
+	if (!past_run_load(&pr, "inlinefix-overlap", "pricing.js"))
 		return;
-	}
-	aggregate_window(&warm, ft, -INFINITY, &before);
-	ok(self_pct(&before, ft, "tick") > 90 && self_pct(&before, ft, "unitPrice") < 1,
+	ok(self_pct(&pr.before, pr.ft, "tick") > 90 && self_pct(&pr.before, pr.ft, "unitPrice") < 1,
 		"as V8 gives it, tick() has %.1f %%, unitPrice() %.1f %%",
-		self_pct(&before, ft, "tick"), self_pct(&before, ft, "unitPrice"));
-	is_int(inlinefix_take_coverage(x, cov, &err), 2, "the coverage names main.js and pricing.js");
-	is_int(inlinefix_take_coverage(y, cov, &err), 2, "(and again, for a repair with no past)");
-	ok(inlinefix_resolve(x, text_of, &t) && inlinefix_resolve(y, text_of, &t),
-		"the texts make the scripts usable");
-	inlinefix_apply(y, &alone, ft, NULL);
-	aggregate_window(&alone, ft, -INFINITY, &guessed);
-	ok(self_pct(&guessed, ft, "tick") > 90, "the warm profile alone: tick() keeps its line "
-		"(%.1f %%): it could be its own", self_pct(&guessed, ft, "tick"));
-	inlinefix_apply(x, &cold, ft, NULL);
-	inlinefix_apply(x, &warm, ft, NULL);
-	ok(preorder_ok(&warm, hits_of(&alone)), "the repaired profile is well formed");
-	aggregate_window(&warm, ft, -INFINITY, &after);
-	ok(self_pct(&after, ft, "unitPrice") > 80, "after the cold profile: unitPrice() %.1f %%",
-		self_pct(&after, ft, "unitPrice"));
-	ok(self_pct(&after, ft, "tick") < 10, "tick() keeps %.1f %%", self_pct(&after, ft, "tick"));
-	window_stats_free(&before);
-	window_stats_free(&after);
-	window_stats_free(&guessed);
-	profile_release(&cold);
-	profile_release(&alone);
-	inlinefix_free(y);
-	release(&warm, x, ft, cov_buf, err, &t);
+		self_pct(&pr.before, pr.ft, "tick"), self_pct(&pr.before, pr.ft, "unitPrice"));
+	ok(self_pct(&pr.guessed, pr.ft, "tick") > 90, "the warm profile alone: tick() keeps its line "
+		"(%.1f %%): it could be its own", self_pct(&pr.guessed, pr.ft, "tick"));
+	ok(self_pct(&pr.after, pr.ft, "unitPrice") > 80, "after the cold profile: unitPrice() %.1f %%",
+		self_pct(&pr.after, pr.ft, "unitPrice"));
+	ok(self_pct(&pr.after, pr.ft, "tick") < 10, "tick() keeps %.1f %%",
+		self_pct(&pr.after, pr.ft, "tick"));
+	past_run_free(&pr);
 }
 
 static void test_refusals(void)
