@@ -4,10 +4,13 @@
  * cost nothing): http.server.request.start and .response.finish for inbound requests (the
  * route is read when the response finishes, when express has set req.route), and
  * http.client.request.start, .response.finish and .request.error and undici's
- * request:create, :headers and :error (fetch) for outbound calls. Requests are held in a Map
- * by their response object until they finish (at most 10,000; one whose socket closed first
- * counts as aborted, an error) and calls in a WeakMap (a call whose end never comes stays in
- * its destination's in-flight count): nothing is added to the application's own objects. Each kind keeps at most REQ_ROWS_MAX rows (the rest is "other"). Everything
+ * request:create, :headers and :error (fetch) for outbound calls. Every request and call is
+ * counted; up to REQ_FOLLOW_PER_S a second each is followed, above that one in N (at random,
+ * N on average), counted N times. A followed request is held in a Map by its response object
+ * until it finishes (at most 10,000; one whose socket closed first counts as aborted, an
+ * error) and a followed call in a WeakMap (a call whose end never comes stays in its
+ * destination's in-flight count, as the N it stands for): nothing is added to the
+ * application's own objects. Each kind keeps at most REQ_ROWS_MAX rows (the rest is "other"). Everything
  * lives in an object on a Symbol.for key of globalThis under this session's nonce, with an
  * unref'd watchdog that unsubscribes if ntop-js stops reading (a kill -9); engine_requests_leave
  * unsubscribes at detach. Eval mode only. */
@@ -61,7 +64,8 @@ static const char req_body[] =
 	"function skey(e){if(e.r)return e.r;var q=e.q,m=q.method||'?',r=q.route,b,c,k;"
 	"if(r&&typeof r==='object'&&typeof r.path==='string'){b=typeof q.baseUrl==='string'?q.baseUrl:'';"
 	"c=o.rk.get(r);if(c&&c[0]===b&&c[1]===m)return c[2];k=m+' '+b+r.path;o.rk.set(r,[b,m,k]);return k}"
-	"b=String(q.url||'/');c=o.uk.get(b);if(c&&c[0]===m)return c[1];"
+	"b=String(q.url||'/');k=b.indexOf('?');if(k>=0)b=b.slice(0,k);b=b.slice(0,200);"
+	"c=o.uk.get(b);if(c&&c[0]===m)return c[1];"
 	"k=m+' '+route(q);if(o.uk.size>=512)o.uk.clear();o.uk.set(b,[m,k]);return k}"
 	"function dest(q){var h=typeof q.getHeader==='function'?q.getHeader('host'):null;"
 	"h=String(h||q.host||'?');return/:[0-9]+$/.test(h)?h:h+(q.protocol==='https:'?':443':':80')}"
@@ -71,23 +75,25 @@ static const char req_body[] =
 	"function fin(e,err){var t=now();e.d=1;add(o.s,skey(e),t-e.t,err,e,t,e.n)}"
 	"if(!o){o=all[id]={s:new Map(),c:new Map(),open:new Map(),cw:new WeakMap(),cf:new Map(),"
 	"rk:new WeakMap(),uk:new Map(),sub:[],als:null,lt:0,tk:10,N:1,sk:1,st:0,fo:0,sl:0,fl:0,lr:0,"
-	"Nc:1,csk:1,cst:0,cfo:0,csl:0,cfl:0};"
+	"Nc:1,csk:1,cst:0,cfo:0,csl:0,cfl:0,sw:0,csw:0};"
 	/* Which request a call is made for: an AsyncLocalStorage entered at the request's start,
 	 * only where it is built on AsyncContextFrame (Node 24 and later, and 22 with
 	 * --experimental-async-context-frame); the older one enables async_hooks for the whole
 	 * process, a cost on every promise. Entering costs a few microseconds: it is done for
-	 * one request a millisecond at most (a token a millisecond, ten at most: every request
-	 * below 1,000 a second), and a route's waits are over those requests (wn of them, ws ms
-	 * in all). */
+	 * one followed request a millisecond at most (a token a millisecond, ten at most), and a
+	 * route's waits are over those requests (wn of them, ws ms in all). */
 	"try{var AH=process.getBuiltinModule?process.getBuiltinModule('async_hooks'):require('async_hooks'),"
 	"a=new AH.AsyncLocalStorage();if(typeof a._propagate!=='function')o.als=a}catch(x){}"
 	/* a subscriber's exception would be rethrown in the application (an uncaught
 	 * exception): none may leave it */
 	"var on=function(n,f){var ch=dc.channel(n),g=function(m){try{f(m)}catch(x){}};"
 	"ch.subscribe(g);o.sub.push([ch,g])};"
-	/* every request is counted (st); one in N is followed (fo), as n = N of them */
+	/* every request is counted (st); one in N is followed (fo), as n = N of them: the next
+	 * one after 1 to 2N-1 more, at random, so that traffic with a period cannot line up with
+	 * N and hide a route */
+	"function gap(N){return N>1?1+Math.floor(Math.random()*(2*N-1)):1}"
 	"on('http.server.request.start',function(m){if(all[id]!==o)return;o.st++;"
-	"if(--o.sk>0||o.open.size>=OPEN)return;o.sk=o.N;o.fo++;"
+	"if(--o.sk>0||o.open.size>=OPEN)return;o.sk=gap(o.N);o.fo++;"
 	"var t=now(),e={q:m.request,t:t,w:null,r:null,d:0,s:0,n:o.N},k=Math.min(10,o.tk+t-o.lt);o.lt=t;"
 	"o.open.set(m.response,e);if(o.als&&k>=1){k--;e.s=1;o.als.enterWith(e)}o.tk=k});"
 	"on('http.server.response.finish',function(m){if(all[id]!==o||!o.open.size)return;"
@@ -100,9 +106,9 @@ static const char req_body[] =
 	 * outside the rows when it is not one of the Nc (n = 0). f gives its destination. */
 	"var cs=function(q,f){if(all[id]!==o||!q||typeof q!=='object')return;o.cst++;"
 	"var p=o.als?o.als.getStore():null,n=0;if(!(p&&typeof p==='object'&&p.s&&!p.d))p=null;"
-	"if(--o.csk<=0){o.csk=o.Nc;n=o.Nc}if(!n&&!p||o.cw.has(q))return;if(n)o.cfo++;"
-	"var t=now(),d=f(q);if(p){if(!p.w)p.w=new Map();"
-	"if(!p.w.has(d)&&p.w.size>=WMAX)d='other';var x=p.w.get(d);if(!x)p.w.set(d,x=[0,0,0]);"
+	"if(--o.csk<=0){o.csk=gap(o.Nc);n=o.Nc}if(!n&&!p||o.cw.has(q))return;if(n)o.cfo++;"
+	"var t=now(),d=f(q);if(p){if(!p.w)p.w=new Map();var dw=d;"
+	"if(!p.w.has(dw)&&p.w.size>=WMAX)dw='other';var x=p.w.get(dw);if(!x)p.w.set(dw,x=[0,0,0]);"
 	"if(x[0]++===0)x[1]=t}"
 	"o.cw.set(q,[d,t,p,n]);if(n)o.cf.set(d,(o.cf.get(d)||0)+n)};"
 	"var ce=function(q,err){var e=q&&typeof q==='object'?o.cw.get(q):null;if(!e)return;"
@@ -120,11 +126,13 @@ static const char req_body[] =
 	"var fl=new Map();o.open.forEach(function(e,res){"
 	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);fin(e,true);return}"
 	"var k=skey(e);fl.set(k,(fl.get(k)||0)+e.n)});"
-	/* the next window's N and Nc, from the rates since the last reading */
-	"var tn=now(),el=o.lr?(tn-o.lr)/1e3:0,st=o.st-o.sl,fo=o.fo-o.fl,cst=o.cst-o.csl,cfo=o.cfo-o.cfl;"
-	"o.lr=tn;o.sl=o.st;o.fl=o.fo;o.csl=o.cst;o.cfl=o.cfo;"
-	"if(el>0.1){o.N=Math.max(1,Math.ceil(st/el/FOL));o.Nc=Math.max(1,Math.ceil(cst/el/FOL))}"
-	"if(o.sk>o.N)o.sk=o.N;if(o.csk>o.Nc)o.csk=o.Nc;"
+	/* what started and was followed since the last reading; the next N and Nc from the
+	 * rates over at least 0.1 s (readings come as often as every 0.05 s) */
+	"var tn=now(),st=o.st-o.sw,fo=o.fo-o.fl,cst=o.cst-o.csw,cfo=o.cfo-o.cfl,el=o.lr?(tn-o.lr)/1e3:0;"
+	"o.sw=o.st;o.fl=o.fo;o.csw=o.cst;o.cfl=o.cfo;if(!o.lr)o.lr=tn;"
+	"if(el>0.1){o.N=Math.max(1,Math.ceil((o.st-o.sl)/el/FOL));"
+	"o.Nc=Math.max(1,Math.ceil((o.cst-o.csl)/el/FOL));o.lr=tn;o.sl=o.st;o.csl=o.cst}"
+	"if(o.sk>2*o.N-1)o.sk=2*o.N-1;if(o.csk>2*o.Nc-1)o.csk=2*o.Nc-1;"
 	"var out={s:[],c:[],ctx:!!o.als,st:st,fo:fo,cst:cst,cfo:cfo},cf=new Map(o.cf);"
 	"o.s.forEach(function(b,k){out.s.push([k,b.n,b.e,b.x,b.h,fl.get(k)||0,b.s,b.w||{},b.wn,b.ws]);fl.delete(k)});"
 	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n,0,{},0,0])});"

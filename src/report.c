@@ -822,7 +822,7 @@ static void report_text_requests(struct strbuf *out, const struct report_window 
 		strbuf_printf(out, "%s: %llu finished, %llu error%s, %llu in flight",
 			k ? "CALLS" : "REQUESTS", count, errors, errors == 1 ? "" : "s", flying);
 		/* counted from the requests followed, each standing for this many */
-		if (req_follow_ratio(w, k == 1) > 1)
+		if (req_follow_ratio(w, k == 1) >= 1.5)
 			strbuf_printf(out, " (estimated: 1 in %.0f followed)", req_follow_ratio(w, k == 1));
 		strbuf_putc(out, '\n');
 		report_text_req_rows(out, w, k == 1);

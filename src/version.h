@@ -1,5 +1,5 @@
 /* version.h: what --version says: ntop-js's version, the libraries it runs with, and what it
- * does to a warm target's JIT on each Node version it was measured on (jitplan.h's table), so
+ * does to a warm target's JIT on each Node version it knows (jitplan.h's table), so
  * that a package on a server says what it will do there. */
 #ifndef NTOP_VERSION_H
 #define NTOP_VERSION_H

@@ -645,7 +645,7 @@ static void draw_req_line(const struct model *m, struct grid *g, int y)
 	}
 	snprintf(buf, sizeof buf, " %.0f/s", m->req_per_s);
 	x = view_put_at(g, x, y, GA_NORMAL, buf);
-	if (m->req_last && req_follow_ratio(m->req_last, false) > 1) {
+	if (m->req_last && req_follow_ratio(m->req_last, false) >= 1.5) {
 		snprintf(buf, sizeof buf, " (1 in %.0f followed)", req_follow_ratio(m->req_last, false));
 		x = view_put_at(g, x, y, GA_DIM, buf);
 	}

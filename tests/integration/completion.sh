@@ -33,7 +33,7 @@ check "--sort t: total and total-time" diff <(printf 'total\ntotal-time\n') "$WO
 complete_words ntop-js --pid "" >"$WORK/pid.out"
 diag "--pid offers: $(tr '\n' '|' <"$WORK/pid.out")"
 check "--pid: the Node targets, each with its command line" bash -c "
-	grep -qE '^$target_PID  .*idle\.js compl' '$WORK/pid.out' && grep -qE '^$other_PID  .*idle\.js other' '$WORK/pid.out'"
+	grep -qE '^$target_PID  .*idle\.js' '$WORK/pid.out' && grep -qE '^$other_PID  .*idle\.js' '$WORK/pid.out'"
 check "and not a process that is not Node" bash -c "! grep -q '^$notnode ' '$WORK/pid.out'"
 complete_words ntop-js -p "$target_PID" >"$WORK/pid1.out"
 check "a single match: its PID alone" diff <(echo "$target_PID") "$WORK/pid1.out"

@@ -26,7 +26,7 @@ sum_rows() {
 
 # server FRAMEWORK VERSION: the checks on one server under load.
 server() {
-	local fw=$1 v=$2 t tag port pp pv lv calls reports fails ferr subs want
+	local fw=$1 v=$2 t tag port pp pv lv calls reports fails ferr subs want got floor fast
 	t="node $("$nb" --version) $fw:"
 	tag=${fw}_${v//[^0-9A-Za-z]/_}
 	if ! NODE=$nb start_server "app$tag" 15 --inspect-port=0 "$TARGETS/http.js" "$fw"; then
@@ -59,8 +59,12 @@ server() {
 		l => l.slice(1).some(w => w.requests.server.some(r => r.method === "GET" &&
 			r.route === "/api/items/:id" && r.count > 0)) &&
 			!l.some(w => w.requests.server.some(r => /items\/[0-9]/.test(r.route))) || l[2].requests.server'
-	# the p50 of the windows' requests together (each window's histogram has about 10)
+	# the p50 of the windows' requests together (each window's histogram has about 10), against
+	# the client's; the client, on the same busy machine, adds its own delay: ntop-js's may be
+	# lower than 85 % of it if it is not below what the handler itself takes (a 20 ms timer;
+	# two 50 ms calls)
 	for route in /api/items/:id /report; do
+		case $route in /report) floor=100 ;; *) floor=20 ;; esac
 		want=$("$NODE" -e 'const r = JSON.parse(process.argv[1]).routes[process.argv[2]];
 			console.log(r ? r.p50_ms : "")' "$(grep '"event":"latency"' "$WORK/load$tag.out")" "$route")
 		got=$("$NODE" -e '
@@ -70,9 +74,9 @@ server() {
 					if (r.route === route && r.count > 0) for (let i = 0; i < r.count; i++) d.push(r.p50_ms);
 			d.sort((a, b) => a - b);
 			console.log(d.length ? d[Math.floor(d.length / 2)] : "");' "$WORK/$tag.jsonl" "$route")
-		ok $([ -n "$want" ] && [ -n "$got" ] && awk -v a="$got" -v b="$want" \
-			'BEGIN { exit !(a >= b * 0.85 && a <= b * 1.15) }'; echo $?) \
-			"$t $route: p50 $got ms, within 15 % of the client's $want ms"
+		ok $([ -n "$want" ] && [ -n "$got" ] && awk -v a="$got" -v b="$want" -v f="$floor" \
+			'BEGIN { exit !((a >= b * 0.85 || a >= f * 0.95) && a <= b * 1.15) }'; echo $?) \
+			"$t $route: p50 $got ms, within 15 % of the client's $want ms (or under it, not under the handler's $floor ms)"
 	done
 	fails=$(sum_rows "$WORK/$tag.jsonl" server "GET /fail" count)
 	ferr=$(sum_rows "$WORK/$tag.jsonl" server "GET /fail" errors)
@@ -117,15 +121,16 @@ server() {
 		kill "${!lv}" 2>/dev/null
 		wait "${!lv}" 2>/dev/null
 		# Above 200 requests a second the target follows one in N: four connections asking
-		# /fail (a 503 at once) as fast as they can, for 8 s.
+		# /fail (a 503 at once) as fast as they can, until ntop-js is done (30 s at most).
 		"$nb" -e 'const http = require("http"), agent = new http.Agent({ keepAlive: true }),
-			end = Date.now() + 8000, one = () => new Promise(ok => http.get({ host: "127.0.0.1",
+			end = Date.now() + 30000, one = () => new Promise(ok => http.get({ host: "127.0.0.1",
 			port: +process.argv[1], path: "/fail", agent }, r => { r.resume(); r.on("end", ok) }).on("error", ok));
 			for (let c = 0; c < 4; c++) (async () => { while (Date.now() < end) await one(); })();' \
 			"$port" &
 		fast=$!
 		sleep 1
 		"$NTOP_JS" --pid "${!pv}" -b --json -n 5 -d 1 >"$WORK/$tag-fast.jsonl" 2>/dev/null
+		kill $fast 2>/dev/null
 		wait $fast 2>/dev/null
 		diag "$t fast: $("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
 			const r = JSON.parse(l).requests; console.log(r.started, r.followed, r.server.map(x => x.route + " " + x.count + " " + x.errors).join()); }' \
