@@ -26,7 +26,7 @@ sum_rows() {
 
 # server FRAMEWORK VERSION: the checks on one server under load.
 server() {
-	local fw=$1 v=$2 t tag port pp pv lv calls reports fails ferr subs want got floor fast
+	local fw=$1 v=$2 t tag port pp pv lv calls reports fails ferr subs want got floor fast fastw
 	t="node $("$nb" --version) $fw:"
 	tag=${fw}_${v//[^0-9A-Za-z]/_}
 	if ! NODE=$nb start_server "app$tag" 15 --inspect-port=0 "$TARGETS/http.js" "$fw"; then
@@ -121,27 +121,36 @@ server() {
 		kill "${!lv}" 2>/dev/null
 		wait "${!lv}" 2>/dev/null
 		# Above 200 requests a second the target follows one in N: two connections asking
-		# /fail (a 503 at once) as fast as they can, until ntop-js is done (30 s at most),
-		# niced: the suite runs tests side by side, some of them timing their targets.
-		nice -n 10 "$nb" -e 'const http = require("http"), agent = new http.Agent({ keepAlive: true }),
+		# /fail (a 503 at once) as fast as they can, until ntop-js is done (30 s at most).
+		"$nb" -e 'const http = require("http"), agent = new http.Agent({ keepAlive: true }),
 			end = Date.now() + 30000, one = () => new Promise(ok => http.get({ host: "127.0.0.1",
 			port: +process.argv[1], path: "/fail", agent }, r => { r.resume(); r.on("end", ok) }).on("error", ok));
 			for (let c = 0; c < 2; c++) (async () => { while (Date.now() < end) await one(); })();' \
 			"$port" &
 		fast=$!
 		sleep 1
-		"$NTOP_JS" --pid "${!pv}" -b --json -n 4 -d 1 >"$WORK/$tag-fast.jsonl" 2>/dev/null
+		"$NTOP_JS" --pid "${!pv}" -b --json -n 5 -d 1 >"$WORK/$tag-fast.jsonl" 2>/dev/null
 		kill $fast 2>/dev/null
 		wait $fast 2>/dev/null
 		diag "$t fast: $("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
 			const r = JSON.parse(l).requests; console.log(r.started, r.followed, r.server.map(x => x.route + " " + x.count + " " + x.errors).join()); }' \
 			"$WORK/$tag-fast.jsonl" 2>&1 | tr '\n' '|')"
-		check "$t at a fast rate one in N is followed: at most 400 a window from the third, and the counts estimate the started within 25 %" \
-			jsonl_check "$WORK/$tag-fast.jsonl" 'l => l.slice(2).every(w => { const q = w.requests,
-				n = q.server.reduce((a, r) => a + r.count, 0), f = q.server.find(r => r.route === "/fail");
-				return q.started > 400 && q.followed <= 400 && q.followed < q.started &&
-					Math.abs(n - q.started) <= 0.25 * q.started && f && f.errors === f.count; }) ||
-				l.map(w => [w.requests.started, w.requests.followed, w.requests.server.map(r => r.count)])'
+		# a window after one of 500 started or more (N is 3 or more then; a machine busy with
+		# the tests beside this one may not give that rate: then it cannot be checked)
+		fastw=$("$NODE" -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")
+			.map(x => JSON.parse(x).requests); console.log(l.filter((w, i) => i > 1 && l[i - 1].started >= 500).length)' \
+			"$WORK/$tag-fast.jsonl" 2>/dev/null)
+		if [ "${fastw:-0}" -gt 0 ]; then
+			check "$t at a fast rate one in N is followed ($fastw windows): at most 400 a window, and the counts estimate the started within 25 %" \
+				jsonl_check "$WORK/$tag-fast.jsonl" 'l => l.filter((w, i) => i > 1 && l[i - 1].requests.started >= 500).every(w => {
+					const q = w.requests, n = q.server.reduce((a, r) => a + r.count, 0),
+						f = q.server.find(r => r.route === "/fail");
+					return q.followed <= 400 && q.followed < q.started &&
+						Math.abs(n - q.started) <= 0.25 * q.started && f && f.errors === f.count; }) ||
+					l.map(w => [w.requests.started, w.requests.followed, w.requests.server.map(r => r.count)])'
+		else
+			skip "$t at a fast rate one in N is followed" "the load gave under 500 requests a window on this busy machine"
+		fi
 	fi
 	kill "${!pv}" 2>/dev/null
 	wait "${!pv}" "${!lv}" 2>/dev/null
