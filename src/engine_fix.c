@@ -18,6 +18,10 @@
  * not without end for a script it never lists. */
 #define ENGINE_FIX_COVERAGE_EVERY_S 30.0
 #define ENGINE_FIX_MAX_ASKS 10
+/* Minified code that holds this share of a window's samples (and this many) is not left to
+ * the repair, which cannot look into it (engine_jit_minified). */
+#define ENGINE_FIX_MINIFIED_PCT 5.0
+#define ENGINE_FIX_MINIFIED_MIN 50
 
 static int fix_text(void *ud, const char *path, const char **text, size_t *len, const char **why)
 {
@@ -110,12 +114,18 @@ void engine_fix_start(struct engine *e)
 
 void engine_fix_profile(struct engine *e, struct profile *p)
 {
+	struct inlinefix_stats st = {0};
+	double pct;
+
 	if (!e->fix)
 		return;
 	inlinefix_resolve(e->fix, fix_text, e);
-	inlinefix_apply(e->fix, p, e->ft, NULL);
+	inlinefix_apply(e->fix, p, e->ft, &st);
 	if (inlinefix_wants_coverage(e->fix))
 		fix_ask_coverage(e);
+	pct = st.samples ? 100.0 * (double)st.minified / (double)st.samples : 0;
+	if (st.minified >= ENGINE_FIX_MINIFIED_MIN && pct >= ENGINE_FIX_MINIFIED_PCT)
+		engine_jit_minified(e, pct);
 }
 
 void engine_fix_free(struct engine *e)

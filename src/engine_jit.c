@@ -61,12 +61,15 @@ static const char jit_probe_expr[] =
  * started later (--no-cpu). Once the engine leaves, nothing more is changed. */
 static bool jit_pending(const struct engine *e)
 {
-	return e->state == ST_SETUP || (e->state == ST_RUNNING && e->cpu_starting);
+	return e->state == ST_SETUP || (e->state == ST_RUNNING && (e->cpu_starting ||
+		e->jit_switching));
 }
 
 static void jit_done(struct engine *e)
 {
-	if (jit_pending(e))
+	if (e->jit_switching) /* a change during the session: the windows never stopped */
+		e->jit_switching = false;
+	else if (jit_pending(e))
 		engine_running(e);
 }
 
@@ -256,12 +259,14 @@ static void jit_on_flags_set(void *ud, enum session_outcome o, const struct prot
 	jit_deopt(e);
 }
 
+static void jit_set_flags(struct engine *e);
+
 static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 	struct json_span res, val, cov;
 	char v8[64], flags[1024];
-	char expr[2048];
+	bool cov_on;
 
 	if (!jit_step_ok(e, o, m, "the target refused the V8 version check") || !jit_pending(e))
 		return;
@@ -273,8 +278,15 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	}
 	engine_member_text(val, "v8", v8, sizeof v8);
 	engine_member_text(val, "flags", flags, sizeof flags);
-	jit_plan_make(v8, flags, json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) ==
-		JSON_T_TRUE, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit);
+	cov_on = json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) == JSON_T_TRUE;
+	jit_plan_make(v8, flags, cov_on, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit);
+	/* The plan for minified code, which the repair cannot look into (engine_jit_minified):
+	 * by default only, and on the main thread, whose engine sets the flags for all. */
+	memset(&e->jit_off, 0, sizeof e->jit_off);
+	if (e->jit.repair && e->cfg.jit_method == JIT_AUTO && !e->cfg.worker)
+		jit_plan_make(v8, flags, cov_on, JIT_OFF, false, &e->jit_off);
+	if (e->jit_minified && e->jit_off.set[0]) /* a later CPU burst of the same target */
+		e->jit = e->jit_off;
 	/* The repair: no flag, but one deoptimization: code V8 optimized before the profiler ran
 	 * for a loop (OSR) or held only by a feedback vector (closures made per call) is not
 	 * listed to it, and its samples land on the callers' call lines
@@ -287,6 +299,14 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	}
 	if (e->cfg.jit_method == JIT_REPAIR && !engine_jit_can_repair(e) && jit_v8_major(v8) <= 13)
 		engine_fix_start(e); /* says why it cannot */
+	jit_set_flags(e);
+}
+
+/* Sends the plan's flags (then deoptimizes), or only deoptimizes when it has none. */
+static void jit_set_flags(struct engine *e)
+{
+	char expr[2048];
+
 	/* A worker shares V8's flags with the main thread, whose engine set them (and puts them
 	 * back): this isolate's code is only deoptimized, to be optimized again under them. */
 	if (e->cfg.worker) {
@@ -322,6 +342,39 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	 * inspector runs the two evaluations in order). */
 	e->jit_flags_set = true;
 	engine_evaluate(e, expr, jit_on_flags_set);
+}
+
+/* Minified code has many functions on one line, and a profile's line ticks have no column:
+ * the repair cannot find the callees V8 inlined there (inlinefix.h). When such code holds a
+ * share of the samples, the default plan turns inlining off instead, as it does on Node 22:
+ * the code deoptimized once more, optimized again without it, and the flags put back at
+ * detach. Said once, in a notice; --inlining repair keeps the repair. */
+void engine_jit_minified(struct engine *e, double pct)
+{
+	char *msg;
+
+	if (e->jit_minified)
+		return;
+	e->jit_minified = true;
+	if (!e->jit.repair || !e->jit_off.set[0] || e->state != ST_RUNNING || e->cpu_starting) {
+		msg = xasprintf("minified code holds %.0f %% of the samples, and the functions V8 "
+			"inlined there stay in their callers%s.", pct, e->cfg.worker ? "" :
+			" (--inlining off tells them apart)");
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+		e->jit.exact = false;
+		e->jit.caveat = "minified code is not repaired";
+		return;
+	}
+	msg = xasprintf("minified code holds %.0f %% of the samples, where the repair cannot tell "
+		"inlined functions apart: V8's inlining is switched off while ntop-js is attached "
+		"(--inlining repair keeps it on).", pct);
+	e->h->on_notice(e->ud, msg);
+	free(msg);
+	engine_fix_free(e);
+	e->jit = e->jit_off;
+	e->jit_switching = true;
+	jit_set_flags(e);
 }
 
 void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
@@ -430,6 +483,9 @@ void engine_jit_pause_profiler(struct engine *e)
 void engine_jit_reset(struct engine *e)
 {
 	memset(&e->jit, 0, sizeof e->jit);
+	memset(&e->jit_off, 0, sizeof e->jit_off);
+	e->jit_switching = false;
+	e->jit_minified = false;
 	e->jit_flags_set = false;
 	e->jit_pause_ms = 0;
 }

@@ -153,6 +153,9 @@ struct engine {
 	double jit_deopt_sent_s;
 	char jit_break_obj[128];      /* the built-in a break deoptimizes with (objectId) */
 	double jit_pause_ms;          /* how long the deoptimization took, reply to reply */
+	struct jit_plan jit_off;      /* inlining off, for a repair that meets minified code */
+	bool jit_switching;           /* the repair's plan is being changed for jit_off */
+	bool jit_minified;            /* minified code was hot: later plans are jit_off's */
 	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
@@ -220,6 +223,9 @@ void engine_jit_pause_profiler(struct engine *e);
 void engine_jit_renewal(const struct engine *e, char *out, size_t outsz);
 /* Forgets the plan before a re-attach (--follow). */
 void engine_jit_reset(struct engine *e);
+/* The repair met minified code holding pct % of a window's samples: switches inlining off
+ * where the plan allows, else says that inlined functions there stay in their callers. */
+void engine_jit_minified(struct engine *e, double pct);
 
 /* --repair-inlining (engine_fix.c): starts repairing (asks for the functions' ranges), repairs
  * a window's profile before it is aggregated, frees what it holds. */

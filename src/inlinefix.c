@@ -17,7 +17,8 @@
 /* The profiler's column of a function is the '(' of its parameters, coverage's the start of
  * its name or keyword: at most this far apart on one line. */
 #define PAREN_SCAN_MAX 256
-/* A file whose lines average more than this, with more functions than lines, is minified. */
+/* A file whose lines of code average more than this, with a function per line or more, is
+ * minified (minified_text). */
 #define MINIFIED_LINE_UNITS 300
 /* Functions looked at on one line to find a node's own (a minified file is refused above). */
 #define OWN_SCAN_MAX 64
@@ -32,13 +33,22 @@
 /* A line of the node's own function goes to a function of another script that shares its
  * number only when the windows where that script's code ran there as a real frame, at most
  * FIX_OWN_DEPTH calls below, said so: a window with FIX_OWN_MIN ticks of that code on the line
- * and the node's own a FIX_OWN_RATIO-th of them or fewer says "the callee's"; one with
- * FIX_OWN_MIN of the node's own and as many as that code's or more says "its own", and
- * keeps the line its own. (function, line) pairs remembered: FIX_MAX_OWN_LINES. */
+ * and the node's own a FIX_OWN_RATIO-th of them or fewer says "the callee's" (with that code's
+ * ticks); one with FIX_OWN_MIN of the node's own and as many as that code's or more says "its
+ * own" (with the node's), and the ticks that said "the callee's" must outweigh those that said
+ * "its own" (ownlines.h). (function, line) pairs remembered: FIX_MAX_OWN_LINES. */
 #define FIX_OWN_DEPTH 3
 #define FIX_OWN_MIN 20
 #define FIX_OWN_RATIO 10
 #define FIX_MAX_OWN_LINES 65536
+/* A profile that names a script whose ranges are not known yet is held, and learned from once
+ * they are: the first windows after the attach come before the coverage and the texts, and
+ * they are often the ones where the callees still ran as real frames (V8 optimizes them again,
+ * inlined, a few seconds later). At most FIX_HELD_MAX profiles and FIX_HELD_NODES nodes in
+ * all; one waits FIX_HELD_AGE later profiles at most, then what is known of it is learned. */
+#define FIX_HELD_MAX 4
+#define FIX_HELD_NODES (1u << 20)
+#define FIX_HELD_AGE 8
 
 struct fix_fn {
 	uint32_t start, end;    /* UTF-16 offsets, as coverage gives them */
@@ -63,10 +73,20 @@ enum script_state { S_TEXT, S_READY, S_UNUSABLE };
 struct fix_script {
 	char *url;
 	enum script_state state;
+	bool minified;          /* UNUSABLE because minified: its inlined callees cannot be found */
 	struct fix_fn *fns;     /* by start, outer first (READY: with lines) */
 	size_t n_fns;
 	struct call_site *calls; /* READY: by offset */
 	size_t n_calls;
+};
+
+/* A profile's shape kept for learning (its nodes and line ticks; the samples are not needed). */
+struct held_profile {
+	struct profile_node *nodes;
+	size_t n_nodes;
+	struct position_tick *ticks;
+	size_t n_ticks;
+	unsigned age;           /* profiles applied since */
 };
 
 struct inlinefix {
@@ -76,9 +96,12 @@ struct inlinefix {
 	size_t n_slots;
 	size_t total_fns;
 	bool want_coverage;
+	bool covered;           /* a coverage was taken */
 	struct calledges *edges; /* caller -> callee, learned from the profiles (calledges.h) */
 	struct ownlines *own;   /* whose a line number was, learned likewise (ownlines.h) */
 	const void *ft_seen;    /* the function table the interned indices belong to */
+	struct held_profile held[FIX_HELD_MAX];
+	size_t n_held, held_nodes;
 	struct inlinefix_stats st;
 };
 
@@ -145,6 +168,10 @@ void inlinefix_free(struct inlinefix *x)
 	free(x->slots);
 	calledges_free(x->edges);
 	ownlines_free(x->own);
+	for (size_t i = 0; i < x->n_held; i++) {
+		free(x->held[i].nodes);
+		free(x->held[i].ticks);
+	}
 	free(x);
 }
 
@@ -276,6 +303,7 @@ int inlinefix_take_coverage(struct inlinefix *x, struct json_span result, char *
 	int r, added = 0;
 
 	x->want_coverage = false;
+	x->covered = true;
 	if (json_span_type(result) != JSON_T_OBJECT || json_object_get(result, "result", &arr) != 1 ||
 	    json_span_type(arr) != JSON_T_ARRAY) {
 		*err = xstrdup("the target's coverage reply has no result array.");
@@ -348,6 +376,28 @@ static void map_lines(const unsigned char *t, size_t len, struct line_map *m)
 			line_push(m, u, i);
 	}
 	m->units = u;
+}
+
+/* True when the text looks minified: its lines of code (a source-map comment and blank lines at
+ * the end left out: an inline map is one long line in any file) average more than
+ * MINIFIED_LINE_UNITS, with at least one function per line. */
+static bool minified_text(const unsigned char *t, size_t len, const struct line_map *m,
+	size_t n_fns)
+{
+	size_t lines = m->n;
+	uint32_t units = m->units;
+
+	while (lines > 1) {
+		size_t a = m->byte[lines - 1], b = lines < m->n ? m->byte[lines] : len;
+		while (a < b && (t[a] == ' ' || t[a] == '\t' || t[a] == '\r' || t[a] == '\n'))
+			a++;
+		if (a < b && !(b - a > 4 && (!memcmp(t + a, "//# ", 4) || !memcmp(t + a, "//@ ", 4)) &&
+		    memmem(t + a, b - a, "sourceMappingURL=", 17)))
+			break;
+		units = m->start[lines - 1];
+		lines--;
+	}
+	return units / lines > MINIFIED_LINE_UNITS && n_fns >= lines;
 }
 
 /* 0-based line holding UTF-16 offset off. */
@@ -530,9 +580,13 @@ static void script_build(struct fix_script *s, const char *text, size_t len)
 	/* a file changed since the target loaded it has other offsets (coverage does not list
 	 * the top level, so its length cannot be compared: the functions are checked below);
 	 * minified code has many functions on a line, which line ticks cannot tell apart */
-	if ((s->n_fns && s->fns[s->n_fns - 1].end > m.units) ||
-	    (m.units / m.n > MINIFIED_LINE_UNITS && s->n_fns > m.n)) {
+	if (s->n_fns && s->fns[s->n_fns - 1].end > m.units) {
 		s->state = S_UNUSABLE;
+		goto out;
+	}
+	if (minified_text(t, len, &m, s->n_fns)) {
+		s->state = S_UNUSABLE;
+		s->minified = true;
 		goto out;
 	}
 	bool stale = false;
@@ -992,10 +1046,10 @@ static uint32_t own_line_dest(struct repair *r, uint32_t i, struct fix_script *s
 	uint32_t line, size_t plan_first)
 {
 	struct cand c[MAX_CANDS];
-	uint32_t callee, own;
+	uint64_t callee, own;
 	size_t n;
 
-	if (!ownlines_get(r->x->own, fix_key(r->x, s, me), line, &callee, &own) || !callee || own)
+	if (!ownlines_get(r->x->own, fix_key(r->x, s, me), line, &callee, &own) || callee <= own)
 		return NONE;
 	n = gather_callees(r, i, s, -1, line, c);
 	gather_reached(r, s, me, line, c, &n);
@@ -1050,6 +1104,8 @@ static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)
 			r->x->want_coverage = true;
 		return;
 	}
+	if (s->minified)
+		st->minified += nd->hit_count;
 	if (s->state != S_READY || (me = own_fn(s, (uint32_t)fi->line + 1, fi->column)) < 0)
 		return;
 	for (uint32_t k = 0; k < nd->ticks_count; k++) {
@@ -1217,16 +1273,37 @@ static uint64_t node_key(const struct repair *r, uint32_t i)
 	return fix_key(r->x, s, fn);
 }
 
+static void node_keys(struct repair *r)
+{
+	r->key = xmalloc((r->p->n_nodes ? r->p->n_nodes : 1) * sizeof(*r->key));
+	for (uint32_t i = 0; i < r->p->n_nodes; i++)
+		r->key[i] = node_key(r, i);
+}
+
+/* True when a node of the profile is in a script with a file whose ranges are not known yet:
+ * its text is loading, or no coverage came yet (a script that a coverage did not name, one
+ * loaded since, is not waited for). */
+static bool names_pending(const struct repair *r)
+{
+	for (uint32_t i = 0; i < r->p->n_nodes; i++) {
+		const struct func_info *fi;
+		const struct fix_script *s;
+		if (r->key[i] != NO_KEY)
+			continue;
+		fi = functab_get(r->ft, r->p->nodes[i].func);
+		if (fi->kind == FUNC_JS && file_url(fi->url) &&
+		    ((!(s = find(r->x, fi->url)) && !r->x->covered) || (s && s->state == S_TEXT)))
+			return true;
+	}
+	return false;
+}
+
 /* Remembers each real call of the profile (a JS node under a JS node), before the repair adds
  * its own. */
 static void learn_edges(struct repair *r)
 {
-	uint32_t n = (uint32_t)r->p->n_nodes;
-
-	r->key = xmalloc(n * sizeof(*r->key));
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < r->p->n_nodes; i++) {
 		int32_t up = r->p->nodes[i].parent;
-		r->key[i] = node_key(r, i);
 		if (up >= 0 && r->key[i] != NO_KEY && r->key[up] != NO_KEY && r->key[up] != r->key[i])
 			calledges_add(r->x->edges, r->key[up], r->key[i]);
 	}
@@ -1298,12 +1375,65 @@ static void learn_own_lines(struct repair *r)
 			other += obs[b].other;
 		mine = ticks_on(p, obs[a].node, obs[a].line);
 		if (other >= FIX_OWN_MIN && mine <= other / FIX_OWN_RATIO)
-			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, true);
+			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, true, other);
 		else if (mine >= FIX_OWN_MIN && mine >= other)
-			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, false);
+			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, false, mine);
 		a = b;
 	}
 	free(obs);
+}
+
+static void held_drop(struct inlinefix *x, size_t i)
+{
+	x->held_nodes -= x->held[i].n_nodes;
+	free(x->held[i].nodes);
+	free(x->held[i].ticks);
+	memmove(&x->held[i], &x->held[i + 1], (x->n_held - i - 1) * sizeof(x->held[0]));
+	x->n_held--;
+}
+
+/* Keeps p's shape for later; false when there is no room. */
+static bool hold(struct inlinefix *x, const struct profile *p)
+{
+	struct held_profile *h;
+
+	if (x->n_held == FIX_HELD_MAX || p->n_nodes > FIX_HELD_NODES - x->held_nodes)
+		return false;
+	h = &x->held[x->n_held++];
+	h->n_nodes = p->n_nodes;
+	h->nodes = xmalloc(p->n_nodes * sizeof(*h->nodes));
+	memcpy(h->nodes, p->nodes, p->n_nodes * sizeof(*h->nodes));
+	h->n_ticks = p->n_ticks;
+	h->ticks = xmalloc((p->n_ticks ? p->n_ticks : 1) * sizeof(*h->ticks));
+	if (p->n_ticks)
+		memcpy(h->ticks, p->ticks, p->n_ticks * sizeof(*h->ticks));
+	h->age = 0;
+	x->held_nodes += p->n_nodes;
+	return true;
+}
+
+/* Learns from the held profiles whose scripts are all known now, or that waited long enough,
+ * oldest first (the order they came in). */
+static void learn_held(struct inlinefix *x, struct functab *ft)
+{
+	for (size_t i = 0; i < x->n_held;) {
+		struct held_profile *h = &x->held[i];
+		struct profile q = {.nodes = h->nodes, .n_nodes = h->n_nodes, .ticks = h->ticks,
+			.n_ticks = h->n_ticks};
+		struct repair r = {.x = x, .p = &q, .ft = ft, .reach_for = NO_KEY};
+		bool wait;
+		node_keys(&r);
+		wait = ++h->age <= FIX_HELD_AGE && names_pending(&r);
+		if (!wait) {
+			learn_edges(&r);
+			learn_own_lines(&r);
+		}
+		free(r.key);
+		if (wait)
+			i++;
+		else
+			held_drop(x, i);
+	}
 }
 
 void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
@@ -1319,6 +1449,8 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 		for (size_t i = 0; i < x->n; i++)
 			for (size_t k = 0; k < x->s[i].n_fns; k++)
 				x->s[i].fns[k].func = NONE;
+		while (x->n_held) /* so do the held profiles' */
+			held_drop(x, 0);
 		x->ft_seen = ft;
 	}
 	r.sub_end = xmalloc(n * sizeof(*r.sub_end));
@@ -1335,8 +1467,12 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 			r.sub_end[p->nodes[i].parent] = r.sub_end[i];
 	for (size_t t = 0; t < p->n_ticks; t++)
 		r.tick_dest[t] = NONE;
-	learn_edges(&r);
-	learn_own_lines(&r);
+	node_keys(&r);
+	learn_held(x, ft);
+	if (!names_pending(&r) || !hold(x, p)) {
+		learn_edges(&r);
+		learn_own_lines(&r);
+	}
 	r.visits = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (p->nodes[i].hit_count)
@@ -1357,11 +1493,13 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 	x->st.moved += st.moved;
 	x->st.unresolved += st.unresolved;
 	x->st.ticks += st.ticks;
+	x->st.minified += st.minified;
 	if (st_out) {
 		st_out->samples += st.samples;
 		st_out->moved += st.moved;
 		st_out->unresolved += st.unresolved;
 		st_out->ticks += st.ticks;
+		st_out->minified += st.minified;
 	}
 }
 

@@ -43,6 +43,8 @@ struct inlinefix_stats {
 	uint64_t moved;         /* samples moved to an inlined callee */
 	uint64_t unresolved;    /* line ticks outside the node's function that named no callee */
 	uint64_t ticks;         /* line ticks looked at */
+	uint64_t minified;      /* samples of JS nodes in minified scripts, which are not repaired:
+	                         * positionTicks have no column, and one line holds many functions */
 	unsigned scripts_ready; /* scripts whose functions are known */
 	unsigned scripts_unusable; /* scripts whose text could not be read or does not match */
 };

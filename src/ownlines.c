@@ -11,7 +11,7 @@
 struct ownline {
 	uint64_t fn;
 	uint32_t line;          /* 0: a free slot (lines are 1-based) */
-	uint32_t callee, own;   /* windows that said so */
+	uint64_t callee, own;   /* ticks of the windows that said so */
 };
 
 struct ownlines {
@@ -57,7 +57,7 @@ static struct ownline *slot_of(const struct ownlines *o, uint64_t fn, uint32_t l
 	}
 }
 
-void ownlines_vote(struct ownlines *o, uint64_t fn, uint32_t line, bool callee)
+void ownlines_vote(struct ownlines *o, uint64_t fn, uint32_t line, bool callee, uint64_t ticks)
 {
 	struct ownline *s;
 
@@ -71,13 +71,13 @@ void ownlines_vote(struct ownlines *o, uint64_t fn, uint32_t line, bool callee)
 		*s = (struct ownline){fn, line, 0, 0};
 	}
 	if (callee)
-		s->callee += s->callee < UINT32_MAX;
+		s->callee += ticks < UINT64_MAX - s->callee ? ticks : 0;
 	else
-		s->own += s->own < UINT32_MAX;
+		s->own += ticks < UINT64_MAX - s->own ? ticks : 0;
 }
 
-bool ownlines_get(const struct ownlines *o, uint64_t fn, uint32_t line, uint32_t *callee,
-	uint32_t *own)
+bool ownlines_get(const struct ownlines *o, uint64_t fn, uint32_t line, uint64_t *callee,
+	uint64_t *own)
 {
 	const struct ownline *s = line ? slot_of(o, fn, line) : NULL;
 

@@ -64,12 +64,39 @@ check "and keeps V8's position beside it: unitPrice in dist/pricing.js" jsonl_ch
 	l => l.slice(2).every(w => w.top.some(f => f.function === 'unitPrice' && /dist\\/pricing\\.js\$/.test(f.url)))"
 kill "$tsc_PID"
 
+# The same program with the JIT left as it is and the profiles repaired: V8 11 (Node 20)
+# inlines priceLines and unitPrice into tick, and unitPrice's hot lines of dist/pricing.js are
+# inside tick's own range of dist/main.js. The windows after the attach's deoptimization, where
+# unitPrice still ran as a real frame, say whose those lines are, and the window where V8
+# inlined it again does not outweigh them (tick took 73-78 % from the third window before).
+run tscfix dist/main.js --inlining repair
+ok $? "ntop-js --inlining repair on tsc's output: status 0"
+check "repaired, unitPrice stays the hot function in src/pricing.ts:14 after V8 inlined it again" \
+	hot_is "$WORK/tscfix.jsonl" unitPrice
+kill "$tscfix_PID"
+
 run cjs bundle/app.min.js
 ok $? "ntop-js on esbuild's minified CommonJS bundle: status 0"
 check "its renamed function is unitPrice again, in src/pricing.ts:14" hot_is "$WORK/cjs.jsonl" unitPrice
 check "while V8 calls it something short, in app.min.js" jsonl_check "$WORK/cjs.jsonl" "
 	l => l.slice(2).every(w => w.top.some(f => f.original && f.original.function === 'unitPrice' &&
 		f.function !== 'unitPrice' && f.function.length <= 3 && /app\\.min\\.js\$/.test(f.url)))"
+
+# Node 24's default is the repair (the JIT left as it is), which cannot look into a minified
+# script: one line holds every function, and line ticks have no column. V8 13 inlines unitPrice
+# into tick there (tick read 76-79 % in every window), so the session turns inlining off
+# instead, says so once, and unitPrice has its row again.
+if [[ " ${NTOP_NODE_VERSIONS:-$NODE_MATRIX} " == *" 24 "* ]] && matrix_node 24; then
+	NODE=$nb run min24 bundle/app.min.js
+	ok $? "Node 24, the minified bundle at default settings: status 0"
+	check "the repair meets minified code and says that inlining is switched off" \
+		grep -q "minified code holds [0-9]* % of the samples.*V8's inlining is switched off" \
+		"$WORK/min24-ntop.err"
+	check "and the windows say so (inlining off, not repaired)" jsonl_check "$WORK/min24.jsonl" "
+		l => l.slice(1).every(w => !w.inlining.repaired && /--no-turbo-inlining/.test(w.inlining.v8_flags))"
+	check "unitPrice is the hot function again" hot_is "$WORK/min24.jsonl" unitPrice
+	kill "$min24_PID"
+fi
 
 run esm bundle/app.min.mjs
 ok $? "ntop-js on the ES module bundle (file:// URLs): status 0"

@@ -381,6 +381,38 @@ static void test_overlap(void)
 	past_run_free(&pr);
 }
 
+/* The same recording as a session meets it: the cold profile comes before the coverage and the
+ * texts (the first window after the attach), is held, and is learned from once they are known. */
+static void test_overlap_held(void)
+{
+	struct functab *ft = functab_create();
+	struct profile cold, warm;
+	struct json_span cov;
+	char *cov_buf = NULL, *err = NULL;
+	struct inlinefix *x = inlinefix_new();
+	struct window_stats after;
+	struct texts t = {.dir = "inlinefix-overlap"};
+
+	window_stats_init(&after);
+	if (load_from("inlinefix-overlap", ft, &warm, &cov, &cov_buf) ||
+	    load_profile("inlinefix-overlap", "cold", ft, &cold)) {
+		ok(0, "the fixture inlinefix-overlap loads");
+		return;
+	}
+	inlinefix_apply(x, &cold, ft, NULL);
+	ok(inlinefix_wants_coverage(x), "the cold profile, before any coverage, asks for it");
+	is_int(inlinefix_take_coverage(x, cov, &err), 2, "the coverage names main.js and pricing.js");
+	ok(inlinefix_resolve(x, text_of, &t), "the texts make the scripts usable");
+	inlinefix_apply(x, &warm, ft, NULL);
+	aggregate_window(&warm, ft, -INFINITY, &after);
+	ok(self_pct(&after, ft, "unitPrice") > 80, "the cold profile held: unitPrice() %.1f %%",
+		self_pct(&after, ft, "unitPrice"));
+	ok(self_pct(&after, ft, "tick") < 10, "tick() keeps %.1f %%", self_pct(&after, ft, "tick"));
+	window_stats_free(&after);
+	profile_release(&cold);
+	release(&warm, x, ft, cov_buf, err, &t);
+}
+
 static void test_refusals(void)
 {
 	struct functab *ft = functab_create();
@@ -424,40 +456,69 @@ static int text_fixed(void *ud, const char *path, const char **text, size_t *len
 }
 
 /* Minified code (a long line of many functions) is refused: line ticks cannot tell them apart. */
-static void test_minified(void)
+/* A script of n functions "function fK(a)" PRE K POST, per_line on a line (0: all on one),
+ * followed by trailer; true when the repair can use it. */
+static bool script_usable(int n, const char *pre, const char *post, int per_line,
+	const char *trailer, unsigned *unusable)
 {
-	char *text, *covj;
+	char *text = xstrdup(""), *covj, *err = NULL;
 	struct inlinefix *x = inlinefix_new();
 	struct inlinefix_stats st;
 	struct json_span span;
-	char *err = NULL;
+	bool usable;
 
-	text = xstrdup("");
 	covj = xstrdup("{\"result\":[{\"url\":\"file:///m.js\",\"functions\":[");
-	for (int k = 0; k < 200; k++) {
-		size_t start = strlen(text);
-		char *more = xasprintf("%sfunction f%d(a){return a+%d}", text, k, k);
+	for (int k = 0; k < n; k++) {
+		const char *sep = !k ? "" : per_line && k % per_line == 0 ? "\n" : " ";
+		size_t start = strlen(text) + strlen(sep);
+		char *fn = xasprintf("function f%d(a)%s%d%s", k, pre, k, post);
+		char *more = xasprintf("%s%s%s", text, sep, fn);
 		char *c = xasprintf("%s%s{\"functionName\":\"f%d\",\"ranges\":[{\"startOffset\":%zu,"
 			"\"endOffset\":%zu,\"count\":1}]}", covj, k ? "," : "", k, start, strlen(more));
+		free(fn);
 		free(text);
 		free(covj);
 		text = more;
 		covj = c;
 	}
 	{
-		char *c = xasprintf("%s]}]}", covj);
+		char *c = xasprintf("%s]}]}", covj), *t = xasprintf("%s%s", text, trailer);
 		free(covj);
+		free(text);
 		covj = c;
+		text = t;
 	}
-	ok(!json_validate(covj, strlen(covj), &span), "(the hand-written coverage is valid JSON)");
-	is_int(inlinefix_take_coverage(x, span, &err), 1, "one script of 200 functions");
-	ok(!inlinefix_resolve(x, text_fixed, text), "a minified line of 200 functions is not used");
+	if (json_validate(covj, strlen(covj), &span) || inlinefix_take_coverage(x, span, &err) != 1)
+		ok(0, "(the hand-written coverage is taken)");
+	usable = inlinefix_resolve(x, text_fixed, text);
 	inlinefix_get_stats(x, &st);
-	is_int(st.scripts_unusable, 1, "it is counted unusable");
+	*unusable = st.scripts_unusable;
 	inlinefix_free(x);
 	free(text);
 	free(covj);
 	free(err);
+	return usable;
+}
+
+static void test_minified(void)
+{
+	char map[2600] = "\n//# sourceMappingURL=data:application/json;base64,";
+	unsigned unusable;
+
+	memset(map + strlen(map), 'A', sizeof map - strlen(map) - 2);
+	map[sizeof map - 2] = '\n';
+	map[sizeof map - 1] = '\0';
+	ok(!script_usable(200, "{return a+", "}", 0, "", &unusable) && unusable == 1,
+		"a minified line of 200 functions is not used, and counted unusable");
+	/* esbuild's bundle of tests/targets/ts: 333 characters on a line, an inline map below */
+	ok(!script_usable(3, "{return a+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1"
+		"+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+", "}", 0, map, &unusable),
+		"a minified line of 3 functions with an inline source map below is not used");
+	/* with the map line counted, 4 functions on 3 lines would average 900 characters */
+	ok(script_usable(4, " { return a + ", "; }", 2, map, &unusable) && !unusable,
+		"4 short functions on 2 lines with the same map line below are used (the map is left out)");
+	ok(script_usable(3, " {\n\treturn a + ", ";\n}", 1, map, &unusable) && !unusable,
+		"and 3 functions on 9 lines");
 }
 
 int main(void)
@@ -466,6 +527,7 @@ int main(void)
 	test_deeper_other_file();
 	test_dispatch();
 	test_overlap();
+	test_overlap_held();
 	test_refusals();
 	test_minified();
 	return done_testing();
