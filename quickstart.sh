@@ -22,9 +22,11 @@ cd "$here"
 packages="build-essential autoconf automake libtool pkg-config libncurses-dev
 libwebsockets-dev libcjson-dev zlib1g-dev nodejs tmux"
 # The tests also fuzz with clang's libFuzzer, run a session under valgrind, and fetch other
-# Node versions with npm; go tool pprof and promtool read what ntop-js writes for them.
+# Node versions with npm; go tool pprof and promtool read what ntop-js writes for them; the
+# Debian package is built, checked by lintian, installed and removed.
 if [ "$mode" = test ]; then
-	packages="$packages clang libclang-rt-dev valgrind npm golang-go prometheus iproute2 util-linux"
+	packages="$packages clang libclang-rt-dev valgrind npm golang-go prometheus iproute2 util-linux
+dpkg-dev debhelper lintian"
 fi
 
 missing=""
