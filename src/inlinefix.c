@@ -1,4 +1,5 @@
-/* inlinefix.c: see inlinefix.h. */
+/* inlinefix.c: see inlinefix.h. The repair of one profile; the scripts it reads are in
+ * inlinefix_scripts.c, what it learns across profiles in inlinefix_learn.c. */
 #include "config.h"
 
 #include "inlinefix.h"
@@ -8,134 +9,10 @@
 
 #include "calledges.h"
 #include "functab.h"
+#include "inlinefix_priv.h"
 #include "ownlines.h"
 #include "profile.h"
-#include "smapfind.h"
 #include "util.h"
-
-#define NONE UINT32_MAX
-/* The profiler's column of a function is the '(' of its parameters, coverage's the start of
- * its name or keyword: at most this far apart on one line. */
-#define PAREN_SCAN_MAX 256
-/* A file whose lines of code average more than this, with a function per line or more, is
- * minified (minified_text). */
-#define MINIFIED_LINE_UNITS 300
-/* Functions looked at on one line to find a node's own (a minified file is refused above). */
-#define OWN_SCAN_MAX 64
-/* Caller -> callee edges remembered from the profiles (at 24 bytes and two table slots
- * each: under 2 MB), and how far from a node's function they are followed: two calls (a
- * dispatcher, the handler it calls through a variable, that handler's helper) and no
- * further, so that a function far below (etag, four calls under an express route) is not
- * taken for an inlined helper. */
-#define FIX_MAX_EDGES 32768
-#define FIX_REACH_DEPTH 2
-#define FIX_REACH_MAX 256
-/* A line of the node's own function goes to a function of another script that shares its
- * number only when the windows where that script's code ran there as a real frame, at most
- * FIX_OWN_DEPTH calls below, said so: a window with FIX_OWN_MIN ticks of that code on the line
- * and the node's own a FIX_OWN_RATIO-th of them or fewer says "the callee's" (with that code's
- * ticks); one with FIX_OWN_MIN of the node's own and as many as that code's or more says "its
- * own" (with the node's), and the ticks that said "the callee's" must outweigh those that said
- * "its own" (ownlines.h). (function, line) pairs remembered: FIX_MAX_OWN_LINES. */
-#define FIX_OWN_DEPTH 3
-#define FIX_OWN_MIN 20
-#define FIX_OWN_RATIO 10
-#define FIX_MAX_OWN_LINES 65536
-/* A profile that names a script whose ranges are not known yet is held, and learned from once
- * they are: the first windows after the attach come before the coverage and the texts, and
- * they are often the ones where the callees still ran as real frames (V8 optimizes them again,
- * inlined, a few seconds later). At most FIX_HELD_MAX profiles and FIX_HELD_NODES nodes in
- * all; one waits FIX_HELD_AGE later profiles at most, then what is known of it is learned. */
-#define FIX_HELD_MAX 4
-#define FIX_HELD_NODES (1u << 20)
-#define FIX_HELD_AGE 8
-
-struct fix_fn {
-	uint32_t start, end;    /* UTF-16 offsets, as coverage gives them */
-	uint32_t line, end_line; /* 1-based */
-	int32_t col;            /* 0-based, where the profiler puts the function */
-	int32_t parent;         /* the enclosing function's index, or -1 */
-	bool top;               /* the script's own top-level code: never an inlined callee */
-	char *name;
-	uint32_t name_hash;     /* of the name's last word ("Foo.bar", "get bar": bar); 0: none */
-	uint32_t func;          /* its function-table index once interned, or NONE */
-};
-
-/* A name written before a '(' in the script's text ("fnvStep(", "x.mix("): a call, or what
- * looks like one (a string or comment may hold some: they only add candidates). */
-struct call_site {
-	uint32_t off;           /* UTF-16 offset of the name */
-	uint32_t hash;
-};
-
-enum script_state { S_TEXT, S_READY, S_UNUSABLE };
-
-struct fix_script {
-	char *url;
-	enum script_state state;
-	bool minified;          /* UNUSABLE because minified: its inlined callees cannot be found */
-	struct fix_fn *fns;     /* by start, outer first (READY: with lines) */
-	size_t n_fns;
-	struct call_site *calls; /* READY: by offset */
-	size_t n_calls;
-};
-
-/* A profile's shape kept for learning (its nodes and line ticks; the samples are not needed). */
-struct held_profile {
-	struct profile_node *nodes;
-	size_t n_nodes;
-	struct position_tick *ticks;
-	size_t n_ticks;
-	unsigned age;           /* profiles applied since */
-};
-
-struct inlinefix {
-	struct fix_script *s;
-	size_t n, cap;
-	uint32_t *slots;        /* url hash -> index into s, NONE for empty */
-	size_t n_slots;
-	size_t total_fns;
-	bool want_coverage;
-	bool covered;           /* a coverage was taken */
-	struct calledges *edges; /* caller -> callee, learned from the profiles (calledges.h) */
-	struct ownlines *own;   /* whose a line number was, learned likewise (ownlines.h) */
-	const void *ft_seen;    /* the function table the interned indices belong to */
-	struct held_profile held[FIX_HELD_MAX];
-	size_t n_held, held_nodes;
-	struct inlinefix_stats st;
-};
-
-
-static uint32_t hash_bytes(const char *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 16777619u;
-	return h ? h : 1;
-}
-
-/* The url table's hash. */
-static uint32_t hash_str(const char *s)
-{
-	return hash_bytes(s, strlen(s));
-}
-
-/* The hash of a function's name as a call would write it: its last word. */
-static uint32_t name_hash(const char *name)
-{
-	const char *w = name;
-
-	for (const char *q = name; *q; q++)
-		if (*q == '.' || *q == ' ')
-			w = q + 1;
-	return *w ? hash_bytes(w, strlen(w)) : 0;
-}
-
-static bool file_url(const char *url)
-{
-	return !strncmp(url, "file://", 7) || url[0] == '/';
-}
 
 struct inlinefix *inlinefix_new(void)
 {
@@ -149,21 +26,12 @@ struct inlinefix *inlinefix_new(void)
 	return x;
 }
 
-static void script_free(struct fix_script *sc)
-{
-	for (size_t k = 0; k < sc->n_fns; k++)
-		free(sc->fns[k].name);
-	free(sc->fns);
-	free(sc->calls);
-	free(sc->url);
-}
-
 void inlinefix_free(struct inlinefix *x)
 {
 	if (!x)
 		return;
 	for (size_t i = 0; i < x->n; i++)
-		script_free(&x->s[i]);
+		fix_script_free(&x->s[i]);
 	free(x->s);
 	free(x->slots);
 	calledges_free(x->edges);
@@ -175,639 +43,7 @@ void inlinefix_free(struct inlinefix *x)
 	free(x);
 }
 
-static struct fix_script *find(const struct inlinefix *x, const char *url)
-{
-	size_t mask = x->n_slots - 1;
-
-	for (size_t k = hash_str(url) & mask;; k = (k + 1) & mask) {
-		uint32_t i = x->slots[k];
-		if (i == NONE)
-			return NULL;
-		if (!strcmp(x->s[i].url, url))
-			return &x->s[i];
-	}
-}
-
-static void slots_put(uint32_t *slots, size_t n_slots, const char *url, uint32_t i)
-{
-	size_t k = hash_str(url) & (n_slots - 1);
-
-	while (slots[k] != NONE)
-		k = (k + 1) & (n_slots - 1);
-	slots[k] = i;
-}
-
-static struct fix_script *add(struct inlinefix *x, char *url)
-{
-	if ((x->n + 1) * 2 > x->n_slots) {
-		size_t ns = x->n_slots * 2;
-		uint32_t *slots = xmalloc(ns * sizeof(*slots));
-		memset(slots, 0xff, ns * sizeof(*slots));
-		for (size_t i = 0; i < x->n; i++)
-			slots_put(slots, ns, x->s[i].url, (uint32_t)i);
-		free(x->slots);
-		x->slots = slots;
-		x->n_slots = ns;
-	}
-	x->s = xreallocarray_grow(x->s, &x->cap, x->n + 1, sizeof(*x->s));
-	memset(&x->s[x->n], 0, sizeof(x->s[x->n]));
-	x->s[x->n].url = url;
-	slots_put(x->slots, x->n_slots, url, (uint32_t)x->n);
-	return &x->s[x->n++];
-}
-
-/* ---- coverage */
-
-static int get_offset(struct json_span obj, const char *key, uint32_t *out)
-{
-	struct json_span v;
-	double d;
-
-	if (json_object_get(obj, key, &v) != 1 || json_number(v, &d) || !(d >= 0 && d <= INT32_MAX))
-		return -1;
-	*out = (uint32_t)d;
-	return 0;
-}
-
-/* One FunctionCoverage: its name and first range (the function's own). */
-static int take_function(struct json_span fn, struct fix_fn *out)
-{
-	struct json_span name, ranges, r;
-	size_t pos = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (json_span_type(fn) != JSON_T_OBJECT ||
-	    json_object_get(fn, "functionName", &name) != 1 ||
-	    json_object_get(fn, "ranges", &ranges) != 1 || json_span_type(ranges) != JSON_T_ARRAY ||
-	    json_array_next(ranges, &pos, &r) != 1 || json_span_type(r) != JSON_T_OBJECT ||
-	    get_offset(r, "startOffset", &out->start) || get_offset(r, "endOffset", &out->end) ||
-	    out->end < out->start || json_string_decode(name, &out->name, NULL))
-		return -1;
-	out->func = NONE;
-	out->name_hash = name_hash(out->name);
-	return 0;
-}
-
-static int cmp_fn(const void *a, const void *b)
-{
-	const struct fix_fn *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end > y->end ? -1 : x->end < y->end;
-}
-
-static int take_script(struct inlinefix *x, struct json_span sc)
-{
-	struct json_span url_s, fns, fn;
-	struct fix_script *s;
-	char *url = NULL;
-	size_t pos = 0;
-	int r;
-
-	if (json_span_type(sc) != JSON_T_OBJECT || json_object_get(sc, "url", &url_s) != 1 ||
-	    json_string_decode(url_s, &url, NULL) ||
-	    json_object_get(sc, "functions", &fns) != 1 || json_span_type(fns) != JSON_T_ARRAY) {
-		free(url);
-		return -1;
-	}
-	if (!file_url(url) || find(x, url) || x->n >= INLINEFIX_MAX_SCRIPTS) {
-		free(url);
-		return 0;
-	}
-	s = add(x, url);
-	size_t cap = 0;
-	s->state = S_UNUSABLE; /* until it is whole */
-	while ((r = json_array_next(fns, &pos, &fn)) == 1) {
-		if (x->total_fns >= INLINEFIX_MAX_FUNCS)
-			return 1; /* cut short: its lines would fall to enclosing functions */
-		s->fns = xreallocarray_grow(s->fns, &cap, s->n_fns + 1, sizeof(*s->fns));
-		if (take_function(fn, &s->fns[s->n_fns])) {
-			free(s->fns[s->n_fns].name);
-			return -1;
-		}
-		s->n_fns++;
-		x->total_fns++;
-	}
-	if (r < 0)
-		return -1;
-	qsort(s->fns, s->n_fns, sizeof(*s->fns), cmp_fn);
-	s->state = S_TEXT;
-	return 1;
-}
-
-int inlinefix_take_coverage(struct inlinefix *x, struct json_span result, char **err)
-{
-	struct json_span arr, sc;
-	size_t pos = 0;
-	int r, added = 0;
-
-	x->want_coverage = false;
-	x->covered = true;
-	if (json_span_type(result) != JSON_T_OBJECT || json_object_get(result, "result", &arr) != 1 ||
-	    json_span_type(arr) != JSON_T_ARRAY) {
-		*err = xstrdup("the target's coverage reply has no result array.");
-		return -1;
-	}
-	while ((r = json_array_next(arr, &pos, &sc)) == 1) {
-		int t = take_script(x, sc);
-		if (t < 0) {
-			*err = xstrdup("the target's coverage reply holds a malformed script entry.");
-			return -1;
-		}
-		added += t;
-	}
-	if (r < 0) {
-		*err = xstrdup("the target's coverage reply is malformed.");
-		return -1;
-	}
-	return added;
-}
-
-bool inlinefix_wants_coverage(const struct inlinefix *x)
-{
-	return x->want_coverage;
-}
-
-/* ---- texts: offsets to lines */
-
-/* UTF-16 units and bytes of the UTF-8 sequence at t (n bytes left); an invalid byte is one
- * unit, as a replacement character. */
-static unsigned units_of(const unsigned char *t, size_t n, size_t *adv)
-{
-	size_t len = util_utf8_seq((const char *)t, n);
-
-	*adv = len ? len : 1;
-	return len == 4 ? 2 : 1;
-}
-
-struct line_map {
-	uint32_t *start;        /* first UTF-16 offset of each line */
-	size_t *byte;           /* and its byte offset in the text */
-	size_t n, cap;
-	uint32_t units;         /* the text's length in UTF-16 units */
-};
-
-static void line_push(struct line_map *m, uint32_t unit, size_t byte)
-{
-	size_t cap = m->cap;
-
-	m->start = xreallocarray_grow(m->start, &m->cap, m->n + 1, sizeof(*m->start));
-	if (m->cap != cap || !m->byte)
-		m->byte = xrealloc(m->byte, m->cap * sizeof(*m->byte));
-	m->start[m->n] = unit;
-	m->byte[m->n++] = byte;
-}
-
-/* Lines end where V8's do: \n, \r\n, a lone \r, U+2028 and U+2029. */
-static void map_lines(const unsigned char *t, size_t len, struct line_map *m)
-{
-	uint32_t u = 0;
-	size_t i = 0, adv;
-
-	line_push(m, 0, 0);
-	while (i < len && u < UINT32_MAX - 2) {
-		unsigned k = units_of(t + i, len - i, &adv);
-		bool end = t[i] == '\n' || (t[i] == '\r' && !(i + 1 < len && t[i + 1] == '\n')) ||
-			(adv == 3 && t[i] == 0xe2 && t[i + 1] == 0x80 && (t[i + 2] == 0xa8 || t[i + 2] == 0xa9));
-		u += k;
-		i += adv;
-		if (end)
-			line_push(m, u, i);
-	}
-	m->units = u;
-}
-
-/* True when the text looks minified: its lines of code (a source-map comment and blank lines at
- * the end left out: an inline map is one long line in any file) average more than
- * MINIFIED_LINE_UNITS, with at least one function per line. */
-static bool minified_text(const unsigned char *t, size_t len, const struct line_map *m,
-	size_t n_fns)
-{
-	size_t lines = m->n;
-	uint32_t units = m->units;
-
-	while (lines > 1) {
-		size_t a = m->byte[lines - 1], b = lines < m->n ? m->byte[lines] : len;
-		while (a < b && (t[a] == ' ' || t[a] == '\t' || t[a] == '\r' || t[a] == '\n'))
-			a++;
-		if (a < b && !(b - a > 4 && (!memcmp(t + a, "//# ", 4) || !memcmp(t + a, "//@ ", 4)) &&
-		    memmem(t + a, b - a, "sourceMappingURL=", 17)))
-			break;
-		units = m->start[lines - 1];
-		lines--;
-	}
-	return units / lines > MINIFIED_LINE_UNITS && n_fns >= lines;
-}
-
-/* 0-based line holding UTF-16 offset off. */
-static size_t line_of(const struct line_map *m, uint32_t off)
-{
-	size_t lo = 0, hi = m->n - 1;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi + 1) / 2;
-		if (m->start[mid] <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-/* Whether the function ending at UTF-16 offset end ends with '}'. Only looked at within
- * ENDS_SCAN_MAX bytes of its line's start (a minified line is not walked once per function);
- * further away it is taken on trust. */
-#define ENDS_SCAN_MAX 4096
-static bool ends_block(const unsigned char *t, size_t len, const struct line_map *m, uint32_t end)
-{
-	size_t ln, i, adv, last = SIZE_MAX;
-	uint32_t u;
-
-	if (!end)
-		return false;
-	ln = line_of(m, end - 1);
-	i = m->byte[ln];
-	u = m->start[ln];
-	while (i < len && u < end && i - m->byte[ln] < ENDS_SCAN_MAX) {
-		last = i;
-		u += units_of(t + i, len - i, &adv);
-		i += adv;
-	}
-	if (u < end)
-		return i - m->byte[ln] >= ENDS_SCAN_MAX;
-	return last != SIZE_MAX && t[last] == '}';
-}
-
-static bool ident_byte(unsigned char c)
-{
-	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') ||
-		((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
-}
-
-/* Whether the word [w, w+n) is one of the keywords that may come before a function's name. */
-static bool head_keyword(const unsigned char *w, size_t n)
-{
-	static const char *const kw[] = { "function", "async", "get", "set", "static" };
-
-	for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-		if (strlen(kw[k]) == n && !memcmp(w, kw[k], n))
-			return true;
-	return false;
-}
-
-/* The profiler's column for function f, which coverage starts at f->start on line ln: the '('
- * of its parameters when only keywords and a name come before it ("function f(", "async m(",
- * "static get x("), else where coverage starts (arrows, "x =>"). A name written there must be
- * the function's (the last word of it: "get x"), and such a function ends with '}': else the
- * file is not the one the target loaded, and *stale is set. *checked counts the functions
- * that could be checked. */
-/* Where the last walk along a line stopped: functions come by start, so that a line holding
- * many (minified code) is walked once, not once per function. */
-struct walk {
-	size_t line, byte;
-	uint32_t unit;
-};
-
-static int32_t profiler_column(const unsigned char *t, size_t len, const struct line_map *m,
-	size_t ln, const struct fix_fn *f, struct walk *cur, bool *stale, size_t *checked)
-{
-	size_t i = m->byte[ln], adv, word = 0, word_len = 0, words = 0;
-	uint32_t u = m->start[ln], col = f->start - m->start[ln];
-	bool async_only = false;
-	const char *last = strrchr(f->name, ' ');
-
-	last = last ? last + 1 : f->name;
-	if (cur->line == ln && cur->unit <= f->start) {
-		i = cur->byte;
-		u = cur->unit;
-	}
-	while (i < len && u < f->start) { /* to the start along the line */
-		u += units_of(t + i, len - i, &adv);
-		i += adv;
-	}
-	*cur = (struct walk){ln, i, u};
-	for (size_t k = 0; i < len && k < PAREN_SCAN_MAX;) {
-		unsigned char c = t[i];
-		if (c == '(') {
-			if (word_len && *last && (strlen(last) != word_len || memcmp(t + word, last, word_len)))
-				*stale = true;
-			/* a function with a keyword or name before its parameters has a block body */
-			if (words && !(words == 1 && async_only)) {
-				if (!ends_block(t, len, m, f->end))
-					*stale = true;
-				(*checked)++;
-			}
-			return (int32_t)(u - m->start[ln]);
-		}
-		if (ident_byte(c)) {
-			size_t w0 = i;
-			while (i < len && ident_byte(t[i]) && k < PAREN_SCAN_MAX) {
-				u += units_of(t + i, len - i, &adv);
-				i += adv;
-				k += adv;
-			}
-			if (!head_keyword(t + w0, i - w0)) {
-				word = w0;
-				word_len = i - w0;
-			}
-			async_only = words == 0 && i - w0 == 5 && !memcmp(t + w0, "async", 5);
-			words++;
-			continue;
-		}
-		if (!(c == ' ' || c == '\t' || c == '*'))
-			break;
-		u++;
-		i++;
-		k++;
-	}
-	return (int32_t)col;
-}
-
-/* Words that come before a '(' without being a call. */
-static bool not_a_call(const unsigned char *w, size_t n)
-{
-	static const char *const kw[] = { "if", "for", "while", "switch", "catch", "function",
-		"return", "typeof", "await", "yield", "new", "in", "of", "do", "else", "void",
-		"delete", "instanceof", "case", "with", "async", "super", "import" };
-
-	for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-		if (strlen(kw[k]) == n && !memcmp(w, kw[k], n))
-			return true;
-	return false;
-}
-
-/* Every word followed by '(' (spaces between allowed), with its UTF-16 offset. */
-static void collect_calls(struct fix_script *s, const unsigned char *t, size_t len)
-{
-	size_t i = 0, adv, cap = 0;
-	uint32_t u = 0;
-
-	while (i < len) {
-		if (ident_byte(t[i]) && !(t[i] >= '0' && t[i] <= '9')) {
-			size_t w0 = i, j;
-			uint32_t u0 = u;
-			while (i < len && ident_byte(t[i])) {
-				u += units_of(t + i, len - i, &adv);
-				i += adv;
-			}
-			for (j = i; j < len && (t[j] == ' ' || t[j] == '\t'); j++)
-				;
-			if (j < len && t[j] == '(' && !not_a_call(t + w0, i - w0)) {
-				s->calls = xreallocarray_grow(s->calls, &cap, s->n_calls + 1, sizeof(*s->calls));
-				s->calls[s->n_calls++] = (struct call_site){u0,
-					hash_bytes((const char *)t + w0, i - w0)};
-			}
-			continue;
-		}
-		u += units_of(t + i, len - i, &adv);
-		i += adv;
-	}
-}
-
-static void script_build(struct fix_script *s, const char *text, size_t len)
-{
-	const unsigned char *t = (const unsigned char *)text;
-	struct line_map m = {0};
-	int32_t *stack;
-	size_t depth = 0;
-
-	if (len >= 3 && t[0] == 0xef && t[1] == 0xbb && t[2] == 0xbf) { /* Node strips a BOM */
-		t += 3;
-		len -= 3;
-	}
-	map_lines(t, len, &m);
-	/* a file changed since the target loaded it has other offsets (coverage does not list
-	 * the top level, so its length cannot be compared: the functions are checked below);
-	 * minified code has many functions on a line, which line ticks cannot tell apart */
-	if (s->n_fns && s->fns[s->n_fns - 1].end > m.units) {
-		s->state = S_UNUSABLE;
-		goto out;
-	}
-	if (minified_text(t, len, &m, s->n_fns)) {
-		s->state = S_UNUSABLE;
-		s->minified = true;
-		goto out;
-	}
-	bool stale = false;
-	size_t checked = 0;
-	struct walk cur = {SIZE_MAX, 0, 0};
-	collect_calls(s, t, len);
-	stack = xmalloc((s->n_fns + 1) * sizeof(*stack));
-	for (size_t k = 0; k < s->n_fns; k++) {
-		struct fix_fn *f = &s->fns[k];
-		size_t ln = line_of(&m, f->start);
-		if (f->end > m.units || f->start > m.units) {
-			free(stack);
-			s->state = S_UNUSABLE;
-			goto out;
-		}
-		f->line = (uint32_t)ln + 1;
-		f->end_line = (uint32_t)line_of(&m, f->end > f->start ? f->end - 1 : f->start) + 1;
-		f->top = f->start == 0 && f->end >= m.units;
-		f->col = f->top ? 0 : profiler_column(t, len, &m, ln, f, &cur, &stale, &checked);
-		while (depth && s->fns[stack[depth - 1]].end < f->end)
-			depth--;
-		f->parent = depth ? stack[depth - 1] : -1;
-		stack[depth++] = (int32_t)k;
-	}
-	free(stack);
-	/* a file none of whose functions could be checked is not taken on trust either */
-	s->state = stale || (s->n_fns && !checked) ? S_UNUSABLE : S_READY;
-out:
-	free(m.start);
-	free(m.byte);
-}
-
-bool inlinefix_resolve(struct inlinefix *x, inlinefix_text_fn text, void *ud)
-{
-	bool any = false;
-
-	for (size_t i = 0; i < x->n; i++) {
-		struct fix_script *s = &x->s[i];
-		const char *buf, *why;
-		char *path = NULL, *err = NULL;
-		size_t len;
-		int r;
-
-		if (s->state != S_TEXT)
-			continue;
-		if (smapfind_url_path(s->url, &path, &err)) {
-			free(err);
-			s->state = S_UNUSABLE;
-			x->st.scripts_unusable++;
-			continue;
-		}
-		r = text(ud, path, &buf, &len, &why);
-		free(path);
-		if (r == 0)
-			continue;
-		if (r > 0)
-			script_build(s, buf, len);
-		else
-			s->state = S_UNUSABLE;
-		if (s->state == S_READY) {
-			x->st.scripts_ready++;
-			any = true;
-		} else {
-			x->st.scripts_unusable++;
-		}
-	}
-	return any;
-}
-
-/* ---- lookups in a READY script */
-
-/* The function whose start the profiler gives as 1-based line and 0-based column. */
-static int32_t own_fn(const struct fix_script *s, uint32_t line, int32_t col)
-{
-	size_t lo = 0, hi = s->n_fns;
-	int32_t best = -1;
-
-	while (lo < hi) { /* first function starting on or after the line */
-		size_t mid = (lo + hi) / 2;
-		if (s->fns[mid].line < line)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = lo; k < s->n_fns && s->fns[k].line == line && k < lo + OWN_SCAN_MAX; k++) {
-		if (s->fns[k].col == col)
-			return (int32_t)k;
-		if (best < 0 || abs(s->fns[k].col - col) < abs(s->fns[best].col - col))
-			best = (int32_t)k;
-	}
-	return best;
-}
-
-/* The innermost function (not the top level) holding 1-based line, or -1. Ranges nest: the
- * last function starting on or before the line holds it, or one of its enclosing ones does. */
-static int32_t innermost(const struct fix_script *s, uint32_t line)
-{
-	size_t lo = 0, hi = s->n_fns;
-	int32_t j;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->fns[mid].line <= line)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (j = (int32_t)lo - 1; j >= 0; j = s->fns[j].parent)
-		if (s->fns[j].end_line >= line)
-			return s->fns[j].top ? -1 : j;
-	return -1;
-}
-
-/* Whether function fn of script s writes a call of a function named like hash. */
-static bool calls_name(const struct fix_script *s, int32_t fn, uint32_t hash)
-{
-	const struct fix_fn *f = &s->fns[fn];
-	size_t lo = 0, hi = s->n_calls;
-
-	if (!hash)
-		return false;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->calls[mid].off < f->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < s->n_calls && s->calls[lo].off < f->end; lo++)
-		if (s->calls[lo].hash == hash)
-			return true;
-	return false;
-}
-
-/* Whether line is function f's alone: inside its first and last lines, or on them when what
- * encloses f is the script's top level (which does not run hot). A line f shares with the
- * function around it ("xs.map(x => x + 1)", "}, function next() {") could be either's. */
-static bool owns_line(const struct fix_script *s, int32_t f, uint32_t line)
-{
-	const struct fix_fn *fn = &s->fns[f];
-
-	if (line > fn->line && line < fn->end_line)
-		return true;
-	return fn->parent < 0 || s->fns[fn->parent].top;
-}
-
-static bool nested_in(const struct fix_script *s, int32_t f, int32_t outer)
-{
-	for (; f >= 0; f = s->fns[f].parent)
-		if (f == outer)
-			return true;
-	return false;
-}
-
-static uint32_t fn_func(struct inlinefix *x, struct fix_script *s, int32_t k, struct functab *ft)
-{
-	struct fix_fn *f = &s->fns[k];
-
-	if (f->func == NONE)
-		f->func = functab_intern(ft, f->name, strlen(f->name), s->url, strlen(s->url),
-			(int32_t)f->line - 1, f->col);
-	(void)x;
-	return f->func;
-}
-
-/* ---- what called what (calledges.h): a function is keyed by its script's index and its own */
-
-#define NO_KEY UINT64_MAX
-
-static uint64_t fix_key(const struct inlinefix *x, const struct fix_script *s, int32_t fn)
-{
-	return ((uint64_t)(s - x->s) << 32) | (uint32_t)fn;
-}
-
-static struct fix_script *key_script(const struct inlinefix *x, uint64_t k)
-{
-	return &x->s[k >> 32];
-}
-
-static int32_t key_fn(uint64_t k)
-{
-	return (int32_t)(uint32_t)k;
-}
-
 /* ---- repair */
-
-/* Where one node's ticks of one line go: an existing node below it, or a new child. */
-struct dest {
-	uint32_t node;          /* an existing node's index, or NONE */
-	uint32_t func;          /* for a new child */
-	uint64_t ticks;
-	int64_t cur;            /* smooth weighted round robin */
-	uint32_t new_index;
-};
-
-struct node_plan {
-	uint32_t node;
-	size_t first, count;    /* its dests */
-	uint64_t stay;          /* ticks that stay on the node */
-	uint64_t total;         /* all its ticks */
-	int64_t stay_cur;
-};
-
-struct repair {
-	struct inlinefix *x;
-	struct profile *p;
-	struct functab *ft;
-	uint32_t *sub_end;      /* the end of each node's subtree (preorder) */
-	uint32_t *depth;
-	uint32_t *tick_dest;    /* per tick entry: its dest index, or NONE (stays) */
-	struct dest *dests;
-	size_t n_dests, dests_cap;
-	struct node_plan *plans;
-	size_t n_plans, plans_cap;
-	uint64_t visits;
-	size_t n_new;
-	uint64_t *key;          /* per node: its function's fix_key, or NO_KEY */
-	uint64_t reach[FIX_REACH_MAX]; /* what reach_for's function called, as learned */
-	size_t n_reach;
-	uint64_t reach_for;
-};
 
 /* A candidate callee for a line of node i, looked for below it: in the scripts of the
  * functions called below (other than the node's own script), and the node below it that is
@@ -842,7 +78,7 @@ static bool node_is(const struct repair *r, uint32_t j, const struct fix_script 
 
 	return fi->kind == FUNC_JS && !strcmp(fi->url, s->url) &&
 		fi->line >= 0 && (uint32_t)fi->line + 1 == s->fns[fn].line &&
-		own_fn(s, (uint32_t)fi->line + 1, fi->column) == fn;
+		fix_own_fn(s, (uint32_t)fi->line + 1, fi->column) == fn;
 }
 
 #define MAX_CANDS 8
@@ -865,7 +101,7 @@ static size_t gather_callees(struct repair *r, uint32_t i, struct fix_script *s,
 		r->visits++;
 		if (fi->kind != FUNC_JS || !fi->url[0])
 			continue;
-		js = find(r->x, fi->url);
+		js = fix_find(r->x, fi->url);
 		if (!js || js->state != S_READY)
 			continue;
 		if (js == s) {
@@ -873,8 +109,8 @@ static size_t gather_callees(struct repair *r, uint32_t i, struct fix_script *s,
 				cand_add(c, &n, MAX_CANDS, s, f, j, r);
 			continue;
 		}
-		jf = innermost(js, line);
-		if (jf >= 0 && owns_line(js, jf, line))
+		jf = fix_innermost(js, line);
+		if (jf >= 0 && fix_owns_line(js, jf, line))
 			cand_add(c, &n, MAX_CANDS, js, jf, node_is(r, j, js, jf) ? j : NONE, r);
 	}
 	return n;
@@ -888,10 +124,10 @@ static void gather_named(struct repair *r, struct fix_script *s, int32_t me, uin
 		struct fix_script *qs = &r->x->s[q];
 		int32_t qf;
 		r->visits++;
-		if (qs == s || qs->state != S_READY || (qf = innermost(qs, line)) < 0 ||
-		    !owns_line(qs, qf, line))
+		if (qs == s || qs->state != S_READY || (qf = fix_innermost(qs, line)) < 0 ||
+		    !fix_owns_line(qs, qf, line))
 			continue;
-		if (calls_name(s, me, qs->fns[qf].name_hash))
+		if (fix_calls_name(s, me, qs->fns[qf].name_hash))
 			cand_add(c, n, MAX_CANDS, qs, qf, NONE, r);
 	}
 }
@@ -910,7 +146,7 @@ static size_t keep_near_callees(const struct repair *r, uint32_t i, const struct
 		return n;
 	for (size_t k = 0; k < n; k++)
 		if (c[k].s == s || (c[k].node != NONE && r->p->nodes[c[k].node].parent == (int32_t)i) ||
-		    calls_name(s, me, c[k].s->fns[c[k].fn].name_hash))
+		    fix_calls_name(s, me, c[k].s->fns[c[k].fn].name_hash))
 			c[kept++] = c[k];
 	return kept;
 }
@@ -937,7 +173,7 @@ static bool own_evidence(struct repair *r, struct fix_script *s, int32_t me, int
 	const uint64_t *rk;
 	uint64_t k = fix_key(r->x, s, f);
 
-	if (calls_name(s, me, s->fns[f].name_hash))
+	if (fix_calls_name(s, me, s->fns[f].name_hash))
 		return true;
 	rk = reach_of(r, s, me, &nr);
 	for (size_t q = 0; q < nr; q++)
@@ -957,13 +193,13 @@ static size_t gather_reached(struct repair *r, struct fix_script *s, int32_t me,
 	const uint64_t *rk = reach_of(r, s, me, &nr);
 
 	for (size_t q = 0; q < nr; q++) {
-		struct fix_script *ks = key_script(r->x, rk[q]);
-		int32_t kf = key_fn(rk[q]), jf;
+		struct fix_script *ks = fix_key_script(r->x, rk[q]);
+		int32_t kf = fix_key_fn(rk[q]), jf;
 		int k;
 		if (ks == s || ks->state != S_READY || (size_t)kf >= ks->n_fns ||
-		    (jf = innermost(ks, line)) < 0 || !owns_line(ks, jf, line))
+		    (jf = fix_innermost(ks, line)) < 0 || !fix_owns_line(ks, jf, line))
 			continue;
-		if (jf != kf && !calls_name(ks, kf, ks->fns[jf].name_hash))
+		if (jf != kf && !fix_calls_name(ks, kf, ks->fns[jf].name_hash))
 			continue;
 		k = cand_add(c, n, MAX_CANDS, ks, jf, NONE, r);
 		if (k < 0)
@@ -999,7 +235,7 @@ static int pick_callee(struct repair *r, uint32_t i, struct fix_script *s, int32
 	if (f < 0 && n == 0)
 		gather_named(r, s, me, line, c, &n);
 	for (size_t k = 0; k < n; k++)
-		if (calls_name(s, me, c[k].s->fns[c[k].fn].name_hash)) {
+		if (fix_calls_name(s, me, c[k].s->fns[c[k].fn].name_hash)) {
 			named++;
 			pick_named = k;
 		}
@@ -1055,26 +291,26 @@ static uint32_t own_line_dest(struct repair *r, uint32_t i, struct fix_script *s
 	gather_reached(r, s, me, line, c, &n);
 	if (n != 1)
 		return NONE;
-	return dest_for(r, i, fn_func(r->x, c[0].s, c[0].fn, r->ft), c[0].node, plan_first);
+	return dest_for(r, i, fix_fn_func(r->x, c[0].s, c[0].fn, r->ft), c[0].node, plan_first);
 }
 
 static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, int32_t me,
 	uint32_t line, size_t plan_first)
 {
 	struct cand c[MAX_CANDS];
-	int32_t f = innermost(s, line);
+	int32_t f = fix_innermost(s, line);
 	uint32_t node = NONE;
 	struct fix_script *ts = s;
 	int32_t tf = -1;
 
 	if (f == me)
 		return own_line_dest(r, i, s, me, line, plan_first);
-	if (f >= 0 && !owns_line(s, f, line)) {
-		if (nested_in(s, f, me))
+	if (f >= 0 && !fix_owns_line(s, f, line)) {
+		if (fix_nested_in(s, f, me))
 			return NONE; /* a line of the node's own too: it stays */
 		f = -1;      /* shared in this script: perhaps another script's line */
 	}
-	if (f >= 0 && nested_in(s, f, me)) {
+	if (f >= 0 && fix_nested_in(s, f, me)) {
 		tf = f;
 	} else {
 		/* outside the node's function: a callee's line, in this script or another */
@@ -1085,7 +321,7 @@ static uint32_t place_line(struct repair *r, uint32_t i, struct fix_script *s, i
 		tf = c[k].fn;
 		node = c[k].node;
 	}
-	return dest_for(r, i, fn_func(r->x, ts, tf, r->ft), node, plan_first);
+	return dest_for(r, i, fix_fn_func(r->x, ts, tf, r->ft), node, plan_first);
 }
 
 static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)
@@ -1098,15 +334,15 @@ static void plan_node(struct repair *r, uint32_t i, struct inlinefix_stats *st)
 
 	if (fi->kind != FUNC_JS || !fi->url[0] || fi->line < 0 || !nd->ticks_count)
 		return;
-	s = find(r->x, fi->url);
+	s = fix_find(r->x, fi->url);
 	if (!s) {
-		if (file_url(fi->url))
+		if (fix_file_url(fi->url))
 			r->x->want_coverage = true;
 		return;
 	}
 	if (s->minified)
 		st->minified += nd->hit_count;
-	if (s->state != S_READY || (me = own_fn(s, (uint32_t)fi->line + 1, fi->column)) < 0)
+	if (s->state != S_READY || (me = fix_own_fn(s, (uint32_t)fi->line + 1, fi->column)) < 0)
 		return;
 	for (uint32_t k = 0; k < nd->ticks_count; k++) {
 		uint32_t t = nd->ticks_first + k;
@@ -1260,182 +496,6 @@ static void rebuild(struct repair *r, const uint32_t *plan_of)
 	free(next_into);
 }
 
-/* The key of node i's function, or NO_KEY when its script's ranges are not known. */
-static uint64_t node_key(const struct repair *r, uint32_t i)
-{
-	const struct func_info *fi = functab_get(r->ft, r->p->nodes[i].func);
-	struct fix_script *s;
-	int32_t fn;
-
-	if (fi->kind != FUNC_JS || !fi->url[0] || fi->line < 0 || !(s = find(r->x, fi->url)) ||
-	    s->state != S_READY || (fn = own_fn(s, (uint32_t)fi->line + 1, fi->column)) < 0)
-		return NO_KEY;
-	return fix_key(r->x, s, fn);
-}
-
-static void node_keys(struct repair *r)
-{
-	r->key = xmalloc((r->p->n_nodes ? r->p->n_nodes : 1) * sizeof(*r->key));
-	for (uint32_t i = 0; i < r->p->n_nodes; i++)
-		r->key[i] = node_key(r, i);
-}
-
-/* True when a node of the profile is in a script with a file whose ranges are not known yet:
- * its text is loading, or no coverage came yet (a script that a coverage did not name, one
- * loaded since, is not waited for). */
-static bool names_pending(const struct repair *r)
-{
-	for (uint32_t i = 0; i < r->p->n_nodes; i++) {
-		const struct func_info *fi;
-		const struct fix_script *s;
-		if (r->key[i] != NO_KEY)
-			continue;
-		fi = functab_get(r->ft, r->p->nodes[i].func);
-		if (fi->kind == FUNC_JS && file_url(fi->url) &&
-		    ((!(s = find(r->x, fi->url)) && !r->x->covered) || (s && s->state == S_TEXT)))
-			return true;
-	}
-	return false;
-}
-
-/* Remembers each real call of the profile (a JS node under a JS node), before the repair adds
- * its own. */
-static void learn_edges(struct repair *r)
-{
-	for (uint32_t i = 0; i < r->p->n_nodes; i++) {
-		int32_t up = r->p->nodes[i].parent;
-		if (up >= 0 && r->key[i] != NO_KEY && r->key[up] != NO_KEY && r->key[up] != r->key[i])
-			calledges_add(r->x->edges, r->key[up], r->key[i]);
-	}
-}
-
-/* One observation for ownlines: node (an ancestor) and line, and the ticks of another
- * script's code on that line below it. */
-struct own_obs {
-	uint32_t node, line;
-	uint64_t other;
-};
-
-static int cmp_obs(const void *a, const void *b)
-{
-	const struct own_obs *x = a, *y = b;
-
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-static uint64_t ticks_on(const struct profile *p, uint32_t i, uint32_t line)
-{
-	const struct profile_node *nd = &p->nodes[i];
-
-	for (uint32_t k = 0; k < nd->ticks_count; k++)
-		if (p->ticks[nd->ticks_first + k].line == line)
-			return p->ticks[nd->ticks_first + k].ticks;
-	return 0;
-}
-
-/* For each line of a node's own function on which code of another script ran as a real frame
- * at most FIX_OWN_DEPTH calls below it, what this window says of whose the line is
- * (ownlines.h). Before the repair, on the profile as V8 gave it. */
-static void learn_own_lines(struct repair *r)
-{
-	const struct profile *p = r->p;
-	struct own_obs *obs = NULL;
-	size_t n = 0, cap = 0;
-
-	for (uint32_t j = 0; j < p->n_nodes && r->visits < INLINEFIX_MAX_VISITS; j++) {
-		const struct profile_node *nd = &p->nodes[j];
-		struct fix_script *sj;
-		if (r->key[j] == NO_KEY || !nd->ticks_count)
-			continue;
-		sj = key_script(r->x, r->key[j]);
-		for (uint32_t k = 0; k < nd->ticks_count; k++) {
-			const struct position_tick *pt = &p->ticks[nd->ticks_first + k];
-			int32_t up = nd->parent;
-			if (innermost(sj, pt->line) < 0)
-				continue; /* not a line of this script's functions */
-			for (int d = 0; d < FIX_OWN_DEPTH && up >= 0; d++, up = p->nodes[up].parent) {
-				struct fix_script *si;
-				r->visits++;
-				if (r->key[up] == NO_KEY || (si = key_script(r->x, r->key[up])) == sj ||
-				    innermost(si, pt->line) != key_fn(r->key[up]))
-					continue;
-				obs = xreallocarray_grow(obs, &cap, n + 1, sizeof(*obs));
-				obs[n++] = (struct own_obs){(uint32_t)up, pt->line, pt->ticks};
-			}
-		}
-	}
-	if (n)
-		qsort(obs, n, sizeof(*obs), cmp_obs);
-	for (size_t a = 0; a < n;) {
-		size_t b = a;
-		uint64_t other = 0, mine;
-		for (; b < n && obs[b].node == obs[a].node && obs[b].line == obs[a].line; b++)
-			other += obs[b].other;
-		mine = ticks_on(p, obs[a].node, obs[a].line);
-		if (other >= FIX_OWN_MIN && mine <= other / FIX_OWN_RATIO)
-			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, true, other);
-		else if (mine >= FIX_OWN_MIN && mine >= other)
-			ownlines_vote(r->x->own, r->key[obs[a].node], obs[a].line, false, mine);
-		a = b;
-	}
-	free(obs);
-}
-
-static void held_drop(struct inlinefix *x, size_t i)
-{
-	x->held_nodes -= x->held[i].n_nodes;
-	free(x->held[i].nodes);
-	free(x->held[i].ticks);
-	memmove(&x->held[i], &x->held[i + 1], (x->n_held - i - 1) * sizeof(x->held[0]));
-	x->n_held--;
-}
-
-/* Keeps p's shape for later; false when there is no room. */
-static bool hold(struct inlinefix *x, const struct profile *p)
-{
-	struct held_profile *h;
-
-	if (x->n_held == FIX_HELD_MAX || p->n_nodes > FIX_HELD_NODES - x->held_nodes)
-		return false;
-	h = &x->held[x->n_held++];
-	h->n_nodes = p->n_nodes;
-	h->nodes = xmalloc(p->n_nodes * sizeof(*h->nodes));
-	memcpy(h->nodes, p->nodes, p->n_nodes * sizeof(*h->nodes));
-	h->n_ticks = p->n_ticks;
-	h->ticks = xmalloc((p->n_ticks ? p->n_ticks : 1) * sizeof(*h->ticks));
-	if (p->n_ticks)
-		memcpy(h->ticks, p->ticks, p->n_ticks * sizeof(*h->ticks));
-	h->age = 0;
-	x->held_nodes += p->n_nodes;
-	return true;
-}
-
-/* Learns from the held profiles whose scripts are all known now, or that waited long enough,
- * oldest first (the order they came in). */
-static void learn_held(struct inlinefix *x, struct functab *ft)
-{
-	for (size_t i = 0; i < x->n_held;) {
-		struct held_profile *h = &x->held[i];
-		struct profile q = {.nodes = h->nodes, .n_nodes = h->n_nodes, .ticks = h->ticks,
-			.n_ticks = h->n_ticks};
-		struct repair r = {.x = x, .p = &q, .ft = ft, .reach_for = NO_KEY};
-		bool wait;
-		node_keys(&r);
-		wait = ++h->age <= FIX_HELD_AGE && names_pending(&r);
-		if (!wait) {
-			learn_edges(&r);
-			learn_own_lines(&r);
-		}
-		free(r.key);
-		if (wait)
-			i++;
-		else
-			held_drop(x, i);
-	}
-}
-
 void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 	struct inlinefix_stats *st_out)
 {
@@ -1450,7 +510,7 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 			for (size_t k = 0; k < x->s[i].n_fns; k++)
 				x->s[i].fns[k].func = NONE;
 		while (x->n_held) /* so do the held profiles' */
-			held_drop(x, 0);
+			fix_held_drop(x, 0);
 		x->ft_seen = ft;
 	}
 	r.sub_end = xmalloc(n * sizeof(*r.sub_end));
@@ -1467,12 +527,10 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 			r.sub_end[p->nodes[i].parent] = r.sub_end[i];
 	for (size_t t = 0; t < p->n_ticks; t++)
 		r.tick_dest[t] = NONE;
-	node_keys(&r);
-	learn_held(x, ft);
-	if (!names_pending(&r) || !hold(x, p)) {
-		learn_edges(&r);
-		learn_own_lines(&r);
-	}
+	fix_node_keys(&r);
+	fix_learn_held(x, ft);
+	if (!fix_names_pending(&r) || !fix_hold(x, p))
+		fix_learn(&r);
 	r.visits = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (p->nodes[i].hit_count)
@@ -1507,3 +565,4 @@ void inlinefix_get_stats(const struct inlinefix *x, struct inlinefix_stats *st)
 {
 	*st = x->st;
 }
+
