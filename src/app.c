@@ -809,6 +809,8 @@ int app_main(int argc, char **argv)
 	}
 	if (a.opt.list)
 		return app_list();
+	if (a.opt.diff_a)
+		return app_diff(&a.opt);
 	for (i = 0; i < a.opt.n_notices; i++)
 		fprintf(stderr, "ntop-js: %s\n", a.opt.notices[i]);
 	app_load_settings(&a);

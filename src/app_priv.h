@@ -236,5 +236,7 @@ void app_push_free(struct app *a);
 
 /* app_replay.c */
 int app_replay(struct app *a);
+/* app_diff.c: --diff A B, printed; returns the exit status. */
+int app_diff(const struct options *o);
 
 #endif

@@ -102,6 +102,9 @@ static const char usage_text[] =
 	"      --log FILE         append a JSON line per memory reading and per window to FILE,\n"
 	"                         synced every minute (for unattended runs)\n"
 	"      --replay FILE      show the memory charts of a --log file\n"
+	"      --diff A B         compare two .cpuprofile files function by function (self\n"
+	"                         and total shares, what changed most first), and exit;\n"
+	"                         with --json one object, with -t N the top N rows\n"
 	"      --follow           when the target exits, wait for it to come back and re-attach\n"
 	"\n"
 	"Output:\n"
@@ -421,6 +424,7 @@ static const struct opt_row rows[] = {
 	SECS("alloc-interval", alloc_interval_s, 5, 86400, 0),
 	STRING("log", 0, log_path, NULL),
 	STRING("replay", 0, replay_path, NULL),
+	STRING("diff", 0, diff_a, NULL),
 	FLAG("follow", 0, follow),
 	{ .name = "help", .letter = 'h', .kind = K_FLAG, .at = AT(help), .flags = R_ENDS },
 	{ .name = "version", .letter = 'V', .kind = K_FLAG, .at = AT(version), .flags = R_ENDS },
@@ -542,8 +546,19 @@ static void options_defaults(struct options *o)
 /* What getopt_long left: a command after "--", or a slip. */
 static int check_leftover(int argc, char **argv, struct options *o, char **msg)
 {
-	if (optind >= argc)
+	if (optind >= argc) {
+		if (o->diff_a) {
+			*msg = xstrdup("--diff compares two profiles: ntop-js --diff A.cpuprofile "
+				"B.cpuprofile.");
+			return EXIT_USAGE;
+		}
 		return 0;
+	}
+	/* --diff A B: B is the one word left */
+	if (o->diff_a && optind == argc - 1 && strcmp(argv[optind - 1], "--") != 0) {
+		o->diff_b = argv[optind];
+		return 0;
+	}
 	/* Only what follows "--" is a command: anything else is a slip. */
 	if (optind == 1 || strcmp(argv[optind - 1], "--") != 0) {
 		*msg = xasprintf("unexpected argument '%s'; to start a program, put it after "
@@ -558,9 +573,10 @@ static int check_leftover(int argc, char **argv, struct options *o, char **msg)
 static int options_check_targets(struct options *o, char **msg)
 {
 	if ((o->pid != 0) + (o->port != 0) + (o->command != NULL) + o->list +
-	    (o->replay_path != NULL) + (o->match != NULL || o->user != NULL) > 1) {
-		*msg = xstrdup("give one of --pid, --match or --user, --port, --list, --replay or a "
-			"command after --.");
+	    (o->replay_path != NULL) + (o->match != NULL || o->user != NULL) +
+	    (o->diff_a != NULL) > 1) {
+		*msg = xstrdup("give one of --pid, --match or --user, --port, --list, --replay, "
+			"--diff or a command after --.");
 		return EXIT_USAGE;
 	}
 	if (o->children && !o->pid) {
@@ -582,7 +598,12 @@ static int options_check_targets(struct options *o, char **msg)
 			return EXIT_USAGE;
 		}
 	}
-	if (o->json)
+	if (o->diff_a && (o->serve || o->push || o->log_path || o->output || o->folded)) {
+		*msg = xstrdup("--diff prints a comparison and exits; it does not go with --serve, "
+			"--push, --log, -o or --folded.");
+		return EXIT_USAGE;
+	}
+	if (o->json && !o->diff_a)
 		o->batch = true;
 	if (o->replay_path && o->serve) {
 		*msg = xstrdup("--serve serves a live target; --replay shows a log and watches none.");
@@ -592,7 +613,7 @@ static int options_check_targets(struct options *o, char **msg)
 		*msg = xstrdup("--replay shows a log on the terminal; it has no batch mode.");
 		return EXIT_USAGE;
 	}
-	if (o->batch && !o->pid && !o->port && !o->command && !o->match && !o->user) {
+	if (o->batch && !o->pid && !o->port && !o->command && !o->match && !o->user && !o->diff_a) {
 		*msg = xstrdup("batch mode needs a target: --pid PID, --match TEXT, --user USER, "
 			"--port PORT or -- COMMAND.");
 		return EXIT_USAGE;

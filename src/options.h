@@ -73,6 +73,7 @@ struct options {
 	double alloc_interval_s;
 	const char *log_path;      /* --log */
 	const char *replay_path;   /* --replay */
+	const char *diff_a, *diff_b; /* --diff A B: two .cpuprofile files compared */
 	bool follow;
 	/* --push: profiles to Grafana Pyroscope */
 	const char *push;          /* --push URL */

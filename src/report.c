@@ -106,9 +106,7 @@ static void report_text_growth(struct strbuf *out, const struct mem_growth *g)
 		strbuf_printf(out, " (troughs; %ld major GCs)", g->major_gcs);
 }
 
-/* "function":NAME,"url":URL,"line":LINE of a function (fi NULL: an unknown one), the fields
- * that name it in every list of the JSON output. */
-static void json_func_fields(struct strbuf *out, const struct func_info *fi)
+void report_json_func_fields(struct strbuf *out, const struct func_info *fi)
 {
 	const char *name = fi ? functab_display_name(fi) : "(anonymous)";
 	const char *url = fi ? util_display_url(fi->url) : "";
@@ -139,7 +137,7 @@ static void json_func_fields(struct strbuf *out, const struct func_info *fi)
 static void json_frame(struct strbuf *out, const struct functab *ft, uint32_t func)
 {
 	strbuf_putc(out, '{');
-	json_func_fields(out, functab_get(ft, func));
+	report_json_func_fields(out, functab_get(ft, func));
 	strbuf_putc(out, '}');
 }
 
@@ -414,7 +412,7 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 			const struct alloc_site *s = &rw->alloc->sites[i];
 
 			strbuf_puts(out, i ? ",{" : "{");
-			json_func_fields(out, functab_get(ft, s->func));
+			report_json_func_fields(out, functab_get(ft, s->func));
 			strbuf_puts(out, ",\"live_bytes\":");
 			json_fixed(out, s->live_bytes, 0);
 			strbuf_puts(out, ",\"growth_bytes\":");
@@ -544,7 +542,7 @@ static void json_top_row(struct strbuf *out, const struct report_window *rw,
 	const struct func_stat *fs, const struct func_info *fi, const struct cumulative *c,
 	double sampled)
 {
-	json_func_fields(out, fi);
+	report_json_func_fields(out, fi);
 	strbuf_puts(out, ",\"column\":");
 	json_position(out, fi->column);
 	if (rw->jit && !rw->jit->exact && fi->kind == FUNC_JS)

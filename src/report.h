@@ -11,6 +11,7 @@ struct strbuf;
 struct window_stats;
 struct cumulative;
 struct functab;
+struct func_info;
 struct contention_window;
 struct req_window;
 struct mem_sample;
@@ -85,6 +86,10 @@ void report_json_thread(struct strbuf *out, const struct report_target *t,
 void report_json_process(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,
 	const struct cumulative *c, const struct functab *ft);
+/* "function":NAME,"url":URL,"line":LINE of a function (fi NULL: an unknown one), and
+ * "original" where a source map puts it: the fields that name a function in every list of the
+ * JSON output (--diff's too). */
+void report_json_func_fields(struct strbuf *out, const struct func_info *fi);
 /* Text: a worker's report names its thread in the header line. */
 void report_text_window(struct strbuf *out, const struct report_target *t,
 	const struct report_window *rw, const struct window_stats *w,

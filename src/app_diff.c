@@ -1,0 +1,146 @@
+/* app_diff.c: ntop-js --diff A B: two saved CPU profiles (.cpuprofile, as ntop-js -o, node
+ * --cpu-prof and DevTools write them) compared function by function (profdiff.h), printed as
+ * text or JSON (report_diff.h), then the exit. Each file is read and validated as any profile
+ * from a target is (profile_parse): a file is data from anywhere. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "app_priv.h"
+#include "exitcode.h"
+#include "functab.h"
+#include "profdiff.h"
+#include "profile.h"
+#include "report_diff.h"
+#include "strbuf.h"
+#include "util.h"
+
+/* A profile file larger than this is refused (a .cpuprofile of a long session is tens of MB). */
+#define DIFF_MAX_BYTES (1024UL * 1024 * 1024)
+/* Functions under this share of busy time on both sides, self and total, are left out. */
+#define DIFF_MIN_PCT 0.05
+
+/* One side: the file read, parsed and aggregated (ft NULL until side_load). */
+struct diff_side {
+	struct functab *ft;
+	struct profile p;
+	struct window_stats w;
+};
+
+static char *read_file(const char *path, size_t *len, char **cause)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	if (!f) {
+		*cause = xasprintf("cannot read %s: %s.", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+		if (cap - *len < 65536) {
+			if (cap >= DIFF_MAX_BYTES) {
+				*cause = xasprintf("%s is larger than %lu MB; not read.", path,
+					DIFF_MAX_BYTES >> 20);
+				break;
+			}
+			cap = cap ? cap * 2 : 1 << 20;
+			buf = xrealloc(buf, cap + 1);
+		}
+		got = fread(buf + *len, 1, cap - *len, f);
+		*len += got;
+		if (got == 0) {
+			if (ferror(f))
+				*cause = xasprintf("cannot read %s: %s.", path, strerror(errno));
+			break;
+		}
+	}
+	fclose(f);
+	if (*cause) {
+		free(buf);
+		return NULL;
+	}
+	buf[*len] = '\0';
+	return buf;
+}
+
+static int side_load(const char *path, struct diff_side *s, char **cause)
+{
+	size_t len;
+	char *buf = read_file(path, &len, cause), *err = NULL;
+
+	s->ft = functab_create();
+	window_stats_init(&s->w);
+	memset(&s->p, 0, sizeof s->p);
+	if (!buf)
+		return -1;
+	if (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+		*cause = xasprintf("%s is compressed (pprof?); --diff reads .cpuprofile files.", path);
+		free(buf);
+		return -1;
+	}
+	if (profile_parse(buf, len, s->ft, &s->p, &err) < 0) {
+		*cause = xasprintf("%s is not a .cpuprofile (%s).", path, err ? err : "malformed");
+		free(err);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	aggregate_window(&s->p, s->ft, -INFINITY, &s->w);
+	if (s->w.sampled_us - s->w.idle_us <= 0) {
+		*cause = xasprintf("%s has no busy samples to compare.", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void side_free(struct diff_side *s)
+{
+	if (!s->ft)
+		return;
+	window_stats_free(&s->w);
+	profile_release(&s->p);
+	functab_free(s->ft);
+}
+
+int app_diff(const struct options *o)
+{
+	struct diff_side a = {0}, b = {0};
+	struct profdiff d;
+	struct strbuf out;
+	char *cause = NULL;
+	int rc = EXIT_OK;
+
+	if (side_load(o->diff_a, &a, &cause) < 0 || side_load(o->diff_b, &b, &cause) < 0) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		side_free(&a);
+		side_free(&b);
+		return EXIT_USAGE;
+	}
+	profdiff_compute(&a.w, a.ft, &b.w, b.ft, DIFF_MIN_PCT, &d);
+	strbuf_init(&out);
+	{
+		struct report_diff r = {o->diff_a, o->diff_b, &d, a.ft, b.ft};
+		if (o->json)
+			report_diff_json(&out, &r);
+		else
+			report_diff_text(&out, &r, o->top_n);
+	}
+	if ((out.len && fwrite(out.data, 1, out.len, stdout) != out.len) || fflush(stdout) != 0) {
+		fprintf(stderr, "ntop-js: the comparison could not be written: %s.\n", strerror(errno));
+		rc = EXIT_INTERNAL;
+	}
+	strbuf_free(&out);
+	profdiff_free(&d);
+	side_free(&a);
+	side_free(&b);
+	return rc;
+}

@@ -1,0 +1,224 @@
+/* test_profdiff.c: two profiles compared (ntop-js --diff): exact shares and changes on
+ * profiles written here, matching by line, by name after an edit, new and gone functions, and
+ * the real recordings of tests/fixtures/diff (record.js: a program before and after an edit). */
+#include "config.h"
+
+#include "profdiff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "fixture.h"
+#include "functab.h"
+#include "profile.h"
+#include "report_diff.h"
+#include "strbuf.h"
+#include "tap.h"
+#include "util.h"
+
+struct side {
+	struct functab *ft;
+	struct profile p;
+	struct window_stats w;
+};
+
+static bool side_parse(const char *json, size_t len, struct side *s)
+{
+	char *err = NULL;
+	int r;
+
+	s->ft = functab_create();
+	window_stats_init(&s->w);
+	r = profile_parse(json, len, s->ft, &s->p, &err);
+	if (r)
+		printf("# parse failed: %s\n", err);
+	free(err);
+	if (!r)
+		aggregate_window(&s->p, s->ft, -INFINITY, &s->w);
+	return r == 0;
+}
+
+static void side_free(struct side *s)
+{
+	window_stats_free(&s->w);
+	profile_release(&s->p);
+	functab_free(s->ft);
+}
+
+/* A node: id, name (JSON-escaped), url, 0-based line, its children's ids (JSON array body). */
+static char *node(int id, const char *name, const char *url, int line, const char *kids)
+{
+	return xasprintf("{\"id\":%d,\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"1\","
+		"\"url\":\"%s\",\"lineNumber\":%d,\"columnNumber\":0},\"children\":[%s]}",
+		id, name, url, line, kids);
+}
+
+/* A profile of the nodes given (a JSON array body) and of counts[i] samples of node i + 1
+ * (1 ms apart), in order. */
+static char *profile_json(const char *nodes, const int *counts, int n_ids)
+{
+	struct strbuf s, d;
+	int k = 0;
+
+	strbuf_init(&s);
+	strbuf_init(&d);
+	for (int id = 1; id <= n_ids; id++)
+		for (int c = 0; c < counts[id - 1]; c++, k++) {
+			strbuf_printf(&s, "%s%d", k ? "," : "", id);
+			strbuf_printf(&d, "%s1000", k ? "," : "");
+		}
+	char *out = xasprintf("{\"nodes\":[%s],\"startTime\":0,\"endTime\":%d000,\"samples\":[%s],"
+		"\"timeDeltas\":[%s]}", nodes, k, s.data ? s.data : "", d.data ? d.data : "");
+	strbuf_free(&s);
+	strbuf_free(&d);
+	return out;
+}
+
+static const struct profdiff_row *row_named(const struct profdiff *d, const struct side *a,
+	const struct side *b, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct profdiff_row *r = &d->rows[i];
+		const struct func_info *fi = r->fb != PROFDIFF_NONE ? functab_get(b->ft, r->fb) :
+			functab_get(a->ft, r->fa);
+		if (!strcmp(fi->name, name))
+			return r;
+	}
+	return NULL;
+}
+
+static char *join5(char *a, char *b, char *c, char *d, char *e)
+{
+	char *out = xasprintf("%s,%s,%s,%s%s%s", a, b, c, d, e ? "," : "", e ? e : "");
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	free(e);
+	return out;
+}
+
+/* A: main -> f1 (line 10) 60 ms, f2 (line 20) 40 ms. B: the file edited: f1 still on line 10
+ * with 30 ms, f2 moved to line 25 with 50 ms, a new f3 (its name holds a terminal escape)
+ * with 20 ms, and 100 ms of (idle), which is no one's busy time. */
+static void test_exact(void)
+{
+	static const int ca[] = { 0, 0, 60, 40 }, cb[] = { 0, 0, 30, 50, 20, 100 };
+	char *na = join5(node(1, "(root)", "", -1, "2"), node(2, "main", "file:///app.js", 0, "3,4"),
+		node(3, "f1", "file:///app.js", 9, ""), node(4, "f2", "file:///app.js", 19, ""), NULL);
+	char *n5 = node(5, "f3\\u001b[31m", "file:///app.js", 39, ""), *n6 = node(6, "(idle)", "", -1, "");
+	char *nb = join5(node(1, "(root)", "", -1, "2,6"), node(2, "main", "file:///app.js", 0, "3,4,5"),
+		node(3, "f1", "file:///app.js", 9, ""), node(4, "f2", "file:///app.js", 24, ""),
+		xasprintf("%s,%s", n5, n6));
+	char *ja = profile_json(na, ca, 4), *jb = profile_json(nb, cb, 6);
+	struct side a, b;
+	struct profdiff d;
+	const struct profdiff_row *r;
+
+	if (!side_parse(ja, strlen(ja), &a) || !side_parse(jb, strlen(jb), &b)) {
+		ok(0, "the written profiles parse");
+		return;
+	}
+	profdiff_compute(&a.w, a.ft, &b.w, b.ft, 0.05, &d);
+	is_num(d.busy_ms_a, 100, 1e-9, "A: 100 ms busy");
+	is_num(d.busy_ms_b, 100, 1e-9, "B: 100 ms busy, its (idle) left out");
+	r = row_named(&d, &a, &b, "f1");
+	ok(r && r->match == PROFDIFF_SAME && r->self_a == 60 && r->self_b == 30 && r->total_a == 60,
+		"f1: the same line, self 60 %% then 30 %%");
+	r = row_named(&d, &a, &b, "f2");
+	ok(r && r->match == PROFDIFF_MOVED && r->self_a == 40 && r->self_b == 50 &&
+		r->self_ms_a == 40 && r->self_ms_b == 50, "f2: moved from line 20 to 25, 40 %% then 50 %%");
+	r = row_named(&d, &a, &b, "f3\x1b[31m");
+	ok(r && r->match == PROFDIFF_NEW && r->fa == PROFDIFF_NONE && r->self_b == 20,
+		"f3: new in B, 20 %%");
+	r = row_named(&d, &a, &b, "main");
+	ok(r && r->self_a == 0 && r->self_b == 0 && r->total_a == 100 && r->total_b == 100,
+		"main: no self time, 100 %% total on both sides");
+	ok(!row_named(&d, &a, &b, "(idle)") && !row_named(&d, &a, &b, "(root)"),
+		"(idle) and (root) are not rows");
+	ok(d.n >= 3 && fabs(d.rows[0].self_b - d.rows[0].self_a) == 30 &&
+		fabs(d.rows[1].self_b - d.rows[1].self_a) == 20, "the largest change first: f1, then f3");
+	{
+		struct strbuf out;
+		struct report_diff rd = {"a.cpuprofile", "b\x1b]0;x\a.cpuprofile", &d, a.ft, b.ft};
+		strbuf_init(&out);
+		report_diff_text(&out, &rd, 0);
+		ok(out.data && !strchr(out.data, '\x1b') && !strchr(out.data, '\a'),
+			"text: the escapes in a name and a file name are not printed");
+		ok(out.data && strstr(out.data, "   40.0%   50.0%   +10.0") &&
+			strstr(out.data, "f2  /app.js:25 (line 20 in A)"),
+			"text: f2's shares, change and both lines");
+		strbuf_reset(&out);
+		report_diff_json(&out, &rd);
+		ok(out.data && strstr(out.data, "\"function\":\"f2\",\"url\":\"/app.js\",\"line\":25,"
+			"\"line_a\":20,\"match\":\"moved\",\"self_pct_a\":40,\"self_pct_b\":50,"
+			"\"delta_self_pct\":10,") && strstr(out.data, "\"match\":\"new\""),
+			"JSON: f2's row, and a new one");
+		strbuf_free(&out);
+	}
+	profdiff_free(&d);
+	side_free(&a);
+	side_free(&b);
+	free(n5);
+	free(n6);
+	free(na);
+	free(nb);
+	free(ja);
+	free(jb);
+}
+
+/* The recordings: app.js before and after an edit that moved every function two lines down,
+ * gave hotB the larger share of the loop (30:70 of the work, then 50:30) and added newHelper. */
+static void test_recorded(void)
+{
+	size_t la, lb;
+	char *ja = fixture_read("diff/a.cpuprofile", &la), *jb = fixture_read("diff/b.cpuprofile", &lb);
+	struct side a, b;
+	struct profdiff d;
+	const struct profdiff_row *ra, *rb, *rn;
+
+	if (!ja || !jb || !side_parse(ja, la, &a) || !side_parse(jb, lb, &b)) {
+		ok(0, "the recordings load");
+		free(ja);
+		free(jb);
+		return;
+	}
+	profdiff_compute(&a.w, a.ft, &b.w, b.ft, 0.05, &d);
+	ra = row_named(&d, &a, &b, "hotA");
+	rb = row_named(&d, &a, &b, "hotB");
+	rn = row_named(&d, &a, &b, "newHelper");
+	ok(ra && ra->match == PROFDIFF_MOVED && rb && rb->match == PROFDIFF_MOVED,
+		"hotA and hotB are found again two lines down");
+	ok(ra && ra->self_a > 60 && ra->self_b < ra->self_a - 25,
+		"hotA: %.1f %% then %.1f %%", ra ? ra->self_a : 0, ra ? ra->self_b : 0);
+	ok(rb && rb->self_b > rb->self_a + 15,
+		"hotB: %.1f %% then %.1f %%", rb ? rb->self_a : 0, rb ? rb->self_b : 0);
+	ok(rn && rn->match == PROFDIFF_NEW && rn->self_b > 10,
+		"newHelper is new, %.1f %%", rn ? rn->self_b : 0);
+	ok(d.n && d.rows[0].fa == ra->fa, "the largest change is hotA's");
+	profdiff_free(&d);
+	/* a profile against itself: every row the same, no change */
+	profdiff_compute(&a.w, a.ft, &a.w, a.ft, 0.05, &d);
+	{
+		bool same = d.n > 0;
+		for (size_t i = 0; i < d.n; i++)
+			same = same && d.rows[i].match == PROFDIFF_SAME && d.rows[i].self_a == d.rows[i].self_b &&
+				d.rows[i].total_a == d.rows[i].total_b;
+		ok(same, "a profile against itself: %zu rows, all the same, no change", d.n);
+	}
+	profdiff_free(&d);
+	side_free(&a);
+	side_free(&b);
+	free(ja);
+	free(jb);
+}
+
+int main(void)
+{
+	test_exact();
+	test_recorded();
+	return done_testing();
+}
