@@ -1,7 +1,8 @@
 /* app_diff.c: ntop-js --diff A B: two saved CPU profiles (.cpuprofile, as ntop-js -o, node
- * --cpu-prof and DevTools write them) compared function by function (profdiff.h), printed as
- * text or JSON (report_diff.h), then the exit. Each file is read and validated as any profile
- * from a target is (profile_parse): a file is data from anywhere. */
+ * --cpu-prof and DevTools write them, or pprof, as ntop-js -o x.pb.gz, go tool pprof,
+ * Pyroscope and Parca do) compared function by function (profdiff.h), printed as text or JSON
+ * (report_diff.h), then the exit. Each file is read and validated as any profile from a
+ * target is (profile_parse, pprof_read_cpu): a file is data from anywhere. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "exitcode.h"
 #include "functab.h"
 #include "profdiff.h"
+#include "pprof_read.h"
 #include "profile.h"
 #include "report_diff.h"
 #include "strbuf.h"
@@ -81,12 +83,21 @@ static int side_load(const char *path, struct diff_side *s, char **cause)
 	memset(&s->p, 0, sizeof s->p);
 	if (!buf)
 		return -1;
-	if (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
-		*cause = xasprintf("%s is compressed (pprof?); --diff reads .cpuprofile files.", path);
-		free(buf);
-		return -1;
-	}
-	if (profile_parse(buf, len, s->ft, &s->p, &err) < 0) {
+	/* pprof: gzipped, or a protobuf message (whose first byte is a field's key, never the
+	 * '{' or blank a JSON profile starts with) */
+	bool gz = pprof_read_is_gzip((const unsigned char *)buf, len);
+	if (gz || (len && buf[0] != '{' && buf[0] != ' ' && buf[0] != '\n' && buf[0] != '\r' &&
+	    buf[0] != '\t')) {
+		if (pprof_read_cpu((const unsigned char *)buf, len, s->ft, &s->p, &err) < 0) {
+			if (gz)
+				*cause = xasprintf("%s is %s", path, err);
+			else
+				*cause = xasprintf("%s is neither a .cpuprofile nor a pprof profile.", path);
+			free(err);
+			free(buf);
+			return -1;
+		}
+	} else if (profile_parse(buf, len, s->ft, &s->p, &err) < 0) {
 		*cause = xasprintf("%s is not a .cpuprofile (%s).", path, err ? err : "malformed");
 		free(err);
 		free(buf);

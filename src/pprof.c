@@ -13,16 +13,11 @@
 #include "atomicfile.h"
 #include "functab.h"
 #include "strbuf.h"
+#include "u64map.h"
 #include "util.h"
 
 #define NONE UINT32_MAX
 
-/* An open-addressing map of 64-bit keys to indices, for the string table and functions. */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals; /* NONE: empty slot */
-	size_t cap, n;
-};
 
 struct pp_function {
 	uint32_t name, system_name, filename; /* string indices */
@@ -80,50 +75,6 @@ static uint64_t text_hash(const char *s)
 	return h;
 }
 
-static void map_grow(struct u64map *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 256;
-	uint64_t *keys = xcalloc(ncap, sizeof(*keys));
-	uint32_t *vals = xmalloc(ncap * sizeof(*vals));
-
-	memset(vals, 0xff, ncap * sizeof(*vals));
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-		if (m->vals[i] == NONE)
-			continue;
-		j = util_mix64(m->keys[i]) & (ncap - 1);
-		while (vals[j] != NONE)
-			j = (j + 1) & (ncap - 1);
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = ncap;
-}
-
-/* The slot of key: its value, or NONE where it would go. */
-static uint32_t *map_slot(struct u64map *m, uint64_t key)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap)
-		map_grow(m);
-	j = util_mix64(key) & (m->cap - 1);
-	while (m->vals[j] != NONE && m->keys[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	m->keys[j] = key;
-	return &m->vals[j];
-}
-
-static void map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
 
 /* s with every byte that is not part of valid UTF-8 replaced by U+FFFD, or NULL if s is
  * valid: protobuf strings must be UTF-8, and Parca's and Pyroscope's decoders refuse a
@@ -156,7 +107,7 @@ static uint32_t string_id(struct pprof *p, const char *text)
 {
 	char *fixed = utf8_repaired(text);
 	const char *s = fixed ? fixed : text;
-	uint32_t *slot = map_slot(&p->string_map, text_hash(s));
+	uint32_t *slot = u64map_slot(&p->string_map, text_hash(s));
 	uint32_t i, id;
 
 	for (i = *slot; i != NONE; i = p->string_next[i])
@@ -205,9 +156,9 @@ void pprof_free(struct pprof *p)
 		free(p->strings[i]);
 	free(p->strings);
 	free(p->string_next);
-	map_free(&p->string_map);
+	u64map_free(&p->string_map);
 	free(p->funcs);
-	map_free(&p->func_map);
+	u64map_free(&p->func_map);
 	free(p->locs);
 	for (size_t i = 0; i < p->n_caches; i++)
 		free(p->caches[i].loc_of);
@@ -251,7 +202,7 @@ static uint32_t function_id(struct pprof *p, const struct place *pl)
 {
 	uint32_t name = string_id(p, pl->name);
 	uint32_t file = string_id(p, pl->file);
-	uint32_t *slot = map_slot(&p->func_map, ((uint64_t)file << 32) | name);
+	uint32_t *slot = u64map_slot(&p->func_map, ((uint64_t)file << 32) | name);
 
 	if (*slot == NONE) {
 		p->funcs = xreallocarray_grow(p->funcs, &p->funcs_cap, p->n_funcs + 1,

@@ -41,7 +41,9 @@ static void side_load(const struct window_stats *w, const struct functab *ft, st
 		const struct func_info *fi = functab_get(ft, w->funcs[i].func);
 		if (fi->kind == FUNC_IDLE || fi->kind == FUNC_ROOT)
 			continue;
-		s->v[s->n++] = (struct side_fn){w->funcs[i].func, fi->name, fi->url, url_base(fi->url),
+		/* by the name shown: an anonymous function is "(anonymous)" in pprof files */
+		s->v[s->n++] = (struct side_fn){w->funcs[i].func, functab_display_name(fi), fi->url,
+			url_base(fi->url),
 			fi->line, w->funcs[i].self_us / 1e3, w->funcs[i].total_us / 1e3, PROFDIFF_NONE,
 			PROFDIFF_GONE};
 	}

@@ -46,6 +46,16 @@ check "against another program: its functions new, the recording's gone" bash -c
 # given wrong: one sentence on stderr, status 2, nothing on stdout
 printf 'not json' >"$WORK/junk.cpuprofile"
 printf '\037\213\010\000' >"$WORK/prof.pb.gz"
+# and as pprof, from another session of the same target
+"$NTOP_JS" --pid "$hot_PID" -b -n 2 -d 0.5 -o "$WORK/live.pb.gz" >/dev/null 2>"$WORK/live-pb.err"
+ok $? "ntop-js -o x.pb.gz wrote a pprof profile of it"
+"$NTOP_JS" --diff "$WORK/live.cpuprofile" "$WORK/live.pb.gz" --json >"$WORK/formats.json"
+check "a .cpuprofile against a pprof file of the same program: hotMain in both, the same function, within 15 points" \
+	"$NODE" -e '
+	const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+	const h = o.functions.find(x => x.function === "hotMain");
+	process.exit(h && h.match === "same" && h.self_pct_a > 30 && Math.abs(h.delta_self_pct) < 15 ? 0 : 1)' \
+	"$WORK/formats.json"
 refused() { # refused NAME WORDS -- ARGS...: status 2, one line naming WORDS
 	local name=$1 words=$2
 	shift 3
@@ -59,8 +69,10 @@ refused() { # refused NAME WORDS -- ARGS...: status 2, one line naming WORDS
 }
 refused one-file "compares two profiles" -- --diff "$fx/a.cpuprofile"
 refused missing "cannot read $WORK/none.cpuprofile: No such file or directory" -- --diff "$WORK/none.cpuprofile" "$fx/a.cpuprofile"
-refused junk "is not a .cpuprofile" -- --diff "$fx/a.cpuprofile" "$WORK/junk.cpuprofile"
-refused pprof "is compressed (pprof?); --diff reads .cpuprofile files" -- --diff "$WORK/prof.pb.gz" "$fx/a.cpuprofile"
+refused junk "junk.cpuprofile is neither a .cpuprofile nor a pprof profile." -- --diff "$fx/a.cpuprofile" "$WORK/junk.cpuprofile"
+printf '{"nodes": 3}' >"$WORK/bad.cpuprofile"
+refused bad-json "bad.cpuprofile is not a .cpuprofile (" -- --diff "$WORK/bad.cpuprofile" "$fx/a.cpuprofile"
+refused pprof "prof.pb.gz is not a pprof profile: its gzip stream is damaged." -- --diff "$WORK/prof.pb.gz" "$fx/a.cpuprofile"
 refused three "unexpected argument" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" "$fx/a.cpuprofile"
 refused with-pid "give one of --pid" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" --pid "$hot_PID"
 refused with-output "does not go with --serve" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" -o "$WORK/x.cpuprofile"

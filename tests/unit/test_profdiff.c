@@ -12,6 +12,8 @@
 
 #include "aggregate.h"
 #include "fixture.h"
+#include "pprof.h"
+#include "pprof_read.h"
 #include "functab.h"
 #include "profile.h"
 #include "report_diff.h"
@@ -216,9 +218,104 @@ static void test_recorded(void)
 	free(jb);
 }
 
+/* Whether another function of s has func's name and file. */
+static bool has_namesake(const struct side *s, uint32_t func)
+{
+	const struct func_info *fi = functab_get(s->ft, func);
+
+	for (size_t i = 0; i < s->w.n_funcs; i++) {
+		const struct func_info *g = functab_get(s->ft, s->w.funcs[i].func);
+		if (s->w.funcs[i].func != func && !strcmp(functab_display_name(g),
+		    functab_display_name(fi)) && !strcmp(g->url, fi->url))
+			return true;
+	}
+	return false;
+}
+
+/* The recording written as pprof (pprof.c, as -o x.pb.gz writes it) and read back: the same
+ * functions with the same shares. And files that are not pprof, each refused with a reason. */
+static void test_pprof(void)
+{
+	size_t la, gz_len, raw_len;
+	char *ja = fixture_read("diff/a.cpuprofile", &la), *err = NULL;
+	struct side a, b = {0};
+	struct pprof *pp = pprof_create(PPROF_CPU, 1000000);
+	unsigned char *gz = NULL, *raw = NULL;
+	struct profdiff d;
+
+	if (!ja || !side_parse(ja, la, &a)) {
+		ok(0, "the recording loads");
+		free(ja);
+		pprof_free(pp);
+		return;
+	}
+	pprof_add_profile(pp, &a.p, a.ft, -INFINITY);
+	ok(pprof_encode_gzip(pp, &gz, &gz_len, &err) == 0, "(written as pprof, gzipped)");
+	pprof_encode(pp, &raw, &raw_len);
+	b.ft = functab_create();
+	window_stats_init(&b.w);
+	ok(pprof_read_cpu(gz, gz_len, b.ft, &b.p, &err) == 0, "read back: %s", err ? err : "ok");
+	aggregate_window(&b.p, b.ft, -INFINITY, &b.w);
+	profdiff_compute(&a.w, a.ft, &b.w, b.ft, 0.05, &d);
+	{
+		/* pprof has one Function per (file, name): two anonymous functions of one file are
+		 * one there (as pprof-nodejs writes them too), which moves a few tenths of a point */
+		bool same = d.n > 0;
+		double worst = 0;
+		const struct profdiff_row *ha = row_named(&d, &a, &b, "hotA"), *hb = row_named(&d, &a, &b, "hotB");
+		for (size_t i = 0; i < d.n; i++) {
+			same = same && (d.rows[i].match == PROFDIFF_SAME ||
+				(d.rows[i].match == PROFDIFF_GONE && has_namesake(&a, d.rows[i].fa)));
+			worst = fmax(worst, fmax(fabs(d.rows[i].self_b - d.rows[i].self_a),
+				fabs(d.rows[i].total_b - d.rows[i].total_a)));
+		}
+		ok(same && worst < 0.5, "every function found by name, file and line, or merged with "
+			"its namesake (%zu rows, largest change %.2f points)", d.n, worst);
+		ok(ha && hb && fabs(ha->self_b - ha->self_a) < 0.01 && fabs(hb->self_b - hb->self_a) < 0.01 &&
+			fabs(ha->total_b - ha->total_a) < 0.01, "hotA and hotB keep their shares exactly");
+		is_num(d.busy_ms_b, d.busy_ms_a, 0.01, "and the busy time");
+	}
+	profdiff_free(&d);
+	side_free(&b);
+	b.ft = functab_create();
+	ok(pprof_read_cpu(raw, raw_len, b.ft, &b.p, &err) == 0, "the plain protobuf reads too");
+	profile_release(&b.p);
+	/* refusals */
+	free(err);
+	err = NULL;
+	ok(pprof_read_cpu(gz, gz_len / 2, b.ft, &b.p, &err) < 0 && err && strstr(err, "gzip"),
+		"half a gzip stream: %s", err ? err : "(accepted)");
+	free(err);
+	err = NULL;
+	ok(pprof_read_cpu(raw, raw_len - 3, b.ft, &b.p, &err) < 0 && err,
+		"a message cut short: %s", err ? err : "(accepted)");
+	free(err);
+	err = NULL;
+	{
+		/* sample_type {1, 2}, then a sample naming location 7, which is not there */
+		static const unsigned char lost[] = { 0x0a, 0x04, 0x08, 0x01, 0x10, 0x02,
+			0x12, 0x04, 0x08, 0x07, 0x10, 0x05, 0x32, 0x00, 0x32, 0x03, 'c', 'p', 'u' };
+		ok(pprof_read_cpu(lost, sizeof lost, b.ft, &b.p, &err) < 0 && err &&
+			strstr(err, "location the file does not have"), "a sample's missing location: %s",
+			err ? err : "(accepted)");
+		free(err);
+		err = NULL;
+	}
+	ok(pprof_read_cpu((const unsigned char *)"\xff\xff\xff", 3, b.ft, &b.p, &err) < 0 && err,
+		"three bytes of nothing: %s", err ? err : "(accepted)");
+	free(err);
+	functab_free(b.ft);
+	free(gz);
+	free(raw);
+	pprof_free(pp);
+	side_free(&a);
+	free(ja);
+}
+
 int main(void)
 {
 	test_exact();
 	test_recorded();
+	test_pprof();
 	return done_testing();
 }
