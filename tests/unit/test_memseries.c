@@ -552,13 +552,12 @@ static double falling_after(double t)
  * the heap they left (MB). The live heap grows while the first waves fill, then every
  * collection falls at the same phase and leaves 30.0 MB. Read as growing for 10-16 s in two
  * of three runs (CI and by hand) before the second-half check. */
-static void test_post_gc_warmup(void)
+/* Feeds the majors at[] leaving left[] (MB) and checks the verdicts from 62 s (after) on:
+ * none growing, and stable at two minutes. */
+static void warmup_run(const double *at, const double *left, size_t n_at, double after,
+	const char *what)
 {
-	static const double at[] = { 3.631, 6.884, 13.196, 19.484, 26.717, 38.704, 50.704, 62.698,
-		74.735, 86.7, 98.7, 110.7 };
-	static const double left[] = { 10.8, 13.6, 16.1, 19.2, 30.0, 30.0, 30.0, 30.0, 30.0, 30.0,
-		30.0, 30.0 };
-	size_t n_at = sizeof at / sizeof at[0], next = 0;
+	size_t next = 0;
 	struct memseries *s = memseries_create();
 	struct mem_growth g;
 	struct mem_sample m;
@@ -584,14 +583,40 @@ static void test_post_gc_warmup(void)
 		}
 		if (t >= 62) {
 			memseries_growth(s, 300, T0 + t, &g);
+			if (t < after)
+				continue;
 			checked++;
 			growing += g.verdict == MEM_GROWING;
 		}
 	}
-	is_int(growing, 0, "a heap that grew while the program started and then stayed level is never "
-		"read growing (%d checks)", checked);
-	is_str(mem_verdict_name(g.verdict), "stable", "and reads stable at two minutes");
+	is_int(growing, 0, "%s: not read growing from %.0f s (%d checks)", what, after, checked);
+	if (after <= 62)
+		is_str(mem_verdict_name(g.verdict), "stable", "%s: stable at two minutes", what);
+	else
+		ok(g.verdict == MEM_STABLE || g.verdict == MEM_UNKNOWN, "%s: stable or unknown at two "
+			"minutes (%s)", what, mem_verdict_name(g.verdict));
 	memseries_free(s);
+}
+
+static void test_post_gc_warmup(void)
+{
+	static const double at[] = { 3.631, 6.884, 13.196, 19.484, 26.717, 38.704, 50.704, 62.698,
+		74.735, 86.7, 98.7, 110.7 };
+	static const double left[] = { 10.8, 13.6, 16.1, 19.2, 30.0, 30.0, 30.0, 30.0, 30.0, 30.0,
+		30.0, 30.0 };
+	/* the same start slowed down, as on a loaded machine (gc_growth.sh in CI read growing at
+	 * 74-82 s): the live heap climbs steadily through the first 53 s, then levels. Until the
+	 * level part fills the line's second half, this is what a leak that stopped looks like
+	 * (read growing to 91 s); the pace check in recent_half() ends it there, not at 121 s */
+	static const double slow_at[] = { 3.6, 7.0, 10.5, 14.1, 17.9, 21.6, 25.3, 29.0, 33.1, 37.2,
+		41.0, 45.2, 49.3, 53.5, 62.5, 74.6, 86.7, 98.7, 110.7 };
+	static const double slow_left[] = { 10.8, 12.5, 14.3, 16.0, 17.6, 19.1, 20.6, 22.0, 23.4,
+		24.7, 25.9, 27.0, 28.1, 29.0, 30.0, 30.0, 30.0, 30.0, 30.0 };
+
+	warmup_run(at, left, sizeof at / sizeof at[0], 62,
+		"a heap that grew while the program started and then stayed level");
+	warmup_run(slow_at, slow_left, sizeof slow_at / sizeof slow_at[0], 95,
+		"the same start, slowed to 53 s");
 }
 
 static void test_post_gc(void)
