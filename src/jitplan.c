@@ -122,30 +122,27 @@ void jit_plan_describe(const struct jit_plan *p, char *out, size_t outsz)
 		snprintf(out, outsz, "nothing done (%s)", p->caveat ? p->caveat : "not measured");
 }
 
-/* The repair is the default from V8 10 (Node 18) to 13 (Node 24), but for V8 12 (Node 22).
- * V8 10 to 12 keep an inlined callee's own lines in the profile as V8 13 does, and
- * real_programs.sh, warm_accuracy.sh, real_tsc.sh, workers.sh and sourcemaps.sh pass with it on
- * Node 18 and 20: the hash step it once lost there (mix32 0.3-0.6 %) was taken by a deeper
- * function of another file on the same line numbers, which inlinefix.c's rule no longer
- * allows; a piscina worker's task, which went to piscina's wrapper in a window or two of
- * twelve, is found through the calls of earlier windows; a helper of another file inlined
- * into a loop, with its lines inside the loop's own (tsc's output in sourcemaps.sh on Node 20:
- * tick 73-78 %, unitPrice 0-5 %), is found from the windows after the attach, weighed by their
- * ticks; minified code, which no repair can look into, switches inlining off for the session
- * (engine_jit_minified). On Node 22 express's handleRequest keeps 1.1-2.0 % of the repaired
- * profile on its call line (real_programs.sh asks under 2; the reference has 0.1), code
- * optimized before the attach that the profiler is not told of: inlining off there. */
-#define JIT_V8_REPAIRABLE 10
-#define JIT_V8_NOT_REPAIRED 12
-/* The oldest V8 whose repaired rows are right when the repair is asked for. */
+/* The oldest V8 whose profiles the repair is the default for: V8 13 (Node 24). V8 10 to 12
+ * keep an inlined callee's own lines in the profile as V8 13 does, and real_programs.sh,
+ * warm_accuracy.sh and real_tsc.sh pass with the repair on Node 18, 20 and 22 (the hash step
+ * it once lost there, mix32 0.3-0.6 %, was taken by a deeper function of another file on the
+ * same line numbers, which inlinefix.c's rule no longer allows; a piscina worker's task, which
+ * went to piscina's wrapper in a window or two of twelve, is found through the calls of earlier
+ * windows; a helper of another file inlined into a loop, with its lines inside the loop's own,
+ * from the windows after the attach), but two things keep them on inlining off for now: on
+ * Node 22 express's handleRequest keeps 1.1-2.0 % of the repaired profile on its call line
+ * (real_programs.sh asks under 2; the reference has 0.1), and on Node 18 and 20 the TypeScript
+ * compiler's getNodeLinks read 0.3-0.6 % (a full CI run) or 7.7 % (beside two CPU hogs)
+ * against the reference's 4.5-5.7 % (real_tsc.sh; doc/inlining.md). */
+#define JIT_V8_REPAIRABLE 13
+/* The oldest V8 whose repaired rows are right when the repair is asked for (above). */
 #define JIT_V8_REPAIR_EXACT 10
 
 bool jit_plan_repairs(int major, enum jit_method want, bool can_repair)
 {
 	if (!can_repair || major > 13)
 		return false;
-	return want == JIT_REPAIR || (want == JIT_AUTO && (major < 0 ||
-		(major >= JIT_V8_REPAIRABLE && major != JIT_V8_NOT_REPAIRED)));
+	return want == JIT_REPAIR || (want == JIT_AUTO && (major < 0 || major >= JIT_V8_REPAIRABLE));
 }
 
 void jit_plan_make(const char *v8_version, const char *target_flags, bool coverage_on,

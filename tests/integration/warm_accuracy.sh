@@ -5,8 +5,8 @@
 # is the load itself: hotMain's and hotSide's self time must keep their 3:1 ratio in every
 # window, and neither may be charged to the timer chain that calls them (listOnTimeout,
 # tick), which is what V8 shows on Node 18-24 if nothing is done. The plan must be the
-# version's (jitplan.h): on Node 18, 20 and 24 the profiles repaired, no flag set; on Node 22
-# the inlining switched off for the session and put back when it leaves; on Node 26 no flag and
+# version's (jitplan.h): on Node 24 the profiles repaired, no flag set; on Node 18-22 the
+# inlining switched off for the session and put back when it leaves; on Node 26 no flag and
 # nothing to repair (V8 14 names inlined functions itself). Every
 # version deoptimizes once at the attach: on Node 26 hotMain otherwise ran, in some runs on a
 # busy machine, the OSR code V8 compiled for its loop before the attach, which the profiler
@@ -21,13 +21,14 @@ versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 
 expected_flags() { # expected_flags VERSION: what jitplan sets on that line by default
 	case $1 in
+	18* | 20*) echo "--no-turbo-inlining" ;;
 	22*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
 	*) echo "" ;;
 	esac
 }
 expected_repair() { # expected_repair VERSION: true where the profiles are repaired by default
 	case $1 in
-	18* | 20* | 24*) echo true ;;
+	24*) echo true ;;
 	*) echo false ;;
 	esac
 }
