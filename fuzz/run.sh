@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 fixtures=$top/tests/fixtures
 all_targets="fuzz_profile fuzz_envelope fuzz_heapprof fuzz_procfs fuzz_memlog fuzz_settings"
-all_targets="$all_targets fuzz_sourcemap fuzz_requests"
+all_targets="$all_targets fuzz_sourcemap fuzz_requests fuzz_pprof"
 
 secs=${1:-}
 case $secs in

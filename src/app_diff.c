@@ -83,11 +83,11 @@ static int side_load(const char *path, struct diff_side *s, char **cause)
 	memset(&s->p, 0, sizeof s->p);
 	if (!buf)
 		return -1;
-	/* pprof: gzipped, or a protobuf message (whose first byte is a field's key, never the
-	 * '{' or blank a JSON profile starts with) */
+	/* JSON starts with '{' after any blanks; anything else is pprof: gzipped, or a protobuf
+	 * message (whose first byte, 0x0a for a sample type, may well be a newline's) */
 	bool gz = pprof_read_is_gzip((const unsigned char *)buf, len);
-	if (gz || (len && buf[0] != '{' && buf[0] != ' ' && buf[0] != '\n' && buf[0] != '\r' &&
-	    buf[0] != '\t')) {
+	size_t first = strspn(buf, " \t\r\n");
+	if (gz || first >= len || buf[first] != '{') {
 		if (pprof_read_cpu((const unsigned char *)buf, len, s->ft, &s->p, &err) < 0) {
 			if (gz)
 				*cause = xasprintf("%s is %s", path, err);

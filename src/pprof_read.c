@@ -360,10 +360,10 @@ static const char *build(struct msg *m, struct functab *ft, struct profile *out)
 		size_t depth = 0;
 		uint32_t node = 0;
 		double us;
-		if (vi >= sm->n_vals)
+		if (vi >= sm->n_vals || !sm->n_locs) /* a sample with no stack is no one's time */
 			continue;
 		us = (double)m->vals[sm->val_first + vi] * to_us;
-		if (!(us > 0) || us > 1e15)
+		if (!(us > 0) || us > PPROF_READ_MAX_SAMPLE_US)
 			continue;
 		/* root first: the locations from the last, each one's lines from the caller */
 		for (size_t i = sm->n_locs; i-- > 0 && !why;) {
@@ -378,12 +378,17 @@ static const char *build(struct msg *m, struct functab *ft, struct profile *out)
 					why = "a location names a function or a string the file does not have";
 					break;
 				}
+				/* a frame named (root) is the tree's own root: pprof.c leaves it out too */
+				if (functab_get(ft, stack[depth])->kind == FUNC_ROOT)
+					continue;
 				if (++depth == PPROF_READ_MAX_DEPTH) {
 					why = "a sample's stack is deeper than ntop-js reads";
 					break;
 				}
 			}
 		}
+		if (!why && !depth)
+			continue; /* only (root) frames: no one's time */
 		for (size_t d = 0; d < depth && !why; d++)
 			if ((node = tree_child(&t, node, stack[d])) == NONE)
 				why = "the profile has more distinct stacks than ntop-js reads";

@@ -21,6 +21,8 @@ struct profile;
 /* Frames of one sample, and nodes of the whole tree, at most. */
 #define PPROF_READ_MAX_DEPTH 4096
 #define PPROF_READ_MAX_NODES (1u << 22)
+/* A sample weighing more than this (µs: 11.6 days of CPU) is not a real one, and is left out. */
+#define PPROF_READ_MAX_SAMPLE_US 1e12
 
 /* Whether data starts as a gzip stream does. */
 bool pprof_read_is_gzip(const unsigned char *data, size_t len);

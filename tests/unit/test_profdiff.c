@@ -312,10 +312,99 @@ static void test_pprof(void)
 	free(ja);
 }
 
+/* A protobuf message written by hand. */
+struct pbw {
+	unsigned char b[512];
+	size_t n;
+};
+
+static void pbw_varint(struct pbw *w, uint64_t v)
+{
+	do {
+		w->b[w->n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+static void pbw_int(struct pbw *w, unsigned field, uint64_t v)
+{
+	pbw_varint(w, field << 3);
+	pbw_varint(w, v);
+}
+
+static void pbw_bytes(struct pbw *w, unsigned field, const void *data, size_t len)
+{
+	pbw_varint(w, field << 3 | 2);
+	pbw_varint(w, len);
+	memcpy(w->b + w->n, data, len);
+	w->n += len;
+}
+
+static void pbw_msg(struct pbw *w, unsigned field, const struct pbw *sub)
+{
+	pbw_bytes(w, field, sub->b, sub->n);
+}
+
+/* What the fuzzer found (fuzz_pprof's round trip): a sample whose only frame is a function
+ * named (root), and one of 2e17 ns, are no one's time; a sample of f counts. */
+static void test_pprof_edges(void)
+{
+	static const char *const strs[] = { "", "cpu", "nanoseconds", "(root)", "f", "a.js" };
+	struct pbw m = {0}, t = {0}, s1 = {0}, s2 = {0}, s3 = {0}, f1 = {0}, f2 = {0}, l1 = {0},
+		l2 = {0}, ln1 = {0}, ln2 = {0};
+	struct functab *ft = functab_create();
+	struct profile p;
+	struct window_stats w;
+	char *err = NULL;
+
+	pbw_int(&t, 1, 1);
+	pbw_int(&t, 2, 2);
+	pbw_msg(&m, 1, &t);                                   /* sample_type cpu/nanoseconds */
+	pbw_int(&s1, 1, 1);
+	pbw_int(&s1, 2, 1000000);                             /* (root) alone, 1 ms */
+	pbw_int(&s2, 1, 2);
+	pbw_int(&s2, 2, 2000000);                             /* f, 2 ms */
+	pbw_int(&s3, 1, 2);
+	pbw_int(&s3, 2, 200000000000000000ull);               /* f, 2e17 ns: 6 CPU years */
+	pbw_msg(&m, 2, &s1);
+	pbw_msg(&m, 2, &s2);
+	pbw_msg(&m, 2, &s3);
+	pbw_int(&ln1, 1, 1);
+	pbw_int(&l1, 1, 1);
+	pbw_msg(&l1, 4, &ln1);
+	pbw_int(&ln2, 1, 2);
+	pbw_int(&l2, 1, 2);
+	pbw_msg(&l2, 4, &ln2);
+	pbw_msg(&m, 4, &l1);
+	pbw_msg(&m, 4, &l2);
+	pbw_int(&f1, 1, 1);
+	pbw_int(&f1, 2, 3);                                   /* (root), no file: V8's root */
+	pbw_int(&f2, 1, 2);
+	pbw_int(&f2, 2, 4);
+	pbw_int(&f2, 4, 5);
+	pbw_int(&f2, 5, 7);
+	pbw_msg(&m, 5, &f1);
+	pbw_msg(&m, 5, &f2);
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		pbw_bytes(&m, 6, strs[i], strlen(strs[i]));
+	window_stats_init(&w);
+	ok(pprof_read_cpu(m.b, m.n, ft, &p, &err) == 0, "a written profile reads: %s", err ? err : "ok");
+	aggregate_window(&p, ft, -INFINITY, &w);
+	is_int(p.n_samples, 1, "one sample kept: f's 2 ms");
+	is_num(w.sampled_us, 2000, 1e-9, "2 ms in all: the (root) frame's and the 2e17 ns left out");
+	ok(w.n_funcs >= 1 && !strcmp(functab_get(ft, w.funcs[0].func)->name, "f") &&
+		functab_get(ft, w.funcs[0].func)->line == 6, "f at a.js line 7 (its start line)");
+	free(err);
+	window_stats_free(&w);
+	profile_release(&p);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	test_exact();
 	test_recorded();
 	test_pprof();
+	test_pprof_edges();
 	return done_testing();
 }
