@@ -56,6 +56,13 @@ check "a .cpuprofile against a pprof file of the same program: hotMain in both, 
 	const h = o.functions.find(x => x.function === "hotMain");
 	process.exit(h && h.match === "same" && h.self_pct_a > 30 && Math.abs(h.delta_self_pct) < 15 ? 0 : 1)' \
 	"$WORK/formats.json"
+gzip -dc "$WORK/live.pb.gz" >"$WORK/live.pb"
+"$NTOP_JS" --diff "$WORK/live.pb" "$WORK/live.pb.gz" --json >"$WORK/plain.json"
+check "the same pprof inflated (a plain protobuf, whose first byte is a newline's) reads the same" \
+	"$NODE" -e '
+	const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+	process.exit(o.functions.length > 0 && o.functions.every(x => x.match === "same" && x.delta_self_pct === 0) ? 0 : 1)' \
+	"$WORK/plain.json"
 refused() { # refused NAME WORDS -- ARGS...: status 2, one line naming WORDS
 	local name=$1 words=$2
 	shift 3
