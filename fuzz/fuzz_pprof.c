@@ -5,7 +5,7 @@
  * profdiff_compute() against itself. Then it is written again as pprof (pprof.c, as -o x.pb.gz
  * does) and read back: what ntop-js writes, it must read, with the same time. Besides the
  * sanitizers, the harness checks: a failure gives one sentence and an empty profile; a profile
- * read is laid out as profile.h says (root first, parent before child, samples in range,
+ * read is laid out as profile.h says (root first, depth-first preorder, samples in range,
  * non-negative weights); against itself every function is the same, with no change. */
 #include "config.h"
 
@@ -31,8 +31,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_layout(const struct profile *p)
 {
 	CHECK(p->n_nodes >= 1 && p->nodes[0].parent == -1, "root first");
-	for (size_t i = 1; i < p->n_nodes; i++)
+	uint32_t *path = malloc(p->n_nodes * sizeof(*path));
+	size_t depth = 1;
+
+	path[0] = 0;
+	for (size_t i = 1; i < p->n_nodes; i++) {
 		CHECK(p->nodes[i].parent >= 0 && (size_t)p->nodes[i].parent < i, "parent of %zu", i);
+		/* preorder: the parent is on the path from the root to the node before */
+		while (depth && path[depth - 1] != (uint32_t)p->nodes[i].parent)
+			depth--;
+		CHECK(depth > 0, "node %zu out of preorder", i);
+		path[depth++] = (uint32_t)i;
+	}
+	free(path);
 	for (size_t s = 0; s < p->n_samples; s++) {
 		CHECK(p->samples[s] < p->n_nodes, "sample %zu", s);
 		CHECK(p->time_deltas[s] >= 0, "weight of sample %zu", s);

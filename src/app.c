@@ -809,10 +809,10 @@ int app_main(int argc, char **argv)
 	}
 	if (a.opt.list)
 		return app_list();
-	if (a.opt.diff_a)
-		return app_diff(&a.opt);
 	for (i = 0; i < a.opt.n_notices; i++)
 		fprintf(stderr, "ntop-js: %s\n", a.opt.notices[i]);
+	if (a.opt.diff_a)
+		return app_diff(&a.opt);
 	app_load_settings(&a);
 	/* Without a terminal (a pipe, a cron job) the live view makes no sense: print reports. */
 	if (!a.opt.batch && (a.opt.pid || a.opt.port || a.opt.command || a.opt.match ||

@@ -88,11 +88,16 @@ static int side_load(const char *path, struct diff_side *s, char **cause)
 	bool gz = pprof_read_is_gzip((const unsigned char *)buf, len);
 	size_t first = strspn(buf, " \t\r\n");
 	if (gz || first >= len || buf[first] != '{') {
-		if (pprof_read_cpu((const unsigned char *)buf, len, s->ft, &s->p, &err) < 0) {
-			if (gz)
-				*cause = xasprintf("%s is %s", path, err);
-			else
+		int r = len > PPROF_READ_MAX_BYTES && !gz ? -1 :
+			pprof_read_cpu((const unsigned char *)buf, len, s->ft, &s->p, &err);
+		if (r < 0) {
+			if (r == -2)
 				*cause = xasprintf("%s is neither a .cpuprofile nor a pprof profile.", path);
+			else if (!err)
+				*cause = xasprintf("%s is larger than %lu MB, which a pprof file may be.", path,
+					PPROF_READ_MAX_BYTES >> 20);
+			else
+				*cause = xasprintf("%s is %s", path, err);
 			free(err);
 			free(buf);
 			return -1;

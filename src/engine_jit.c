@@ -285,8 +285,12 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 	memset(&e->jit_off, 0, sizeof e->jit_off);
 	if (e->jit.repair && e->cfg.jit_method == JIT_AUTO && !e->cfg.worker)
 		jit_plan_make(v8, flags, cov_on, JIT_OFF, false, &e->jit_off);
-	if (e->jit_minified && e->jit_off.set[0]) /* a later CPU burst of the same target */
+	if (e->jit_minified && e->jit_off.set[0]) { /* a later CPU burst of the same target */
 		e->jit = e->jit_off;
+	} else if (e->jit_minified && e->jit.repair) {
+		e->jit.exact = false; /* the repair stays (asked for, or a worker): say so again */
+		e->jit.caveat = "minified code is not repaired";
+	}
 	/* The repair: no flag, but one deoptimization: code V8 optimized before the profiler ran
 	 * for a loop (OSR) or held only by a feedback vector (closures made per call) is not
 	 * listed to it, and its samples land on the callers' call lines
@@ -353,10 +357,24 @@ void engine_jit_minified(struct engine *e, double pct)
 {
 	char *msg;
 
-	if (e->jit_minified)
-		return;
+	if (e->jit_minified || e->cpu_starting || e->state != ST_RUNNING)
+		return; /* said already, or a burst's probe is on its way: the next window asks again */
 	e->jit_minified = true;
-	if (!e->jit.repair || !e->jit_off.set[0] || e->state != ST_RUNNING || e->cpu_starting) {
+	/* The window that ends the session or a CPU burst: switching now would only be undone at
+	 * once (two more deoptimizations, for nothing profiled); the next burst starts with
+	 * inlining off. */
+	if (e->jit.repair && e->jit_off.set[0] && (e->burst_ending || (e->cfg.iterations &&
+	    e->windows_done + 1 >= (size_t)e->cfg.iterations))) {
+		msg = xasprintf("minified code holds %.0f %% of the samples, where the repair cannot "
+			"tell inlined functions apart%s.", pct, e->burst_ending ? ": the next CPU burst "
+			"switches V8's inlining off" : "");
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+		e->jit.exact = false;
+		e->jit.caveat = "minified code is not repaired";
+		return;
+	}
+	if (!e->jit.repair || !e->jit_off.set[0]) {
 		msg = xasprintf("minified code holds %.0f %% of the samples, and the functions V8 "
 			"inlined there stay in their callers%s.", pct, e->cfg.worker ? "" :
 			" (--inlining off tells them apart)");
@@ -373,6 +391,8 @@ void engine_jit_minified(struct engine *e, double pct)
 	free(msg);
 	engine_fix_free(e);
 	e->jit = e->jit_off;
+	/* the windows until V8 has optimized the code again without inlining are not exact */
+	e->jit_exact_after = e->windows_done + 2;
 	e->jit_switching = true;
 	jit_set_flags(e);
 }
@@ -486,6 +506,7 @@ void engine_jit_reset(struct engine *e)
 	memset(&e->jit_off, 0, sizeof e->jit_off);
 	e->jit_switching = false;
 	e->jit_minified = false;
+	e->jit_exact_after = 0;
 	e->jit_flags_set = false;
 	e->jit_pause_ms = 0;
 }
@@ -494,6 +515,10 @@ void engine_jit_info(const struct engine *e, struct engine_jit_info *out)
 {
 	out->exact = e->jit.exact;
 	out->caveat = e->jit.caveat;
+	if (out->exact && e->windows_done < e->jit_exact_after) {
+		out->exact = false;
+		out->caveat = "inlining being switched off";
+	}
 	out->repaired = e->jit.repair;
 	/* the repair can stop during the session (engine_fix.c says why in a notice) */
 	if (e->jit.repair && !e->fix && out->exact) {

@@ -156,6 +156,7 @@ struct engine {
 	struct jit_plan jit_off;      /* inlining off, for a repair that meets minified code */
 	bool jit_switching;           /* the repair's plan is being changed for jit_off */
 	bool jit_minified;            /* minified code was hot: later plans are jit_off's */
+	size_t jit_exact_after;       /* windows_done from which rows are exact again */
 	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */

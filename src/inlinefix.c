@@ -505,13 +505,13 @@ void inlinefix_apply(struct inlinefix *x, struct profile *p, struct functab *ft,
 
 	if (!n)
 		return;
-	if (x->ft_seen != ft) { /* indices interned into another table mean nothing here */
+	if (x->ft_serial != functab_serial(ft)) { /* another table's indices mean nothing here */
 		for (size_t i = 0; i < x->n; i++)
 			for (size_t k = 0; k < x->s[i].n_fns; k++)
 				x->s[i].fns[k].func = NONE;
 		while (x->n_held) /* so do the held profiles' */
 			fix_held_drop(x, 0);
-		x->ft_seen = ft;
+		x->ft_serial = functab_serial(ft);
 	}
 	r.sub_end = xmalloc(n * sizeof(*r.sub_end));
 	r.depth = xmalloc(n * sizeof(*r.depth));

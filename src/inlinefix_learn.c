@@ -138,7 +138,7 @@ static void learn_own_lines(struct repair *r)
 
 void fix_held_drop(struct inlinefix *x, size_t i)
 {
-	x->held_nodes -= x->held[i].n_nodes;
+	x->held_nodes -= x->held[i].n_nodes + x->held[i].n_ticks;
 	free(x->held[i].nodes);
 	free(x->held[i].ticks);
 	memmove(&x->held[i], &x->held[i + 1], (x->n_held - i - 1) * sizeof(x->held[0]));
@@ -150,7 +150,7 @@ bool fix_hold(struct inlinefix *x, const struct profile *p)
 {
 	struct held_profile *h;
 
-	if (x->n_held == FIX_HELD_MAX || p->n_nodes > FIX_HELD_NODES - x->held_nodes)
+	if (x->n_held == FIX_HELD_MAX || p->n_nodes + p->n_ticks > FIX_HELD_NODES - x->held_nodes)
 		return false;
 	h = &x->held[x->n_held++];
 	h->n_nodes = p->n_nodes;
@@ -161,7 +161,7 @@ bool fix_hold(struct inlinefix *x, const struct profile *p)
 	if (p->n_ticks)
 		memcpy(h->ticks, p->ticks, p->n_ticks * sizeof(*h->ticks));
 	h->age = 0;
-	x->held_nodes += p->n_nodes;
+	x->held_nodes += p->n_nodes + p->n_ticks;
 	return true;
 }
 

@@ -50,8 +50,9 @@ struct functab;
 /* A profile that names a script whose ranges are not known yet is held, and learned from once
  * they are: the first windows after the attach come before the coverage and the texts, and
  * they are often the ones where the callees still ran as real frames (V8 optimizes them again,
- * inlined, a few seconds later). At most FIX_HELD_MAX profiles and FIX_HELD_NODES nodes in
- * all; one waits FIX_HELD_AGE later profiles at most, then what is known of it is learned. */
+ * inlined, a few seconds later). At most FIX_HELD_MAX profiles and FIX_HELD_NODES nodes and
+ * line ticks in all; one waits FIX_HELD_AGE later profiles at most, then what is known of it is
+ * learned. */
 #define FIX_HELD_MAX 4
 #define FIX_HELD_NODES (1u << 20)
 #define FIX_HELD_AGE 8
@@ -105,9 +106,10 @@ struct inlinefix {
 	bool covered;           /* a coverage was taken */
 	struct calledges *edges; /* caller -> callee, learned from the profiles (calledges.h) */
 	struct ownlines *own;   /* whose a line number was, learned likewise (ownlines.h) */
-	const void *ft_seen;    /* the function table the interned indices belong to */
+	unsigned long long ft_serial; /* the function table the interned indices belong to
+	                         * (functab_serial: a freed table's address may come back) */
 	struct held_profile held[FIX_HELD_MAX];
-	size_t n_held, held_nodes;
+	size_t n_held, held_nodes; /* held_nodes: their nodes and line ticks, together */
 	struct inlinefix_stats st;
 };
 

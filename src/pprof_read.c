@@ -92,11 +92,15 @@ struct msg {
 	uint64_t *ids; size_t n_ids, cap_ids;   /* the samples' location ids */
 	int64_t *vals; size_t n_vals, cap_vals; /* the samples' values */
 	int64_t period;
+	size_t items;                           /* pushed so far, all arrays together */
 };
 
 #define PUSH(m, arr, n, cap) \
-	((m)->arr = xreallocarray_grow((m)->arr, &(m)->cap, (m)->n + 1, sizeof(*(m)->arr)), \
-	 &(m)->arr[(m)->n++])
+	((m)->items++, (m)->arr = xreallocarray_grow((m)->arr, &(m)->cap, (m)->n + 1, \
+	 sizeof(*(m)->arr)), &(m)->arr[(m)->n++])
+/* Past PPROF_READ_MAX_ITEMS the message is refused (an empty sample is 2 bytes of input and 32
+ * of memory: the inflated size alone does not bound what it asks for). */
+#define TOO_MANY(m) ((m)->items > PPROF_READ_MAX_ITEMS)
 
 /* A repeated varint field, packed (wire type 2) or not. */
 static int read_repeated(int wt, uint64_t v, struct pb *sub, struct msg *m, bool values)
@@ -114,7 +118,7 @@ static int read_repeated(int wt, uint64_t v, struct pb *sub, struct msg *m, bool
 		return -1;
 	while (q.p < q.end) {
 		uint64_t x;
-		if (pb_varint(&q, &x))
+		if (pb_varint(&q, &x) || TOO_MANY(m))
 			return -1;
 		if (values)
 			*PUSH(m, vals, n_vals, cap_vals) = (int64_t)x;
@@ -197,7 +201,7 @@ static int read_profile(struct pb b, struct msg *m)
 	struct pb sub;
 
 	while (b.p < b.end) {
-		if (pb_field(&b, &num, &wt, &v, &sub))
+		if (pb_field(&b, &num, &wt, &v, &sub) || TOO_MANY(m))
 			return -1;
 		switch (num) {
 		case 1: /* sample_type */
@@ -337,6 +341,48 @@ static uint32_t tree_child(struct tree *t, uint32_t parent, uint32_t func)
 	return (uint32_t)t->p->n_nodes++;
 }
 
+/* The tree laid out in depth-first preorder, as profile.h promises (insertion order has each
+ * parent before its children, but a subtree's nodes apart). */
+static void preorder(struct profile *p)
+{
+	size_t n = p->n_nodes;
+	uint32_t *first = xmalloc(n * sizeof(*first)), *next = xmalloc(n * sizeof(*next));
+	uint32_t *stack = xmalloc(n * sizeof(*stack)), *to = xmalloc(n * sizeof(*to));
+	struct profile_node *nodes = xmalloc(n * sizeof(*nodes));
+	size_t top = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		first[i] = NONE;
+	for (size_t i = n; i-- > 1;) { /* children in insertion order */
+		uint32_t up = (uint32_t)p->nodes[i].parent;
+		next[i] = first[up];
+		first[up] = (uint32_t)i;
+	}
+	stack[top++] = 0;
+	while (top) {
+		uint32_t i = stack[--top], c;
+		size_t m = 0, j = 0;
+		to[i] = (uint32_t)k;
+		nodes[k] = p->nodes[i];
+		nodes[k].parent = p->nodes[i].parent < 0 ? -1 : (int32_t)to[p->nodes[i].parent];
+		k++;
+		for (c = first[i]; c != NONE; c = next[c])
+			m++;
+		/* the first child on top, so that it comes out first */
+		for (c = first[i]; c != NONE; c = next[c], j++)
+			stack[top + m - 1 - j] = c;
+		top += m;
+	}
+	for (size_t s = 0; s < p->n_samples; s++)
+		p->samples[s] = to[p->samples[s]];
+	free(p->nodes);
+	p->nodes = nodes;
+	free(first);
+	free(next);
+	free(stack);
+	free(to);
+}
+
 /* The samples into out's tree. Returns NULL, or why not. */
 static const char *build(struct msg *m, struct functab *ft, struct profile *out)
 {
@@ -345,6 +391,7 @@ static const char *build(struct msg *m, struct functab *ft, struct profile *out)
 	double to_us, clock = 0;
 	uint32_t *stack = xmalloc(PPROF_READ_MAX_DEPTH * sizeof(*stack));
 	const char *why = NULL;
+	size_t frames = 0; /* visited in all: the work is bounded, not only each stack's depth */
 
 	if (m->n_fns)
 		qsort(m->fns, m->n_fns, sizeof(*m->fns), cmp_fn);
@@ -374,6 +421,10 @@ static const char *build(struct msg *m, struct functab *ft, struct profile *out)
 			}
 			for (size_t j = l->n; j-- > 0;) {
 				struct fn *f = fn_by_id(m, m->lines[l->first + j].fn_id);
+				if (++frames > PPROF_READ_MAX_FRAMES) {
+					why = "its stacks hold more frames than ntop-js reads";
+					break;
+				}
 				if (!f || fn_func(m, f, ft, &stack[depth])) {
 					why = "a location names a function or a string the file does not have";
 					break;
@@ -403,6 +454,8 @@ static const char *build(struct msg *m, struct functab *ft, struct profile *out)
 		out->nodes[node].hit_count++;
 		clock += (double)(int64_t)(us + 0.5);
 	}
+	if (!why)
+		preorder(out);
 	out->start_time_us = 0;
 	out->end_time_us = clock;
 	free(stack);
@@ -465,6 +518,7 @@ int pprof_read_cpu(const unsigned char *data, size_t len, struct functab *ft, st
 	unsigned char *raw = NULL;
 	size_t raw_len = len;
 	const char *why = NULL;
+	bool not_protobuf = false;
 
 	memset(out, 0, sizeof(*out));
 	if (pprof_read_is_gzip(data, len)) {
@@ -474,9 +528,10 @@ int pprof_read_cpu(const unsigned char *data, size_t len, struct functab *ft, st
 		}
 		data = raw;
 	}
-	if (read_profile((struct pb){data, data + raw_len}, &m))
-		why = "not a protobuf message";
-	else if (!m.n_samples)
+	if (read_profile((struct pb){data, data + raw_len}, &m)) {
+		not_protobuf = !TOO_MANY(&m);
+		why = not_protobuf ? "not a protobuf message" : "it holds more items than ntop-js reads";
+	} else if (!m.n_samples)
 		why = "it has no samples";
 	else
 		why = build(&m, ft, out);
@@ -486,7 +541,7 @@ int pprof_read_cpu(const unsigned char *data, size_t len, struct functab *ft, st
 		profile_release(out);
 		memset(out, 0, sizeof(*out));
 		*err = xasprintf("not a pprof CPU profile: %s.", why);
-		return -1;
+		return not_protobuf ? -2 : -1;
 	}
 	return 0;
 }

@@ -15,7 +15,7 @@
 struct side_fn {
 	uint32_t func;
 	const char *name, *url, *base; /* base: the url's last component */
-	int32_t line;
+	int32_t line, column;          /* -1: unknown (pprof has no column) */
 	double self_ms, total_ms;
 	uint32_t pair;                 /* index into the other side, or PROFDIFF_NONE */
 	enum profdiff_match match;
@@ -44,7 +44,7 @@ static void side_load(const struct window_stats *w, const struct functab *ft, st
 		/* by the name shown: an anonymous function is "(anonymous)" in pprof files */
 		s->v[s->n++] = (struct side_fn){w->funcs[i].func, functab_display_name(fi), fi->url,
 			url_base(fi->url),
-			fi->line, w->funcs[i].self_us / 1e3, w->funcs[i].total_us / 1e3, PROFDIFF_NONE,
+			fi->line, fi->column, w->funcs[i].self_us / 1e3, w->funcs[i].total_us / 1e3, PROFDIFF_NONE,
 			PROFDIFF_GONE};
 	}
 }
@@ -62,12 +62,19 @@ static int key_cmp(const struct side_fn *a, const struct side_fn *b, enum key k)
 	c = strcmp(k == K_BASE ? a->base : a->url, k == K_BASE ? b->base : b->url);
 	if (c || k != K_EXACT)
 		return c;
-	return (a->line > b->line) - (a->line < b->line);
+	c = (a->line > b->line) - (a->line < b->line);
+	/* two functions on one line (arrows, a bundle) differ by column where both sides have one */
+	if (c || a->column < 0 || b->column < 0)
+		return c;
+	return (a->column > b->column) - (a->column < b->column);
 }
 
+/* Within a key: by line, then column, so that pairs follow the file's order. */
 static int by_line(const struct side_fn *a, const struct side_fn *b)
 {
-	return (a->line > b->line) - (a->line < b->line);
+	int c = (a->line > b->line) - (a->line < b->line);
+
+	return c ? c : (a->column > b->column) - (a->column < b->column);
 }
 
 #define KEY_SORT(name, k) \
@@ -108,8 +115,10 @@ static void pair_pass(struct side *a, struct side *b, enum key k)
 		} else if (c > 0) {
 			j++;
 		} else {
-			enum profdiff_match m = k == K_EXACT || va[i]->line == vb[j]->line ?
-				PROFDIFF_SAME : PROFDIFF_MOVED;
+			/* another directory is a move whatever the line; an unknown line (pprof without
+			 * start lines) is no evidence of one */
+			enum profdiff_match m = k == K_EXACT || (k == K_URL && (va[i]->line == vb[j]->line ||
+				va[i]->line < 0 || vb[j]->line < 0)) ? PROFDIFF_SAME : PROFDIFF_MOVED;
 			va[i]->pair = (uint32_t)(vb[j] - b->v);
 			vb[j]->pair = (uint32_t)(va[i] - a->v);
 			va[i]->match = vb[j]->match = m;

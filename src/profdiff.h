@@ -2,10 +2,10 @@
  *
  * Each profile is aggregated on its own (aggregate.h: self and total time per function over
  * the whole profile) into its own function table. A function of A and one of B are the same
- * when their name, url and line agree; what is left is matched by name and url (an edited
- * file moves functions to other lines: then the pairs go in line order), then by name and the
- * url's last component (the same program under another directory), else it is A's alone
- * ("gone") or B's ("new"). Shares are of each profile's busy time: every sample but (idle).
+ * when their name, url and line (and column, where both have one) agree; what is left is
+ * matched by name and url (an edited file moves functions to other lines: then the pairs go in
+ * line order; an unknown line moves nothing), then by name and the url's last component (the
+ * same program under another directory: moved), else it is A's alone ("gone") or B's ("new"). Shares are of each profile's busy time: every sample but (idle).
  * Pure data: no I/O. */
 #ifndef NTOP_PROFDIFF_H
 #define NTOP_PROFDIFF_H
@@ -21,7 +21,7 @@ struct window_stats;
 
 enum profdiff_match {
 	PROFDIFF_SAME,  /* name, url and line */
-	PROFDIFF_MOVED, /* name and url (or the url's last component), another line */
+	PROFDIFF_MOVED, /* name and url at another line, or name in another directory */
 	PROFDIFF_GONE,  /* in A only */
 	PROFDIFF_NEW,   /* in B only */
 };

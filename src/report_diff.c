@@ -80,7 +80,15 @@ void report_diff_text(struct strbuf *out, const struct report_diff *r, size_t to
 		}
 		if (w->match == PROFDIFF_MOVED) {
 			const struct func_info *fa = functab_get(r->fta, w->fa);
-			strbuf_printf(out, " (line %d in A)", fa->line + 1);
+			if (strcmp(fa->url, fi->url)) {
+				strbuf_puts(out, " (in A: ");
+				put_clean(out, util_display_url(fa->url));
+				if (fa->line >= 0)
+					strbuf_printf(out, ":%d", fa->line + 1);
+				strbuf_putc(out, ')');
+			} else if (fa->line >= 0) {
+				strbuf_printf(out, " (line %d in A)", fa->line + 1);
+			}
 		} else if (w->match == PROFDIFF_GONE || w->match == PROFDIFF_NEW) {
 			strbuf_printf(out, " (%s)", w->match == PROFDIFF_NEW ? "new in B" : "not in B");
 		}

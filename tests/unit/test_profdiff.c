@@ -172,6 +172,70 @@ static void test_exact(void)
 	free(jb);
 }
 
+/* A node at a column (the callFrame's columnNumber). */
+static char *node_at(int id, const char *name, const char *url, int line, int col, const char *kids)
+{
+	return xasprintf("{\"id\":%d,\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"1\","
+		"\"url\":\"%s\",\"lineNumber\":%d,\"columnNumber\":%d},\"children\":[%s]}",
+		id, name, url, line, col, kids);
+}
+
+/* Two arrows on one line are told apart by column; the same program under another directory
+ * is "moved", and the text names where it was. */
+static void test_columns_and_dirs(void)
+{
+	static const int ca[] = { 0, 0, 70, 30 }, cb[] = { 0, 0, 20, 80 };
+	char *na = join5(node(1, "(root)", "", -1, "2"), node(2, "main", "file:///x/app.js", 0, "3,4"),
+		node_at(3, "", "file:///x/app.js", 4, 10, ""), node_at(4, "", "file:///x/app.js", 4, 40, ""),
+		NULL);
+	char *nb = join5(node(1, "(root)", "", -1, "2"), node(2, "main", "file:///y/app.js", 0, "3,4"),
+		node_at(3, "", "file:///y/app.js", 4, 10, ""), node_at(4, "", "file:///y/app.js", 4, 40, ""),
+		NULL);
+	char *ja = profile_json(na, ca, 4), *jb = profile_json(nb, cb, 4), *jc = profile_json(na, cb, 4);
+	struct side a, b, c;
+	struct profdiff d;
+
+	if (!side_parse(ja, strlen(ja), &a) || !side_parse(jb, strlen(jb), &b) ||
+	    !side_parse(jc, strlen(jc), &c)) {
+		ok(0, "the written profiles parse");
+		return;
+	}
+	profdiff_compute(&a.w, a.ft, &c.w, c.ft, 0.05, &d);
+	{
+		bool by_col = d.n >= 2;
+		for (size_t i = 0; i < d.n; i++) {
+			const struct func_info *fa = functab_get(a.ft, d.rows[i].fa);
+			if (!fa->name[0])
+				by_col = by_col && d.rows[i].match == PROFDIFF_SAME &&
+					(fa->column == 10 ? d.rows[i].self_a == 70 && d.rows[i].self_b == 20 :
+					 d.rows[i].self_a == 30 && d.rows[i].self_b == 80);
+		}
+		ok(by_col, "two arrows on line 5: each paired with its own column (70 -> 20 %%, 30 -> 80 %%)");
+	}
+	profdiff_free(&d);
+	profdiff_compute(&a.w, a.ft, &b.w, b.ft, 0.05, &d);
+	{
+		const struct profdiff_row *r = row_named(&d, &a, &b, "main");
+		struct strbuf out;
+		struct report_diff rd = {"a", "b", &d, a.ft, b.ft};
+		ok(r && r->match == PROFDIFF_MOVED, "the program under another directory: moved");
+		strbuf_init(&out);
+		report_diff_text(&out, &rd, 0);
+		ok(out.data && strstr(out.data, "main  /y/app.js:1 (in A: /x/app.js:1)"),
+			"and the text says where it was");
+		strbuf_free(&out);
+	}
+	profdiff_free(&d);
+	side_free(&a);
+	side_free(&b);
+	side_free(&c);
+	free(na);
+	free(nb);
+	free(ja);
+	free(jb);
+	free(jc);
+}
+
 /* The recordings: app.js before and after an edit that moved every function two lines down,
  * gave hotB the larger share of the loop (30:70 of the work, then 50:30) and added newHelper. */
 static void test_recorded(void)
@@ -403,6 +467,7 @@ static void test_pprof_edges(void)
 int main(void)
 {
 	test_exact();
+	test_columns_and_dirs();
 	test_recorded();
 	test_pprof();
 	test_pprof_edges();
