@@ -132,8 +132,9 @@ void jit_plan_describe(const struct jit_plan *p, char *out, size_t outsz)
  * from the windows after the attach), but two things keep them on inlining off for now: on
  * Node 22 express's handleRequest keeps 1.1-2.0 % of the repaired profile on its call line
  * (real_programs.sh asks under 2; the reference has 0.1), and on Node 18 and 20 the TypeScript
- * compiler's getNodeLinks read 0.3-0.6 % (a full CI run) or 7.7 % (beside two CPU hogs)
- * against the reference's 4.5-5.7 % (real_tsc.sh; doc/inlining.md). */
+ * compiler's getNodeLinks read 0.3-0.6 % in a loaded CI run (but inlining off read it low too
+ * in the next, as loaded) and 7.7 % beside two CPU hogs, against the reference's 4.5-5.7 %
+ * (real_tsc.sh; doc/inlining.md: to be measured again on a quiet machine). */
 #define JIT_V8_REPAIRABLE 13
 /* The oldest V8 whose repaired rows are right when the repair is asked for (above). */
 #define JIT_V8_REPAIR_EXACT 10
