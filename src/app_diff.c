@@ -17,6 +17,7 @@
 #include "functab.h"
 #include "profdiff.h"
 #include "pprof_read.h"
+#include "procfs.h"
 #include "profile.h"
 #include "report_diff.h"
 #include "strbuf.h"
@@ -34,42 +35,22 @@ struct diff_side {
 	struct window_stats w;
 };
 
+/* The whole file (procfs_file_read is this program's one whole-file reader), or NULL with
+ * *cause; one byte past the limit is read to tell a file that is too large. */
 static char *read_file(const char *path, size_t *len, char **cause)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0;
+	char *buf;
+	int err = 0;
 
-	*len = 0;
-	if (!f) {
-		*cause = xasprintf("cannot read %s: %s.", path, strerror(errno));
+	if (procfs_file_read(path, DIFF_MAX_BYTES + 1, &buf, len, &err) < 0) {
+		*cause = xasprintf("cannot read %s: %s.", path, strerror(err));
 		return NULL;
 	}
-	for (;;) {
-		size_t got;
-		if (cap - *len < 65536) {
-			if (cap >= DIFF_MAX_BYTES) {
-				*cause = xasprintf("%s is larger than %lu MB; not read.", path,
-					DIFF_MAX_BYTES >> 20);
-				break;
-			}
-			cap = cap ? cap * 2 : 1 << 20;
-			buf = xrealloc(buf, cap + 1);
-		}
-		got = fread(buf + *len, 1, cap - *len, f);
-		*len += got;
-		if (got == 0) {
-			if (ferror(f))
-				*cause = xasprintf("cannot read %s: %s.", path, strerror(errno));
-			break;
-		}
-	}
-	fclose(f);
-	if (*cause) {
+	if (*len > DIFF_MAX_BYTES) {
+		*cause = xasprintf("%s is larger than %lu MB; not read.", path, DIFF_MAX_BYTES >> 20);
 		free(buf);
 		return NULL;
 	}
-	buf[*len] = '\0';
 	return buf;
 }
 

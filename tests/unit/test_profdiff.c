@@ -50,12 +50,18 @@ static void side_free(struct side *s)
 	functab_free(s->ft);
 }
 
-/* A node: id, name (JSON-escaped), url, 0-based line, its children's ids (JSON array body). */
-static char *node(int id, const char *name, const char *url, int line, const char *kids)
+/* A node: id, name (JSON-escaped), url, 0-based line and column, its children's ids (a JSON
+ * array body). */
+static char *node_at(int id, const char *name, const char *url, int line, int col, const char *kids)
 {
 	return xasprintf("{\"id\":%d,\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"1\","
-		"\"url\":\"%s\",\"lineNumber\":%d,\"columnNumber\":0},\"children\":[%s]}",
-		id, name, url, line, kids);
+		"\"url\":\"%s\",\"lineNumber\":%d,\"columnNumber\":%d},\"children\":[%s]}",
+		id, name, url, line, col, kids);
+}
+
+static char *node(int id, const char *name, const char *url, int line, const char *kids)
+{
+	return node_at(id, name, url, line, 0, kids);
 }
 
 /* A profile of the nodes given (a JSON array body) and of counts[i] samples of node i + 1
@@ -170,14 +176,6 @@ static void test_exact(void)
 	free(nb);
 	free(ja);
 	free(jb);
-}
-
-/* A node at a column (the callFrame's columnNumber). */
-static char *node_at(int id, const char *name, const char *url, int line, int col, const char *kids)
-{
-	return xasprintf("{\"id\":%d,\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"1\","
-		"\"url\":\"%s\",\"lineNumber\":%d,\"columnNumber\":%d},\"children\":[%s]}",
-		id, name, url, line, col, kids);
 }
 
 /* Two arrows on one line are told apart by column; the same program under another directory
