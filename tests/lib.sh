@@ -39,7 +39,8 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$tap_n"; }
 
 # ours PID: the process carries this test's mark.
-ours() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "NTOP_TEST_MARK=$WORK"; }
+# (2>/dev/null before the < : a process that has just gone makes the redirection itself fail)
+ours() { tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -qxF "NTOP_TEST_MARK=$WORK"; }
 
 cleanup() {
 	local p
