@@ -28,6 +28,18 @@ if (cluster.isPrimary) {
 	cluster.on('exit', w => fork(w.withInspect));
 	for (let i = 0; i < workers; i++)
 		fork(i < open);
+	// Node passes the signal on from a listener that setupPrimary adds: a SIGUSR1 that came
+	// before (ntop-js -- node ... signals as soon as Node's handler is in, which on a loaded
+	// machine can be before this script runs) opened the primary's inspector with nobody to
+	// tell the workers. Once they are online, tell them, as Node would have.
+	let told = false;
+	process.on('internalMessage', m => { told = told || (m && m.cmd === 'NODE_DEBUG_ENABLED'); });
+	cluster.on('online', () => {
+		if (up === workers && !told && require('inspector').url()) {
+			told = true;
+			process.emit('internalMessage', { cmd: 'NODE_DEBUG_ENABLED' });
+		}
+	});
 } else {
 	setInterval(() => {}, 1000);
 }
