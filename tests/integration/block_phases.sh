@@ -3,8 +3,8 @@
 # loop 300 ms every 1.7 s (tests/targets/block-phases.js: JavaScript, natives and scavenges in
 # each block), so that against 1 s windows the blocks fall at every phase, a window's end and
 # ntop-js's own evaluations inside some of them; on every Node version of the matrix, each
-# block the target logged is reported once, 240 to 360 ms long, in blockingParse, and nothing
-# else is. Blocks too near the session's ends are left out of the count (the first window
+# block the target logged is reported once, as long as the target measured it (within 60 ms;
+# 300 ms on a quiet machine), in blockingParse, and nothing else is. Blocks too near the session's ends are left out of the count (the first window
 # has no reading, and the last one's delay is read after ntop-js has left).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
@@ -35,15 +35,18 @@ for v in $versions; do
 			once: due.filter(b => got.filter(g => match(g, b)).length === 1).length,
 			missed: due.filter(b => !got.some(g => match(g, b)))
 				.map(b => ((b.wall_ms / 1e3 - w[0].time) % 1).toFixed(2)),
-			wrong: got.filter(g => !truth.some(b => match(g, b)) || g.ms < 240 || g.ms > 360 ||
-				g.function.function !== "blockingParse").map(g => [g.time, g.ms, g.function.function]),
+			// as long as the target measured it (300 ms, more when a loaded machine
+			// deschedules the target inside the block)
+			wrong: got.filter(g => !truth.some(b => match(g, b) && Math.abs(g.ms - b.ms) <= 60) ||
+				g.function.function !== "blockingParse").map(g => [g.time, g.ms, g.function.function,
+				(truth.find(b => match(g, b)) || {}).ms]),
 		};
 		console.log(JSON.stringify(r));' "$WORK/$tag.jsonl" "$WORK/t$tag.out" >"$WORK/$tag.r" 2>&1
 	diag "$t $(cat "$WORK/$tag.r") (missed: the phase against the first window)"
 	check "$t the target's blocks (6 or more) are each reported once" "$NODE" -e '
 		const r = JSON.parse(process.argv[1]); process.exit(r.due >= 6 && r.once === r.due ? 0 : 1)' \
 		"$(cat "$WORK/$tag.r")"
-	check "$t and nothing else: each reported one is one of them, 240 to 360 ms, in blockingParse" \
+	check "$t and nothing else: each reported one is one of them, its length within 60 ms, in blockingParse" \
 		"$NODE" -e 'process.exit(JSON.parse(process.argv[1]).wrong.length ? 1 : 0)' "$(cat "$WORK/$tag.r")"
 done
 done_testing
