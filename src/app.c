@@ -43,9 +43,6 @@
 #include <unistd.h>
 
 #define APP_MAX_MESSAGE_BYTES ((size_t)512 << 20)
-/* About 12 bytes a sample: 500,000 samples (8 minutes at 1 ms) keep the real timeline. */
-#define APP_CALLTREE_MAX_SAMPLES 500000
-
 
 void app_log(struct app *a, const char *json, size_t len)
 {
@@ -209,6 +206,7 @@ void app_main_window(struct app *a, const struct window_stats *w, struct app_win
 		app_main_print(a, w, &rt, &win->rw);
 	if (a->tui)
 		app_main_view(a, w, win);
+	app_incident_on_window(a, w, &win->rw);
 	/* -n: counted here, not by the engine, so that the workers leave first. */
 	if (a->opt.iterations && ++a->windows >= (size_t)a->opt.iterations && !a->stopping)
 		watch_stop(a);
@@ -582,6 +580,9 @@ static int app_run(struct app *a)
 		free(cause);
 		return rc;
 	}
+	/* and an --incident-dir refused, or a trigger the options cannot serve */
+	if ((rc = app_incident_open(a)) != EXIT_OK)
+		return rc;
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;
 	if (!a->opt.pid && !a->opt.port && !a->opt.match && !a->opt.user) {
@@ -697,6 +698,8 @@ static int app_session_end(struct app *a)
 
 	tui_free(a->tui);
 	a->tui = NULL;
+	/* an incident under way is written with what it has (and logged) */
+	app_incident_end(a);
 	if (a->log && !a->finished)
 		app_log_exit(a, "ntop-js left");
 	memlog_close(a->log);
@@ -832,6 +835,7 @@ int app_main(int argc, char **argv)
 	app_smap_free(a.smap);
 	app_serve_free(&a);
 	app_push_free(&a);
+	app_incident_free(&a);
 	memlog_close(a.log); /* a session that ended before its loop ran */
 	loop_free(a.loop);
 	memseries_free(a.replay);

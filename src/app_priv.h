@@ -26,6 +26,12 @@ struct engine;
 struct tui;
 struct memlog;
 
+/* A call tree's timeline cap: about 12 bytes a sample, 500,000 samples (8 minutes at 1 ms)
+ * keep the real timeline (the session's tree, an incident's). */
+#define APP_CALLTREE_MAX_SAMPLES 500000
+
+struct app_incident;
+
 struct app {
 	struct options opt;
 	struct settings settings;
@@ -75,6 +81,7 @@ struct app {
 	bool engine_started;          /* engine_start() succeeded */
 	bool door_checked;            /* app_close_left_open() ran */
 	struct app_kin *kin;          /* the watched processes' descendants at attach (app_door.c) */
+	struct app_incident *incident; /* --trigger (app_incident.c) */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -105,6 +112,16 @@ void app_log(struct app *a, const char *json, size_t len);
 void app_log_attach(struct app *a);
 void app_log_exit(struct app *a, const char *why);
 void app_on_signal(void *ud, int sig);
+
+/* app_incident.c: --trigger. open: the store opened (a refused --incident-dir, a trigger the
+ * options cannot serve: the exit status); on_window: the main thread's windows; end: an
+ * incident under way written with what it has (the session ends). */
+struct report_window;
+int app_incident_open(struct app *a);
+void app_incident_on_window(struct app *a, const struct window_stats *w,
+	const struct report_window *rw);
+void app_incident_end(struct app *a);
+void app_incident_free(struct app *a);
 
 struct attach_opts;
 /* app_rescan.c: with --children, --match or --user, the service is listed again every few

@@ -287,17 +287,23 @@ double calltree_span_us(const struct calltree *t)
 	return t->have_time ? (double)(t->end_us - t->start_us) : 0;
 }
 
+/* Past max_samples: the export's samples become synthetic (see the top). */
+static void timeline_drop(struct calltree *t)
+{
+	free(t->sample_node);
+	free(t->sample_delta_us);
+	t->sample_node = NULL;
+	t->sample_delta_us = NULL;
+	t->n_stored = t->samples_cap = 0;
+	t->dropped = true;
+}
+
 static void sample_store(struct calltree *t, uint32_t node, int64_t delta_us)
 {
 	if (t->dropped)
 		return;
 	if (t->n_stored >= t->max_samples) {
-		free(t->sample_node);
-		free(t->sample_delta_us);
-		t->sample_node = NULL;
-		t->sample_delta_us = NULL;
-		t->n_stored = t->samples_cap = 0;
-		t->dropped = true;
+		timeline_drop(t);
 		return;
 	}
 	if (t->n_stored == t->samples_cap) {
@@ -490,6 +496,66 @@ void calltree_add(struct calltree *t, const struct profile *p, double trim_until
 {
 	calltree_merge_begin(t, p, trim_until_us);
 	calltree_merge_finish(t);
+}
+
+void calltree_add_tree(struct calltree *t, const struct calltree *src)
+{
+	uint32_t *map;
+
+	if (!src || src->merge.p || src->n_nodes == 0 || src->nodes[0].func == CT_NONE)
+		return;
+	calltree_merge_finish(t);
+	if (t->nodes[0].func == CT_NONE)
+		t->nodes[0].func = src->nodes[0].func;
+	/* a parent's index is below its children's (node_new appends), so one pass maps them */
+	map = xmalloc(src->n_nodes * sizeof(*map));
+	map[0] = 0;
+	for (size_t i = 1; i < src->n_nodes; i++) {
+		const struct ct_node *n = &src->nodes[i];
+		uint32_t parent = n->parent < i ? map[n->parent] : 0;
+		struct ct_node *d;
+
+		map[i] = child_get(t, parent, n->func);
+		d = &t->nodes[map[i]];
+		d->self_us = sat_add(d->self_us, n->self_us);
+		d->hits = sat_add(d->hits, n->hits);
+	}
+	t->nodes[0].self_us = sat_add(t->nodes[0].self_us, src->nodes[0].self_us);
+	t->nodes[0].hits = sat_add(t->nodes[0].hits, src->nodes[0].hits);
+	for (size_t k = 0; k < src->n_ticks; k++)
+		if (src->ticks[k].node < src->n_nodes)
+			tick_add(t, map[src->ticks[k].node], src->ticks[k].line, src->ticks[k].ticks);
+	t->total_self_us = sat_add(t->total_self_us, src->total_self_us);
+	t->n_merged += src->n_merged;
+	/* the timeline: src's samples after t's, on the same clock (a gap stays a gap) */
+	if (src->have_time) {
+		int64_t ts = src->start_us;
+
+		if (!t->have_time) {
+			t->start_us = t->end_us = src->start_us;
+			t->have_time = true;
+		}
+		if (src->dropped && !t->dropped)
+			timeline_drop(t);
+		for (size_t k = 0; k < src->n_stored; k++) {
+			int64_t step;
+
+			ts += src->sample_delta_us[k];
+			step = ts > t->end_us ? ts - t->end_us : 0;
+			t->end_us += step;
+			sample_store(t, map[src->sample_node[k]], step);
+		}
+		if (src->end_us > t->end_us)
+			t->end_us = src->end_us;
+	}
+	free(map);
+}
+
+size_t calltree_bytes(const struct calltree *t)
+{
+	return sizeof(*t) + t->nodes_cap * sizeof(*t->nodes) + t->slots_cap * sizeof(*t->slots) +
+		t->ticks_cap * sizeof(*t->ticks) + t->tick_slots_cap * sizeof(*t->tick_slots) +
+		t->samples_cap * (sizeof(*t->sample_node) + sizeof(*t->sample_delta_us));
 }
 
 /* Preorder successor of node i, or CT_NONE at the end. *depth follows the moves. */

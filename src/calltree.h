@@ -35,6 +35,13 @@ bool calltree_merging(const struct calltree *t);
 /* Samples merged since create or reset, including those past max_samples. */
 size_t calltree_sample_count(const struct calltree *t);
 
+/* Adds src (whole, not merging) to t: its nodes' times and hits and its lines, and its kept
+ * samples after t's on the one clock (t's timeline is dropped if src's was). The flight
+ * recorder's windows are added up so (flightrec.h). */
+void calltree_add_tree(struct calltree *t, const struct calltree *src);
+/* Bytes of memory t holds. */
+size_t calltree_bytes(const struct calltree *t);
+
 /* Writes a .cpuprofile (the Profiler.Profile JSON) with valid ids, one root, and samples
  * consistent with timeDeltas and hitCount. Returns 0, or -1 on a write error. */
 int calltree_write_cpuprofile(const struct calltree *t, const struct functab *ft, FILE *f);

@@ -106,6 +106,21 @@ static const char usage_text[] =
 	"                         first), and exit; --json: one object; -t N: N rows\n"
 	"      --follow           when the target exits, wait for it to come back and re-attach\n"
 	"\n"
+	"Incidents (for unattended runs):\n"
+	"      --trigger EXPR     write an incident when EXPR holds (repeatable): cpu>80%,\n"
+	"                         block>300ms, lag>100ms, p99>2s, rss>2G, heap>1G,\n"
+	"                         heap=growing; :DURATION after it asks that it hold that\n"
+	"                         long (cpu>80%:10s). The profiler then runs all the time at\n"
+	"                         -i 10000 with --inlining repair unless given\n"
+	"      --incident-dir DIR where incidents go, one directory each (made mode 0700):\n"
+	"                         the CPU profile from --keep before to --after after it\n"
+	"                         (.cpuprofile and pprof), memory, event loop and blocks\n"
+	"      --keep SECS        seconds of CPU windows kept before a firing (default 60)\n"
+	"      --after SECS       seconds recorded after it (default 10)\n"
+	"      --cooldown SECS    no new incident until SECS after the last (default 60)\n"
+	"      --incident-max N   incidents kept, the oldest removed first (default 20)\n"
+	"      --incident-bytes SIZE  bytes of incidents kept (default 256M)\n"
+	"\n"
 	"Output:\n"
 	"  -b, --batch            print one report per window on stdout, like top -b\n"
 	"      --json             with -b: one JSON object per line per window\n"
@@ -341,6 +356,32 @@ static int opt_inlining(struct options *o, const struct opt_row *r, const char *
 	return 0;
 }
 
+static int opt_trigger(struct options *o, const struct opt_row *r, const char *arg, char **msg)
+{
+	if (o->n_triggers >= OPT_TRIGGERS_MAX) {
+		*msg = xasprintf("at most %d --trigger are watched at once.", OPT_TRIGGERS_MAX);
+		return EXIT_USAGE;
+	}
+	if (trigger_parse(arg, &o->triggers[o->n_triggers], msg) < 0)
+		return EXIT_USAGE;
+	o->n_triggers++;
+	return 0;
+}
+
+static int opt_incident_bytes(struct options *o, const struct opt_row *r, const char *arg,
+	char **msg)
+{
+	double b;
+
+	if (trigger_parse_size(arg, &b) < 0 || b < 1024.0 * 1024) {
+		*msg = xasprintf("--incident-bytes takes a size of 1M or more (e.g. 512M, 2G), "
+			"not '%.40s'.", arg);
+		return EXIT_USAGE;
+	}
+	o->incident_bytes = b;
+	return 0;
+}
+
 static int check_sort(const char *arg, char **msg)
 {
 	return settings_sort_parse(arg, &(enum view_column){ 0 }) < 0 ? -1 : 0;
@@ -425,6 +466,13 @@ static const struct opt_row rows[] = {
 	STRING("replay", 0, replay_path, NULL),
 	STRING("diff", 0, diff_a, NULL),
 	FLAG("follow", 0, follow),
+	FUNC("trigger", 0, opt_trigger, 0, 0, NULL),
+	STRING("incident-dir", 0, incident_dir, NULL),
+	SECS("keep", keep_s, 5, 3600, 0),
+	SECS("after", after_s, 0, 600, R_NONNEG),
+	SECS("cooldown", cooldown_s, 0, 86400, R_NONNEG),
+	NUMBER(K_LONG, "incident-max", 0, incident_max, 1, 100000),
+	FUNC("incident-bytes", 0, opt_incident_bytes, 0, 0, NULL),
 	{ .name = "help", .letter = 'h', .kind = K_FLAG, .at = AT(help), .flags = R_ENDS },
 	{ .name = "version", .letter = 'V', .kind = K_FLAG, .at = AT(version), .flags = R_ENDS },
 };
@@ -540,6 +588,11 @@ static void options_defaults(struct options *o)
 	o->alloc_interval_s = 300.0;
 	o->max_pause_s = 0.2;
 	o->block_threshold_s = 0.1;
+	o->keep_s = 60;
+	o->after_s = 10;
+	o->cooldown_s = 60;
+	o->incident_max = 20;
+	o->incident_bytes = 256.0 * 1024 * 1024;
 }
 
 /* What getopt_long left: a command after "--", or a slip. */
@@ -684,11 +737,50 @@ static int options_check_network(struct options *o, char **msg)
 	return 0;
 }
 
+/* ...and about incidents (--trigger). */
+static int options_check_incidents(struct options *o, char **msg)
+{
+	if (!o->n_triggers) {
+		if (o->incident_dir) {
+			*msg = xstrdup("--incident-dir is where --trigger writes its incidents; give "
+				"one or more --trigger too.");
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (o->replay_path || o->diff_a || o->list) {
+		*msg = xstrdup("--trigger watches a live target; it does not go with --replay, "
+			"--diff or --list.");
+		return EXIT_USAGE;
+	}
+	if (!o->incident_dir) {
+		*msg = xstrdup("--trigger needs --incident-dir DIR, where each incident is written.");
+		return EXIT_USAGE;
+	}
+	if (o->no_cpu || o->cpu_every_s > 0) {
+		*msg = xasprintf("--trigger keeps the CPU profile of the moments before it fires, so "
+			"the profiler runs all the time (at a 10 ms interval); it does not go with %s.",
+			o->no_cpu ? "--no-cpu" : "--cpu-every");
+		return EXIT_USAGE;
+	}
+	/* the flight recorder's cost: a tenth of the default sampling, and V8's inlining left
+	 * on (the repair names inlined functions), unless asked otherwise */
+	if (!o->interval_set) {
+		o->interval_us = 10000;
+		o->interval_set = true;
+	}
+	if (o->inlining == JIT_AUTO)
+		o->inlining = JIT_REPAIR;
+	return 0;
+}
+
 static int options_check(struct options *o, char **msg)
 {
 	int rc = options_check_targets(o, msg);
 
-	return rc ? rc : options_check_network(o, msg);
+	if (!rc)
+		rc = options_check_network(o, msg);
+	return rc ? rc : options_check_incidents(o, msg);
 }
 
 int options_parse(int argc, char **argv, struct options *o, char **msg)

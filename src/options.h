@@ -9,6 +9,7 @@
 
 #include "jitplan.h"
 #include "push.h"
+#include "trigger.h"
 
 #define OPT_DELAY_MIN_S 0.05
 #define OPT_DELAY_MAX_S 3600.0
@@ -20,6 +21,7 @@
 
 #define OPT_PIDS_MAX 64
 #define OPT_SERVE_ALLOW_HOST_MAX 16
+#define OPT_TRIGGERS_MAX 16
 
 struct options {
 	pid_t pid;            /* the first --pid: the main target */
@@ -81,6 +83,15 @@ struct options {
 	long push_every_s;         /* --push-every */
 	const char *push_name;     /* --push-name (NULL: ntop-js.TITLE) */
 	const char *push_tenant;   /* --push-tenant: X-Scope-OrgID */
+	/* Incidents: --trigger, each firing a bundle in --incident-dir (app_incident.c) */
+	struct trigger triggers[OPT_TRIGGERS_MAX];
+	size_t n_triggers;
+	const char *incident_dir;
+	double keep_s;             /* --keep: the flight recorder's seconds before a firing */
+	double after_s;            /* --after: and after it */
+	double cooldown_s;         /* --cooldown: between two firings */
+	long incident_max;         /* --incident-max: bundles kept */
+	double incident_bytes;     /* --incident-bytes: bytes of bundles kept */
 	char *notices[8];     /* clamp messages to show before starting */
 	size_t n_notices;
 };

@@ -141,16 +141,15 @@ static void json_frame(struct strbuf *out, const struct functab *ft, uint32_t fu
 	strbuf_putc(out, '}');
 }
 
-/* ,"blocks":[...]: the blocked-loop events confirmed since the last window. */
-static void report_json_blocks(struct strbuf *out, const struct report_window *rw,
+void report_json_block_list(struct strbuf *out, const struct engine_block *blocks, size_t n,
 	const struct functab *ft)
 {
-	strbuf_puts(out, ",\"blocks\":[");
-	for (size_t i = 0; i < rw->n_blocks; i++) {
-		const struct evloop_block *b = &rw->blocks[i].b;
+	strbuf_putc(out, '[');
+	for (size_t i = 0; i < n; i++) {
+		const struct evloop_block *b = &blocks[i].b;
 
 		strbuf_puts(out, i ? ",{\"time\":" : "{\"time\":");
-		json_fixed(out, rw->blocks[i].wall_s, 3);
+		json_fixed(out, blocks[i].wall_s, 3);
 		strbuf_puts(out, ",\"ms\":");
 		json_fixed(out, evloop_block_ms(b), 1);
 		strbuf_puts(out, ",\"lag_ms\":");
@@ -171,6 +170,14 @@ static void report_json_blocks(struct strbuf *out, const struct report_window *r
 		strbuf_puts(out, "]}");
 	}
 	strbuf_putc(out, ']');
+}
+
+/* ,"blocks":[...]: the blocked-loop events confirmed since the last window. */
+static void report_json_blocks(struct strbuf *out, const struct report_window *rw,
+	const struct functab *ft)
+{
+	strbuf_puts(out, ",\"blocks\":");
+	report_json_block_list(out, rw->blocks, rw->n_blocks, ft);
 }
 
 /* "event_loop": the latest reading (evloop.h), or null. */

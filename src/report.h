@@ -71,6 +71,11 @@ struct report_window {
 	const char *processes_json;
 };
 
+/* Blocked-loop events as a JSON array of {"time", "ms", "lag_ms", "function", "share_pct",
+ * "stack"} (the window's "blocks", an incident's). */
+void report_json_block_list(struct strbuf *out, const struct engine_block *blocks, size_t n,
+	const struct functab *ft);
+
 /* One window as a JSON object and a newline; with a type, the object starts with
  * "type":TYPE (the --log file's records), else it is the -b --json line. */
 void report_json_window(struct strbuf *out, const char *type, const struct report_target *t,

@@ -76,3 +76,56 @@ int userfile_open_append(const char *path, const char *what, int *status, char *
 	}
 	return fd;
 }
+
+/* Why an opened directory must not be written into, or NULL. */
+static const char *dir_refusal(const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "is not a directory";
+	if (st->st_uid != geteuid())
+		return "belongs to another user; ntop-js writes only into its own directories";
+	if (st->st_mode & 022)
+		return "can be written by other users; make it the owner's alone (chmod 700) or give "
+			"a new path";
+	return NULL;
+}
+
+int userfile_open_dir(const char *path, const char *what, int *status, char **cause)
+{
+	struct stat st;
+	const char *why;
+	int fd;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+		*status = errno == ENOENT || errno == ENOTDIR ? EXIT_USAGE : EXIT_INTERNAL;
+		*cause = xasprintf("cannot create %s %s: %s.", what, path, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			err = ELOOP;
+		*status = err == ELOOP || err == ENOTDIR ? EXIT_USAGE : EXIT_INTERNAL;
+		*cause = err == ELOOP ?
+			xasprintf("%s %s is a symbolic link; ntop-js writes only into the directory's "
+				"own path.", what, path) :
+			err == ENOTDIR ? xasprintf("%s %s is not a directory.", what, path) :
+			xasprintf("cannot open %s %s: %s.", what, path, strerror(err));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		*status = EXIT_INTERNAL;
+		*cause = xasprintf("cannot open %s %s: %s.", what, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if ((why = dir_refusal(&st)) != NULL) {
+		*status = EXIT_USAGE;
+		*cause = xasprintf("%s %s %s.", what, path, why);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -17,5 +17,10 @@
  * Returns the descriptor, or -1 with *cause (one sentence) and *status: EXIT_USAGE for a
  * path refused by the rules above, EXIT_INTERNAL for a file that cannot be opened. */
 int userfile_open_append(const char *path, const char *what, int *status, char **cause);
+/* A directory ntop-js writes into (--incident-dir): created with mode 0700 if missing, never
+ * followed if it is a symbolic link, and taken only if it is owned by ntop-js's effective user
+ * and writable by no one else (so that nothing in it can be planted or swapped). Returns a
+ * descriptor of it (O_DIRECTORY, O_CLOEXEC), or -1 with *cause and *status as above. */
+int userfile_open_dir(const char *path, const char *what, int *status, char **cause);
 
 #endif
