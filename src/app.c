@@ -583,6 +583,9 @@ static int app_run(struct app *a)
 	/* and an --incident-dir refused, or a trigger the options cannot serve */
 	if ((rc = app_incident_open(a)) != EXIT_OK)
 		return rc;
+	/* and a --baseline that is not a profile */
+	if ((rc = app_baseline_open(a)) != EXIT_OK)
+		return rc;
 	if (a->opt.command && (rc = app_launch(a)) != EXIT_OK)
 		return rc;
 	if (!a->opt.pid && !a->opt.port && !a->opt.match && !a->opt.user) {
@@ -707,8 +710,13 @@ static int app_session_end(struct app *a)
 	/* the last partial interval, bounded: the exit never waits for a server that is down */
 	app_push_finish(a);
 
-	/* Whatever ended the session, what was collected is written. */
+	/* Whatever ended the session, what was collected is written (and compared). */
 	rc = app_write_exports(a);
+	if (a->baseline) {
+		int r = app_baseline_report(a);
+
+		rc = rc != EXIT_OK ? rc : r;
+	}
 	if (a->why) {
 		char *gone = a->status == EXIT_TARGET_GONE ? app_launch_gone(a) : NULL;
 		fprintf(stderr, "ntop-js: %s\n", gone ? gone : a->why);
@@ -836,6 +844,7 @@ int app_main(int argc, char **argv)
 	app_serve_free(&a);
 	app_push_free(&a);
 	app_incident_free(&a);
+	app_baseline_free(&a);
 	memlog_close(a.log); /* a session that ended before its loop ran */
 	loop_free(a.loop);
 	memseries_free(a.replay);

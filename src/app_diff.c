@@ -13,6 +13,8 @@
 
 #include "aggregate.h"
 #include "app_priv.h"
+#include "calltree.h"
+#include "engine.h"
 #include "exitcode.h"
 #include "functab.h"
 #include "profdiff.h"
@@ -54,16 +56,12 @@ static char *read_file(const char *path, size_t *len, char **cause)
 	return buf;
 }
 
-static int side_load(const char *path, struct diff_side *s, char **cause)
+/* One side from the bytes of a profile (freed here), named path in messages. */
+static int side_parse(const char *path, char *buf, size_t len, struct diff_side *s,
+	char **cause)
 {
-	size_t len;
-	char *buf = read_file(path, &len, cause), *err = NULL;
+	char *err = NULL;
 
-	s->ft = functab_create();
-	window_stats_init(&s->w);
-	memset(&s->p, 0, sizeof s->p);
-	if (!buf)
-		return -1;
 	/* JSON starts with '{' after any blanks; anything else is pprof: gzipped, or a protobuf
 	 * message (whose first byte, 0x0a for a sample type, may well be a newline's) */
 	bool gz = pprof_read_is_gzip((const unsigned char *)buf, len);
@@ -98,6 +96,19 @@ static int side_load(const char *path, struct diff_side *s, char **cause)
 	return 0;
 }
 
+static int side_load(const char *path, struct diff_side *s, char **cause)
+{
+	size_t len;
+	char *buf = read_file(path, &len, cause);
+
+	s->ft = functab_create();
+	window_stats_init(&s->w);
+	memset(&s->p, 0, sizeof s->p);
+	if (!buf)
+		return -1;
+	return side_parse(path, buf, len, s, cause);
+}
+
 static void side_free(struct diff_side *s)
 {
 	if (!s->ft)
@@ -107,25 +118,18 @@ static void side_free(struct diff_side *s)
 	functab_free(s->ft);
 }
 
-int app_diff(const struct options *o)
+/* The comparison of a and b, named name_a and name_b, on stdout. Returns an exit status. */
+static int diff_print(const struct options *o, const char *name_a, struct diff_side *a,
+	const char *name_b, struct diff_side *b)
 {
-	struct diff_side a = {0}, b = {0};
 	struct profdiff d;
 	struct strbuf out;
-	char *cause = NULL;
 	int rc = EXIT_OK;
 
-	if (side_load(o->diff_a, &a, &cause) < 0 || side_load(o->diff_b, &b, &cause) < 0) {
-		fprintf(stderr, "ntop-js: %s\n", cause);
-		free(cause);
-		side_free(&a);
-		side_free(&b);
-		return EXIT_USAGE;
-	}
-	profdiff_compute(&a.w, a.ft, &b.w, b.ft, DIFF_MIN_PCT, &d);
+	profdiff_compute(&a->w, a->ft, &b->w, b->ft, DIFF_MIN_PCT, &d);
 	strbuf_init(&out);
 	{
-		struct report_diff r = {o->diff_a, o->diff_b, &d, a.ft, b.ft};
+		struct report_diff r = {name_a, name_b, &d, a->ft, b->ft};
 		if (o->json)
 			report_diff_json(&out, &r);
 		else
@@ -137,7 +141,91 @@ int app_diff(const struct options *o)
 	}
 	strbuf_free(&out);
 	profdiff_free(&d);
+	return rc;
+}
+
+int app_diff(const struct options *o)
+{
+	struct diff_side a = {0}, b = {0};
+	char *cause = NULL;
+	int rc;
+
+	if (side_load(o->diff_a, &a, &cause) < 0 || side_load(o->diff_b, &b, &cause) < 0) {
+		fprintf(stderr, "ntop-js: %s\n", cause);
+		free(cause);
+		side_free(&a);
+		side_free(&b);
+		return EXIT_USAGE;
+	}
+	rc = diff_print(o, o->diff_a, &a, o->diff_b, &b);
 	side_free(&a);
 	side_free(&b);
+	return rc;
+}
+
+/* --baseline FILE: read before anything is attached, so that a file that is not a profile is
+ * refused first. */
+struct app_baseline {
+	struct diff_side side;
+};
+
+int app_baseline_open(struct app *a)
+{
+	char *cause = NULL;
+
+	if (!a->opt.baseline)
+		return EXIT_OK;
+	a->baseline = xcalloc(1, sizeof(*a->baseline));
+	if (side_load(a->opt.baseline, &a->baseline->side, &cause) < 0) {
+		fprintf(stderr, "ntop-js: --baseline: %s\n", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+void app_baseline_free(struct app *a)
+{
+	if (!a->baseline)
+		return;
+	side_free(&a->baseline->side);
+	free(a->baseline);
+	a->baseline = NULL;
+}
+
+int app_baseline_report(struct app *a)
+{
+	const struct calltree *t = a->baseline && a->engine ? engine_calltree(a->engine) : NULL;
+	struct diff_side now = {0};
+	char *buf = NULL, *cause = NULL, *name;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (!t)
+		return EXIT_OK;
+	/* the session's profile as -o writes it, read back as any .cpuprofile is */
+	f = open_memstream(&buf, &len);
+	if (!f || calltree_write_cpuprofile(t, engine_functab(a->engine), f) < 0) {
+		if (f)
+			fclose(f);
+		free(buf);
+		fprintf(stderr, "ntop-js: --baseline: the session's profile could not be made.\n");
+		return EXIT_INTERNAL;
+	}
+	fclose(f);
+	name = xasprintf("this session (PID %d)", (int)a->target.pid);
+	now.ft = functab_create();
+	window_stats_init(&now.w);
+	if (side_parse(name, buf, len, &now, &cause) < 0) {
+		/* a session that sampled nothing busy: said, not an error of the run */
+		fprintf(stderr, "ntop-js: --baseline: %s\n", cause);
+		free(cause);
+		rc = EXIT_OK;
+	} else {
+		rc = diff_print(&a->opt, a->opt.baseline, &a->baseline->side, name, &now);
+	}
+	side_free(&now);
+	free(name);
 	return rc;
 }

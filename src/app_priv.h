@@ -31,6 +31,7 @@ struct memlog;
 #define APP_CALLTREE_MAX_SAMPLES 500000
 
 struct app_incident;
+struct app_baseline;
 
 struct app {
 	struct options opt;
@@ -82,6 +83,7 @@ struct app {
 	bool door_checked;            /* app_close_left_open() ran */
 	struct app_kin *kin;          /* the watched processes' descendants at attach (app_door.c) */
 	struct app_incident *incident; /* --trigger (app_incident.c) */
+	struct app_baseline *baseline; /* --baseline's profile (app_diff.c) */
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
@@ -122,6 +124,13 @@ void app_incident_on_window(struct app *a, const struct window_stats *w,
 	const struct report_window *rw);
 void app_incident_end(struct app *a);
 void app_incident_free(struct app *a);
+
+/* app_diff.c: --baseline FILE. open: read and checked before the attach (a file that is not
+ * a profile: status 2); report: at the end of a batch run, the session's profile against it on
+ * stdout (an exit status). */
+int app_baseline_open(struct app *a);
+int app_baseline_report(struct app *a);
+void app_baseline_free(struct app *a);
 
 struct attach_opts;
 /* app_rescan.c: with --children, --match or --user, the service is listed again every few

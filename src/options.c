@@ -104,6 +104,8 @@ static const char usage_text[] =
 	"      --diff A B         compare two profiles (.cpuprofile or pprof) function by\n"
 	"                         function (self and total shares, what changed most\n"
 	"                         first), and exit; --json: one object; -t N: N rows\n"
+	"      --baseline FILE    with -b: when the run ends, compare its profile with FILE\n"
+	"                         (a profile saved before a deploy) as --diff FILE would\n"
 	"      --follow           when the target exits, wait for it to come back and re-attach\n"
 	"\n"
 	"Incidents (for unattended runs):\n"
@@ -465,6 +467,7 @@ static const struct opt_row rows[] = {
 	STRING("log", 0, log_path, NULL),
 	STRING("replay", 0, replay_path, NULL),
 	STRING("diff", 0, diff_a, NULL),
+	STRING("baseline", 0, baseline, NULL),
 	FLAG("follow", 0, follow),
 	FUNC("trigger", 0, opt_trigger, 0, 0, NULL),
 	STRING("incident-dir", 0, incident_dir, NULL),
@@ -657,6 +660,19 @@ static int options_check_targets(struct options *o, char **msg)
 	}
 	if (o->json && !o->diff_a)
 		o->batch = true;
+	if (o->baseline && (o->diff_a || o->replay_path || o->list)) {
+		*msg = xstrdup("--baseline compares a live target with a saved profile; use --diff A B "
+			"for two files.");
+		return EXIT_USAGE;
+	}
+	if (o->baseline && !o->batch) {
+		*msg = xstrdup("--baseline goes with -b: the comparison is printed when the run ends.");
+		return EXIT_USAGE;
+	}
+	if (o->baseline && o->no_cpu) {
+		*msg = xstrdup("--no-cpu collects no CPU profile: --baseline has nothing to compare.");
+		return EXIT_USAGE;
+	}
 	if (o->replay_path && o->serve) {
 		*msg = xstrdup("--serve serves a live target; --replay shows a log and watches none.");
 		return EXIT_USAGE;

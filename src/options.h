@@ -76,6 +76,7 @@ struct options {
 	const char *log_path;      /* --log */
 	const char *replay_path;   /* --replay */
 	const char *diff_a, *diff_b; /* --diff A B: two .cpuprofile files compared */
+	const char *baseline;      /* --baseline FILE: the session compared with it at the end */
 	bool follow;
 	/* --push: profiles to Grafana Pyroscope */
 	const char *push;          /* --push URL */

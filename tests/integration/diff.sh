@@ -83,5 +83,22 @@ refused pprof "prof.pb.gz is not a pprof profile: its gzip stream is damaged." -
 refused three "unexpected argument" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" "$fx/a.cpuprofile"
 refused with-pid "give one of --pid" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" --pid "$hot_PID"
 refused with-output "does not go with --serve" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" -o "$WORK/x.cpuprofile"
+# --baseline: the live session against a saved profile, printed when the run ends
+"$NTOP_JS" --pid "$hot_PID" -b --json -n 2 -d 0.5 --baseline "$WORK/live.cpuprofile" \
+	>"$WORK/base.jsonl" 2>"$WORK/base.err"
+ok $? "--baseline FILE with -b --json -n 2: status 0"
+check "two window lines, then the comparison: the file against this session" jsonl_check \
+	"$WORK/base.jsonl" 'l => l.length === 3 && l[2].type === "diff" && l[2].a.file.endsWith("live.cpuprofile") &&
+		l[2].b.file === "this session (PID '"$hot_PID"')" || JSON.stringify(l.map(x => x.type))'
+check "hotMain is in both, and its share moved little (the same load)" jsonl_check "$WORK/base.jsonl" \
+	'l => { const f = l[2].functions.find(x => x.function === "hotMain");
+		return f && f.match === "same" && f.self_pct_a > 20 && Math.abs(f.delta_self_pct) < 20 || JSON.stringify(f); }'
+"$NTOP_JS" --pid "$hot_PID" -b -n 1 -d 0.5 --baseline "$WORK/live.pb.gz" >"$WORK/base.txt" 2>&1
+check "in text, after the report: the table, with hotMain" grep -q "hotMain" "$WORK/base.txt"
+refused baseline-junk "baseline: $WORK/junk.cpuprofile is neither" -- --pid "$hot_PID" -b -n 1 \
+	--baseline "$WORK/junk.cpuprofile"
+refused baseline-live "goes with -b" -- --pid "$hot_PID" --baseline "$WORK/live.cpuprofile"
+refused baseline-diff "use --diff A B" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" \
+	--baseline "$WORK/live.cpuprofile"
 check "the live target runs on, never signalled again" alive "$hot_PID"
 done_testing
