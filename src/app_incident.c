@@ -53,6 +53,7 @@ struct app_incident {
 	size_t trigger;            /* which one fired */
 	double value;              /* what it measured */
 	size_t windows;
+	size_t rec_windows, rec_bytes; /* the recorder at the firing */
 	double last_fired_s;       /* NAN: none yet (the cool-down) */
 	size_t written, skipped;   /* bundles written; firings in a cool-down */
 };
@@ -274,6 +275,9 @@ static void incident_json(struct app *a, struct strbuf *sb, const char *name, do
 	strbuf_puts(sb, ",\"title\":");
 	strbuf_json_string(sb, a->target.title, strlen(a->target.title));
 	strbuf_printf(sb, "},\"sampling_interval_us\":%ld", a->settings.interval_us);
+	/* what the flight recorder held when it fired: its bound is measured from this */
+	strbuf_printf(sb, ",\"recorder\":{\"windows\":%zu,\"bytes\":%zu}", inc->rec_windows,
+		inc->rec_bytes);
 	/* the profile's top functions by self time, so that the file alone says what ran */
 	strbuf_puts(sb, ",\"top\":[");
 	incident_json_top(sb, inc->tree, engine_functab(e));
@@ -417,6 +421,8 @@ void app_incident_on_window(struct app *a, const struct window_stats *w,
 	inc->tree = calltree_create(APP_CALLTREE_MAX_SAMPLES);
 	inc->windows = flightrec_collect(inc->rec, rw->time_s - a->opt.keep_s, inc->tree,
 		&inc->from_s);
+	inc->rec_windows = flightrec_windows(inc->rec);
+	inc->rec_bytes = flightrec_bytes(inc->rec);
 	if (isnan(inc->from_s))
 		inc->from_s = start_s;
 	if (a->opt.after_s <= 0)
