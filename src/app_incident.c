@@ -321,6 +321,8 @@ static void incident_write(struct app *a, double to_s, bool cut_short)
 			&removed, &cause) < 0) {
 		app_say(a, true, cause);
 		free(cause);
+		calltree_free(inc->tree);
+		inc->tree = NULL;
 		return;
 	}
 	strbuf_init(&sb);
@@ -394,6 +396,12 @@ void app_incident_on_window(struct app *a, const struct window_stats *w,
 	wt = rw->cpu_off ? NULL : engine_window_calltree(a->engine);
 	if (wt)
 		flightrec_add(inc->rec, wt, start_s, rw->time_s);
+	/* every trigger is fed at every window, so that each one's hold is true whichever fires
+	 * and while an incident is under way (one that fires meanwhile starts its hold again) */
+	incident_input(w, rw, &in);
+	for (size_t i = 0; i < a->opt.n_triggers; i++)
+		if (trigger_feed(&a->opt.triggers[i], &in, rw->window_ms / 1000.0) && fired < 0)
+			fired = (ssize_t)i;
 	if (inc->pending) {
 		if (wt)
 			calltree_add_tree(inc->tree, wt);
@@ -402,11 +410,6 @@ void app_incident_on_window(struct app *a, const struct window_stats *w,
 			incident_write(a, rw->time_s, false);
 		return;
 	}
-	incident_input(w, rw, &in);
-	/* every trigger is fed, so that each one's hold is kept whichever fires */
-	for (size_t i = 0; i < a->opt.n_triggers; i++)
-		if (trigger_feed(&a->opt.triggers[i], &in, rw->window_ms / 1000.0) && fired < 0)
-			fired = (ssize_t)i;
 	if (fired < 0)
 		return;
 	if (isfinite(inc->last_fired_s) && rw->time_s - inc->last_fired_s < a->opt.cooldown_s) {

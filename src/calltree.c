@@ -542,6 +542,9 @@ void calltree_add_tree(struct calltree *t, const struct calltree *src)
 
 			ts += src->sample_delta_us[k];
 			step = ts > t->end_us ? ts - t->end_us : 0;
+			/* as in merge_samples: no timeDelta that profile_parse() refuses */
+			if (step > (int64_t)CT_TIME_LIMIT_US)
+				step = (int64_t)CT_TIME_LIMIT_US;
 			t->end_us += step;
 			sample_store(t, map[src->sample_node[k]], step);
 		}

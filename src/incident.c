@@ -52,15 +52,28 @@ void incident_store_close(struct incident_store *s)
 	free(s);
 }
 
-/* A name the store made: the prefix, then digits, letters and dashes only. */
+/* n digits at *p, moved past them. */
+static bool digits(const char **p, size_t min, size_t max)
+{
+	size_t k = 0;
+
+	while (**p >= '0' && **p <= '9' && k < max) {
+		(*p)++;
+		k++;
+	}
+	return k >= min;
+}
+
+/* A name the store made, exactly: incident-YYYYmmddTHHMMSSZ-PID-NNNNNN. */
 static bool is_bundle_name(const char *n)
 {
 	if (strncmp(n, INCIDENT_PREFIX, strlen(INCIDENT_PREFIX)))
 		return false;
-	for (n += strlen(INCIDENT_PREFIX); *n; n++)
-		if (!(*n >= '0' && *n <= '9') && *n != '-' && *n != 'T' && *n != 'Z')
-			return false;
-	return true;
+	n += strlen(INCIDENT_PREFIX);
+	if (!digits(&n, 8, 8) || *n++ != 'T' || !digits(&n, 6, 6) || *n++ != 'Z' || *n++ != '-' ||
+	    !digits(&n, 1, 10) || *n++ != '-' || !digits(&n, 1, 10))
+		return false;
+	return *n == '\0';
 }
 
 static int by_name(const void *a, const void *b)
@@ -99,8 +112,8 @@ char **incident_store_list(struct incident_store *s, size_t *n)
 }
 
 /* The bytes of bundle name's files (links not followed); with remove, the files and the
- * bundle are removed. */
-static double bundle_walk(int dfd, const char *name, bool remove)
+ * bundle are removed, and *gone says whether the bundle is. */
+static double bundle_walk(int dfd, const char *name, bool remove, bool *gone)
 {
 	int bfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
@@ -124,8 +137,8 @@ static double bundle_walk(int dfd, const char *name, bool remove)
 			unlinkat(bfd, de->d_name, 0);
 	}
 	closedir(d);
-	if (remove)
-		unlinkat(dfd, name, AT_REMOVEDIR);
+	if (remove && gone)
+		*gone = unlinkat(dfd, name, AT_REMOVEDIR) == 0;
 	return bytes;
 }
 
@@ -136,7 +149,7 @@ double incident_store_bytes(struct incident_store *s)
 	double bytes = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		bytes += bundle_walk(s->dfd, names[i], false);
+		bytes += bundle_walk(s->dfd, names[i], false, NULL);
 		free(names[i]);
 	}
 	free(names);
@@ -153,11 +166,16 @@ static size_t store_trim(struct incident_store *s, size_t max_n, double max_byte
 	double *sizes = n ? xcalloc(n, sizeof(*sizes)) : NULL, total = 0;
 
 	for (size_t i = 0; i < n; i++)
-		total += sizes[i] = bundle_walk(s->dfd, names[i], false);
+		total += sizes[i] = bundle_walk(s->dfd, names[i], false, NULL);
 	for (size_t i = 0; i < n && (n - removed > max_n || total > max_bytes); i++) {
+		bool gone = false;
+
 		if (keep && !strcmp(names[i], keep))
 			continue;
-		bundle_walk(s->dfd, names[i], true);
+		/* one that cannot be removed whole (something else put in it) is left and counted */
+		bundle_walk(s->dfd, names[i], true, &gone);
+		if (!gone)
+			continue;
 		total -= sizes[i];
 		removed++;
 	}
@@ -184,7 +202,8 @@ int incident_store_new(struct incident_store *s, double time_s, int pid, char **
 	if (!gmtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm))
 		snprintf(stamp, sizeof stamp, "%lld", (long long)t);
 	for (int tries = 0; tries < 1000; tries++) {
-		char *n = xasprintf(INCIDENT_PREFIX "%s-%d-%u", stamp, pid, ++s->seq);
+		/* zero-padded, so that names of one second sort in order too */
+		char *n = xasprintf(INCIDENT_PREFIX "%s-%d-%06u", stamp, pid, ++s->seq % 1000000);
 
 		if (mkdirat(s->dfd, n, 0700) == 0) {
 			*name = n;

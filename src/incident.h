@@ -1,5 +1,5 @@
 /* incident.h: the --incident-dir store. Each incident is a directory of its own in it, named
- * incident-YYYYmmddTHHMMSSZ-PID-N (so that names sort by time), mode 0700, holding files
+ * incident-YYYYmmddTHHMMSSZ-PID-NNNNNN (so that names sort by time), mode 0700, holding files
  * written whole (atomicfile.h). The store keeps at most max_bundles of them and max_bytes in
  * all, the oldest removed first; it removes nothing but its own bundles' names and their files.
  * Files are reached through a descriptor of the directory taken once (userfile_open_dir), so

@@ -779,6 +779,15 @@ static int options_check_incidents(struct options *o, char **msg)
 			o->no_cpu ? "--no-cpu" : "--cpu-every");
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; o->no_eval && i < o->n_triggers; i++) {
+		enum trigger_metric m = o->triggers[i].metric;
+
+		if (m == TRIG_BLOCK || m == TRIG_LAG || m == TRIG_P99) {
+			*msg = xasprintf("--trigger %s is measured by an evaluation in the target, which "
+				"--no-eval forbids.", o->triggers[i].text);
+			return EXIT_USAGE;
+		}
+	}
 	/* the flight recorder's cost: a tenth of the default sampling, and V8's inlining left
 	 * on (the repair names inlined functions), unless asked otherwise */
 	if (!o->interval_set) {

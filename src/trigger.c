@@ -57,6 +57,10 @@ static int leading_number(const char *s, double *v, const char **end)
 	*v = strtod(s, &e);
 	if (errno || e == s || !isfinite(*v) || *v < 0)
 		return -1;
+	/* decimal only: strtod also reads 0x50 and 0x1p4 */
+	for (const char *c = s; c < e; c++)
+		if (*c == 'x' || *c == 'X')
+			return -1;
 	*end = e;
 	return 0;
 }
@@ -79,7 +83,7 @@ int trigger_parse_size(const char *s, double *bytes)
 		u++;
 	if (*u == 'B' || *u == 'b')
 		u++;
-	if (*u)
+	if (*u || !isfinite(v * m))
 		return -1;
 	*bytes = v * m;
 	return 0;
@@ -103,6 +107,8 @@ int trigger_parse_duration(const char *s, double bare_unit_s, double *seconds)
 	else if (!strcmp(u, "h"))
 		v *= 3600;
 	else
+		return -1;
+	if (!isfinite(v))
 		return -1;
 	*seconds = v;
 	return 0;

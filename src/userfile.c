@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,6 +78,8 @@ int userfile_open_append(const char *path, const char *what, int *status, char *
 	return fd;
 }
 
+static int userfile_dir_fd(const char *path, const char *what, int *status, char **cause);
+
 /* Why an opened directory must not be written into, or NULL. */
 static const char *dir_refusal(const struct stat *st)
 {
@@ -90,7 +93,21 @@ static const char *dir_refusal(const struct stat *st)
 	return NULL;
 }
 
-int userfile_open_dir(const char *path, const char *what, int *status, char **cause)
+int userfile_open_dir(const char *given, const char *what, int *status, char **cause)
+{
+	char *path = xstrdup(given);
+	size_t n = strlen(path);
+	int fd;
+
+	/* a trailing slash would make the kernel follow a final link even with O_NOFOLLOW */
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	fd = userfile_dir_fd(path, what, status, cause);
+	free(path);
+	return fd;
+}
+
+static int userfile_dir_fd(const char *path, const char *what, int *status, char **cause)
 {
 	struct stat st;
 	const char *why;

@@ -145,10 +145,14 @@ refused "a bad duration" "not a duration" --pid 1 --trigger 'cpu>80%:soon' --inc
 refused "--trigger with --cpu-every" "does not go with --cpu-every" --pid 1 --trigger 'cpu>80%' \
 	--incident-dir "$WORK/x" --cpu-every 600
 refused "--incident-dir alone" "give one or more --trigger" --pid 1 --incident-dir "$WORK/x"
+refused "a lag trigger with --no-eval" "which --no-eval forbids" --pid 1 --trigger 'lag>100ms' \
+	--incident-dir "$WORK/x" --no-eval
 ln -s "$WORK" "$WORK/link"
 # (both before any attach: PID 1 is never signalled)
 refused "an --incident-dir that is a symbolic link" "symbolic link" --pid 1 \
 	--trigger 'cpu>80%' --incident-dir "$WORK/link" -b -n 1
+refused "the same with a slash after it" "symbolic link" --pid 1 \
+	--trigger 'cpu>80%' --incident-dir "$WORK/link/" -b -n 1
 refused "a block trigger under --block-threshold" "under --block-threshold" --pid 1 \
 	--trigger 'block>50ms' --incident-dir "$WORK/y" -b -n 1
 done_testing

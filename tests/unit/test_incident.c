@@ -32,6 +32,8 @@ static void test_refusals(void)
 		const char *says;
 	} cases[] = {
 		{ "link", "is a symbolic link" },
+		{ "link/", "is a symbolic link" },
+		{ "link//", "is a symbolic link" },
 		{ "open", "can be written by other users" },
 		{ "file", "is not a directory" },
 		{ "missing/below", "cannot create" },
@@ -108,6 +110,10 @@ static void test_store(void)
 	p = xasprintf("%s/incident-mine", path);
 	mkdir(p, 0700);
 	free(p);
+	/* a name like the store's but not its format (it would sort first) */
+	p = xasprintf("%s/incident-2024-05-01", path);
+	mkdir(p, 0700);
+	free(p);
 
 	for (int i = 0; i < 3; i++)
 		names[i] = bundle(s, 1790000000.0 + i, 100 * 1024, &removed);
@@ -147,6 +153,9 @@ static void test_store(void)
 	free(p);
 	p = xasprintf("%s/incident-mine", path);
 	ok(access(p, F_OK) == 0, "and so is a directory whose name the store does not make");
+	free(p);
+	p = xasprintf("%s/incident-2024-05-01", path);
+	ok(access(p, F_OK) == 0, "and one whose name is near the store's format");
 	free(p);
 	/* a bundle larger than the whole cap is never removed by its own trim */
 	names[5] = bundle(s, 1790000020.0, 300 * 1024, &removed);
