@@ -580,7 +580,7 @@ static int app_run(struct app *a)
 		free(cause);
 		return rc;
 	}
-	/* and an --incident-dir refused, or a trigger the options cannot serve */
+	/* and an --incident-dir that is refused */
 	if ((rc = app_incident_open(a)) != EXIT_OK)
 		return rc;
 	/* and a --baseline that is not a profile */

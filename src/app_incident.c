@@ -55,7 +55,6 @@ struct app_incident {
 	size_t windows;
 	size_t rec_windows, rec_bytes; /* the recorder at the firing */
 	double last_fired_s;       /* NAN: none yet (the cool-down) */
-	size_t written, skipped;   /* bundles written; firings in a cool-down */
 };
 
 int app_incident_open(struct app *a)
@@ -66,26 +65,6 @@ int app_incident_open(struct app *a)
 
 	if (!a->opt.n_triggers)
 		return EXIT_OK;
-	if (a->opt.block_threshold_s > 0) {
-		for (size_t i = 0; i < a->opt.n_triggers; i++) {
-			const struct trigger *t = &a->opt.triggers[i];
-
-			if (t->metric == TRIG_BLOCK && t->threshold < a->opt.block_threshold_s * 1e3) {
-				fprintf(stderr, "ntop-js: --trigger %s is under --block-threshold (%g ms): "
-					"shorter blocks are not looked for; lower --block-threshold.\n",
-					t->text, a->opt.block_threshold_s * 1e3);
-				return EXIT_USAGE;
-			}
-		}
-	} else {
-		for (size_t i = 0; i < a->opt.n_triggers; i++) {
-			if (a->opt.triggers[i].metric == TRIG_BLOCK) {
-				fprintf(stderr, "ntop-js: --trigger %s needs blocked-loop events, which "
-					"--block-threshold 0 turns off.\n", a->opt.triggers[i].text);
-				return EXIT_USAGE;
-			}
-		}
-	}
 	inc = xcalloc(1, sizeof(*inc));
 	inc->store = incident_store_open(a->opt.incident_dir, (size_t)a->opt.incident_max,
 		a->opt.incident_bytes, &status, &cause);
@@ -350,7 +329,6 @@ static void incident_write(struct app *a, double to_s, bool cut_short)
 		if (raw)
 			bundle_file(dir, "allocations.heapprofile", raw, len, &cause);
 	}
-	inc->written++;
 	removed += incident_store_trim(inc->store, name);
 	{
 		const struct trigger *t = &a->opt.triggers[inc->trigger];
@@ -412,10 +390,8 @@ void app_incident_on_window(struct app *a, const struct window_stats *w,
 	}
 	if (fired < 0)
 		return;
-	if (isfinite(inc->last_fired_s) && rw->time_s - inc->last_fired_s < a->opt.cooldown_s) {
-		inc->skipped++;
+	if (isfinite(inc->last_fired_s) && rw->time_s - inc->last_fired_s < a->opt.cooldown_s)
 		return;
-	}
 	inc->pending = true;
 	inc->trigger = (size_t)fired;
 	inc->value = trigger_value(&a->opt.triggers[fired], &in);

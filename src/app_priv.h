@@ -115,8 +115,8 @@ void app_log_attach(struct app *a);
 void app_log_exit(struct app *a, const char *why);
 void app_on_signal(void *ud, int sig);
 
-/* app_incident.c: --trigger. open: the store opened (a refused --incident-dir, a trigger the
- * options cannot serve: the exit status); on_window: the main thread's windows; end: an
+/* app_incident.c: --trigger. open: the store opened (a refused --incident-dir:
+ * the exit status); on_window: the main thread's windows; end: an
  * incident under way written with what it has (the session ends). */
 struct report_window;
 int app_incident_open(struct app *a);

@@ -779,12 +779,24 @@ static int options_check_incidents(struct options *o, char **msg)
 			o->no_cpu ? "--no-cpu" : "--cpu-every");
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; o->no_eval && i < o->n_triggers; i++) {
-		enum trigger_metric m = o->triggers[i].metric;
+	for (size_t i = 0; i < o->n_triggers; i++) {
+		const struct trigger *t = &o->triggers[i];
+		double block_ms = o->block_threshold_s * 1e3;
 
-		if (m == TRIG_BLOCK || m == TRIG_LAG || m == TRIG_P99) {
+		if (o->no_eval && (t->metric == TRIG_BLOCK || t->metric == TRIG_LAG ||
+		    t->metric == TRIG_P99)) {
 			*msg = xasprintf("--trigger %s is measured by an evaluation in the target, which "
-				"--no-eval forbids.", o->triggers[i].text);
+				"--no-eval forbids.", t->text);
+			return EXIT_USAGE;
+		}
+		if (t->metric == TRIG_BLOCK && block_ms <= 0) {
+			*msg = xasprintf("--trigger %s needs blocked-loop events, which "
+				"--block-threshold 0 turns off.", t->text);
+			return EXIT_USAGE;
+		}
+		if (t->metric == TRIG_BLOCK && t->threshold < block_ms) {
+			*msg = xasprintf("--trigger %s is under --block-threshold (%g ms): shorter blocks "
+				"are not looked for; lower --block-threshold.", t->text, block_ms);
 			return EXIT_USAGE;
 		}
 	}
