@@ -122,20 +122,14 @@ void jit_plan_describe(const struct jit_plan *p, char *out, size_t outsz)
 		snprintf(out, outsz, "nothing done (%s)", p->caveat ? p->caveat : "not measured");
 }
 
-/* The oldest V8 whose profiles the repair is the default for: V8 13 (Node 24). V8 10 to 12
- * keep an inlined callee's own lines in the profile as V8 13 does, and real_programs.sh,
- * warm_accuracy.sh and real_tsc.sh pass with the repair on Node 18, 20 and 22 (the hash step
- * it once lost there, mix32 0.3-0.6 %, was taken by a deeper function of another file on the
- * same line numbers, which inlinefix.c's rule no longer allows; a piscina worker's task, which
- * went to piscina's wrapper in a window or two of twelve, is found through the calls of earlier
- * windows; a helper of another file inlined into a loop, with its lines inside the loop's own,
- * from the windows after the attach), but two things keep them on inlining off for now: on
- * Node 22 express's handleRequest keeps 1.1-2.0 % of the repaired profile on its call line
- * (real_programs.sh asks under 2; the reference has 0.1), and on Node 18 and 20 the TypeScript
- * compiler's getNodeLinks read 0.3-0.6 % in a loaded CI run (but inlining off read it low too
- * in the next, as loaded) and 7.7 % beside two CPU hogs, against the reference's 4.5-5.7 %
- * (real_tsc.sh; doc/inlining.md: to be measured again on a quiet machine). */
-#define JIT_V8_REPAIRABLE 13
+/* The oldest V8 whose profiles the repair is the default for: V8 10 (Node 18). V8 10 to 13
+ * keep an inlined callee's own lines in the profile, and real_programs.sh, warm_accuracy.sh,
+ * real_tsc.sh and workers.sh pass with the repair on Node 18 to 24 (measured again with tests
+ * run two at a time, and beside a third busy process: doc/inlining.md, "The TypeScript
+ * compiler under load"). On Node 22 express's handleRequest may keep up to 2 % of the
+ * repaired profile on its call line (real_programs.sh asks under 2; the reference has 0.1):
+ * still the default there, since inlining off costs a busy server a fifth of its work. */
+#define JIT_V8_REPAIRABLE 10
 /* The oldest V8 whose repaired rows are right when the repair is asked for (above). */
 #define JIT_V8_REPAIR_EXACT 10
 

@@ -4,13 +4,13 @@
  * Up to V8 13 (Node 18-24) V8's profiler names the inlined functions of a frame only below
  * the sampled one: a sample inside an inlined callee is charged to its caller, however the
  * code was compiled. Two remedies:
- * - repair (the default on V8 13, Node 24, when ntop-js can read the target's scripts):
+ * - repair (the default on V8 10-13, Node 18-24, when ntop-js can read the target's scripts):
  *   V8's inlining stays on and each profile is repaired by its lines (inlinefix.h,
  *   engine_fix.c); all code is deoptimized once when the profiler starts, because code
  *   optimized before it is listed to it incompletely. About the sampler's cost.
- * - off (V8 10-12, Node 18-22, where lines do not tell every callee apart, and wherever the
- *   scripts cannot be read): inlining is switched off for the session and all code deoptimized, so
- *   that hot code is optimized again without it; at detach the flags go back and the code is
+ * - off (where the scripts cannot be read, where minified code is hot, and when asked for):
+ *   inlining is switched off for the session and all code deoptimized, so that hot code is
+ *   optimized again without it; at detach the flags go back and the code is
  *   deoptimized again (engine_jit.c). A fifth of a server's throughput while attached.
  * V8 14 (Node 25, 26) names inlined callees itself: no flag, but all code is deoptimized once
  * when the profiler starts, for the OSR code compiled before it (jitplan.c). */

@@ -124,7 +124,7 @@ for v in $versions; do
 		wait_for 5 probed "$tag" 1
 		"$NTOP_JS" --pid "${!pv}" --inlining repair -b --json -n 2 -d 0.5 >"$WORK/$tag.jsonl" \
 			2>"$WORK/$tag.ntop.err"
-		ok $? "$t a session of the repair's plan (the default on Node 24)"
+		ok $? "$t a session of the repair's plan (the default on Node 18 to 24)"
 		check "$t it deoptimized the code once" jsonl_check "$WORK/$tag.jsonl" \
 			'l => l.every(w => w.inlining.deoptimized === true && w.inlining.v8_flags === "") || l[0].inlining'
 		kill -USR2 "${!pv}"
