@@ -162,6 +162,20 @@ bench_cpu_ticks() {
 	echo $((f[11] + f[12]))
 }
 
+# bench_thread_ticks PID NAME: utime + stime, in clock ticks, of the process's threads named
+# NAME (/proc/PID/task/*/comm), added up; 0 when it has none. V8's profiler thread is
+# "v8:ProfEvntProc": it wakes at every sampling interval, so its cost is per sample.
+bench_thread_ticks() {
+	local t stat f sum=0
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
+		stat=$(cat "$t/stat" 2>/dev/null) || continue
+		read -ra f <<<"${stat##*) }"
+		sum=$((sum + f[11] + f[12]))
+	done
+	echo "$sum"
+}
+
 # bench_hwm_kb PID: the process's peak RSS (VmHWM) in kB.
 bench_hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
 

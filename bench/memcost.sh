@@ -27,7 +27,10 @@
 # collection shows; its own CPU drifts by several percent as V8 sizes its heap). With
 # ntop-js: `ntop-js --pid PID -b
 # --json ARGS` on each, started 5 s before the phase (its attach, a one-time cost, is left
-# out) and stopped after it.
+# out) and stopped after it. The last column is the part of the extra spent in V8's profiler
+# thread (v8:ProfEvntProc; none without CPU profiling): it wakes at every sampling interval,
+# so it tells a cost per sample from the rest (the evaluations, timers and readings of each
+# window, on the main thread), which the phases' noise hides.
 set -euo pipefail
 # shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
@@ -81,7 +84,7 @@ hz=$(getconf CLK_TCK)
 # phase MODE ROUND: measures each target's CPU ticks over SECS, with ntop-js on or off;
 # appends "ROUND MODE NAME MS_PER_S" lines to $bench_tmp/phases.
 phase() {
-	local mode=$1 round=$2 i c before=() after=() npids=() ntarget=()
+	local mode=$1 round=$2 i c before=() after=() pbefore=() pafter=() npids=() ntarget=()
 	if [ "$mode" = on ]; then
 		for i in "${!pids[@]}"; do
 			for c in $(seq "$copies"); do
@@ -94,9 +97,15 @@ phase() {
 		done
 		sleep 5
 	fi
-	for i in "${!pids[@]}"; do before+=("$(bench_cpu_ticks "${pids[$i]}")"); done
+	for i in "${!pids[@]}"; do
+		before+=("$(bench_cpu_ticks "${pids[$i]}")")
+		pbefore+=("$(bench_thread_ticks "${pids[$i]}" v8:ProfEvntProc)")
+	done
 	sleep "$secs"
-	for i in "${!pids[@]}"; do after+=("$(bench_cpu_ticks "${pids[$i]}")"); done
+	for i in "${!pids[@]}"; do
+		after+=("$(bench_cpu_ticks "${pids[$i]}")")
+		pafter+=("$(bench_thread_ticks "${pids[$i]}" v8:ProfEvntProc)")
+	done
 	if [ "$mode" = on ]; then
 		for c in "${!npids[@]}"; do
 			i=${ntarget[$c]}
@@ -110,7 +119,7 @@ phase() {
 	fi
 	for i in "${!pids[@]}"; do
 		echo "$round $mode ${names[$i]} $(bench_calc "(${after[$i]} - ${before[$i]}) * 1000 / $hz / $secs")" \
-			>>"$bench_tmp/phases"
+			"$(bench_calc "(${pafter[$i]} - ${pbefore[$i]}) * 1000 / $hz / $secs")" >>"$bench_tmp/phases"
 	done
 	echo "round $round, ntop-js $mode: $(tail -n ${#pids[@]} "$bench_tmp/phases" | awk '{printf "%s %.2f ms/s  ", $3, $4}')"
 }
@@ -121,8 +130,8 @@ for r in $(seq "$rounds"); do
 done
 
 echo
-echo "| target | CPU without, ms per s (median) | with $copies session(s) | extra, ms per s (median of rounds) | extra, % of its own CPU | per round | per session: extra, % of its own CPU |"
-echo "|---|---|---|---|---|---|---|"
+echo "| target | CPU without, ms per s (median) | with $copies session(s) | extra, ms per s (median of rounds) | extra, % of its own CPU | per round | per session: extra, % of its own CPU | of the extra, V8's profiler thread, ms per s |"
+echo "|---|---|---|---|---|---|---|---|"
 # shellcheck disable=SC2016 # JavaScript, not shell
 "$NODE" -e '
 	const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(l => l.split(" "));
@@ -130,13 +139,19 @@ echo "|---|---|---|---|---|---|---|"
 	for (const name of process.argv[2].split(" ")) {
 		const r = rows.filter(x => x[2] === name);
 		const byRound = {};
-		for (const [round, mode, , v] of r) (byRound[round] = byRound[round] || {})[mode] = Number(v);
+		for (const [round, mode, , v, p] of r) {
+			const b = byRound[round] = byRound[round] || {};
+			b[mode] = Number(v);
+			b[mode + "Prof"] = Number(p);
+		}
+		const prof = Object.values(byRound).map(x => x.onProf - x.offProf);
 		const off = Object.values(byRound).map(x => x.off), on = Object.values(byRound).map(x => x.on);
 		const extra = Object.values(byRound).map(x => x.on - x.off);
 		const pct = Object.values(byRound).map(x => 100 * (x.on - x.off) / x.off);
 		const k = Number(process.argv[3]);
 		console.log(`| ${name} | ${med(off).toFixed(2)} | ${med(on).toFixed(2)} | ${med(extra).toFixed(2)} | ` +
 			`${med(pct).toFixed(2)} % | ${pct.map(p => p.toFixed(2)).join(", ")} | ` +
-			`**${(med(pct) / k).toFixed(2)} %** (${pct.map(p => (p / k).toFixed(2)).join(", ")}) |`);
+			`**${(med(pct) / k).toFixed(2)} %** (${pct.map(p => (p / k).toFixed(2)).join(", ")}) | ` +
+			`${med(prof).toFixed(2)} |`);
 	}' "$bench_tmp/phases" "${names[*]}" "$copies"
 bench_load_after
