@@ -30,7 +30,9 @@
 # out) and stopped after it. The last column is the part of the extra spent in V8's profiler
 # thread (v8:ProfEvntProc; none without CPU profiling): it wakes at every sampling interval,
 # so it tells a cost per sample from the rest (the evaluations, timers and readings of each
-# window, on the main thread), which the phases' noise hides.
+# window, on the main thread), which the phases' noise hides. It counts only while the profiler
+# runs for the whole phase: V8 ends the thread, and its CPU leaves /proc/PID/task, when its
+# last profile stops (--cpu-every, --no-eval).
 set -euo pipefail
 # shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
@@ -82,7 +84,7 @@ sleep 5
 hz=$(getconf CLK_TCK)
 
 # phase MODE ROUND: measures each target's CPU ticks over SECS, with ntop-js on or off;
-# appends "ROUND MODE NAME MS_PER_S" lines to $bench_tmp/phases.
+# appends "ROUND MODE NAME MS_PER_S PROFILER_THREAD_MS_PER_S" lines to $bench_tmp/phases.
 phase() {
 	local mode=$1 round=$2 i c before=() after=() pbefore=() pafter=() npids=() ntarget=()
 	if [ "$mode" = on ]; then

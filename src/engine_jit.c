@@ -350,7 +350,7 @@ static void jit_set_flags(struct engine *e)
 
 /* Minified code has many functions on one line, and a profile's line ticks have no column:
  * the repair cannot find the callees V8 inlined there (inlinefix.h). When such code holds a
- * share of the samples, the default plan turns inlining off instead, as it does on Node 22:
+ * share of the samples, the default plan turns inlining off instead, as --inlining off does:
  * the code deoptimized once more, optimized again without it, and the flags put back at
  * detach. Said once, in a notice; --inlining repair keeps the repair. */
 void engine_jit_minified(struct engine *e, double pct)

@@ -51,9 +51,9 @@ ok $([ -z "$undocumented" ]; echo $?) "every option --help lists is in the man p
 ok $? "--version: status 0"
 check "it prints the version first" grep -q '^ntop-js [0-9]' "$WORK/version.out"
 check "the libraries it runs with" grep -qE '^libraries: ncurses [0-9].*, libwebsockets [0-9][^ ]*, cJSON [0-9][^ ]*, zlib [0-9]' "$WORK/version.out"
-check "what it does on each Node version of the matrix, the repair on Node 24, and later ones left alone" bash -c "
+check "what it does on each Node version of the matrix, the repair on Node 18 to 24, and later ones left alone" bash -c "
 	for v in $NODE_MATRIX; do grep -qE \"^  Node ([0-9]+, )?\$v[ ,]\" '$WORK/version.out' || exit 1; done
-	grep -qE '^  Node 24 +V8 13 +profiles repaired' '$WORK/version.out' &&
+	for v in 18 20 22 24; do grep -qE \"^  Node \$v +V8 [0-9]+ +profiles repaired\" '$WORK/version.out' || exit 1; done &&
 	grep -qE '^  later +nothing done' '$WORK/version.out'"
 check "in lines of 100 columns at most" bash -c "! awk 'length > 100' '$WORK/version.out' | grep -q ."
 done_testing

@@ -64,7 +64,8 @@ check "and keeps V8's position beside it: unitPrice in dist/pricing.js" jsonl_ch
 	l => l.slice(2).every(w => w.top.some(f => f.function === 'unitPrice' && /dist\\/pricing\\.js\$/.test(f.url)))"
 kill "$tsc_PID"
 
-# The same program with the JIT left as it is and the profiles repaired: V8 11 (Node 20)
+# The same program with the repair asked for by name (the run above, at default settings,
+# repairs too on Node 18-24): V8 11 (Node 20)
 # inlines priceLines and unitPrice into tick, and unitPrice's hot lines of dist/pricing.js are
 # inside tick's own range of dist/main.js. The windows after the attach's deoptimization, where
 # unitPrice still ran as a real frame, say whose those lines are, and the window where V8
@@ -82,7 +83,7 @@ check "while V8 calls it something short, in app.min.js" jsonl_check "$WORK/cjs.
 	l => l.slice(2).every(w => w.top.some(f => f.original && f.original.function === 'unitPrice' &&
 		f.function !== 'unitPrice' && f.function.length <= 3 && /app\\.min\\.js\$/.test(f.url)))"
 
-# Node 24's default is the repair (the JIT left as it is), which cannot look into a minified
+# Node 18-24's default is the repair (the JIT left as it is), which cannot look into a minified
 # script: one line holds every function, and line ticks have no column. V8 13 inlines unitPrice
 # into tick there (tick read 76-79 % in every window), so the session turns inlining off
 # instead, says so once, and unitPrice has its row again.

@@ -9,7 +9,8 @@
 # and nothing to repair (V8 14 names inlined functions itself). Every
 # version deoptimizes once at the attach: on Node 26 hotMain otherwise ran, in some runs on a
 # busy machine, the OSR code V8 compiled for its loop before the attach, which the profiler
-# is not told of (hotMain 0 %, tick 74 %).
+# is not told of (hotMain 0 %, tick 74 %). Last, on Node 18-22, a session with --inlining off
+# (the plan where the repair cannot be made): its flags set for the session and put back.
 #
 #   NTOP_WARM_S   how long the targets run hot before the attach (default 12)
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -28,6 +29,21 @@ expected_repair() { # expected_repair VERSION: true where the profiles are repai
 lease_was() {
 	[ "$(grep -E '^(flags|lease)' "$1" | grep '^lease' | tr '\n' ' ' | sed 's/ $//')" = "$2" ] &&
 		{ [ -n "$2" ] || ! grep -q '^flags' "$1"; }
+}
+
+# off_flags VERSION: what --inlining off sets on that line (Maglev inlines from Node 22).
+off_flags() {
+	case $1 in
+	22*) echo "--no-turbo-inlining --no-maglev-inlining" ;;
+	*) echo "--no-turbo-inlining" ;;
+	esac
+}
+# flag_calls SET-FLAGS: the target's setFlagsFromString calls: one per flag switched off, then
+# one that puts them all back.
+flag_calls() {
+	local f
+	for f in $1; do echo "flags $f"; done
+	echo "flags $(echo "$1" | sed 's/--no-/--/g')"
 }
 
 # Windows 2.. of a session, summed: self time of the named functions, as shares of the time
@@ -111,5 +127,30 @@ while [ $# -gt 0 ]; do
 	for b in $batch; do session_version "${b%%:*}"; done
 	for b in $batch; do check_version "${b%%:*}" "${b#*:}"; done
 	for b in $batch; do pv=t${b%%:*}_PID; kill "${!pv}" 2>/dev/null; done
+done
+
+# --inlining off, the plan where the repair cannot be made (--port, hot minified code), and no
+# longer any version's default: on Node 18-22 it sets that line's flags for the session, under
+# a lease on the target's globalThis, and puts them back when it leaves.
+for v in $versions; do
+	case $v in 18* | 20* | 22*) ;; *) continue ;; esac
+	matrix_node "$v" || continue
+	tag=off${v//[^0-9A-Za-z]/_}
+	pv=t${tag}_PID
+	start_version "$tag" "$nb"
+	wait_ready "t$tag" || { diag "target $v did not start"; continue; }
+	sleep 3
+	t="node $("$nb" --version), --inlining off:"
+	want=$(off_flags "$v")
+	"$NTOP_JS" --pid "${!pv}" --inlining off -b --json -n 3 -d 1 >"$WORK/$tag.jsonl" 2>"$WORK/$tag.err"
+	ok $? "$t a session (status 0)"
+	check "$t the windows say which flags were set, and that nothing was repaired" \
+		jsonl_check "$WORK/$tag.jsonl" 'l => l.every(w => w.inlining && w.inlining.v8_flags === "'"$want"'" &&
+			w.inlining.repaired === false && w.inlining.deoptimized === true) || l[0].inlining'
+	check "$t the flags were set for the session, then put back" \
+		diff <(flag_calls "$want") <(grep '^flags' "$WORK/t$tag.out")
+	check "$t the lease was on the target's globalThis, and is gone" wait_for 3 \
+		lease_was "$WORK/t$tag.out" "lease on lease off"
+	kill "${!pv}" 2>/dev/null
 done
 done_testing
