@@ -136,16 +136,20 @@ server() {
 			const r = JSON.parse(l).requests; console.log(r.started, r.followed, r.server.map(x => x.route + " " + x.count + " " + x.errors).join()); }' \
 			"$WORK/$tag-fast.jsonl" 2>&1 | tr '\n' '|')"
 		# a window after one of 500 started or more (N is 3 or more then; a machine busy with
-		# the tests beside this one may not give that rate: then it cannot be checked)
+		# the tests beside this one may not give that rate: then it cannot be checked). N is set
+		# from the window before, so a window whose rate rose follows more in proportion: 504
+		# then 1,319 started (the server optimized again after the attach) followed 438
+		# (a CI run); the bound is 400 times that rise
 		fastw=$("$NODE" -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")
 			.map(x => JSON.parse(x).requests); console.log(l.filter((w, i) => i > 1 && l[i - 1].started >= 500).length)' \
 			"$WORK/$tag-fast.jsonl" 2>/dev/null)
 		if [ "${fastw:-0}" -gt 0 ]; then
-			check "$t at a fast rate one in N is followed ($fastw windows): at most 400 a window, and the counts estimate the started within 25 %" \
+			check "$t at a fast rate one in N is followed ($fastw windows): at most 400 a window (times a rise in the rate), and the counts estimate the started within 25 %" \
 				jsonl_check "$WORK/$tag-fast.jsonl" 'l => l.filter((w, i) => i > 1 && l[i - 1].requests.started >= 500).every(w => {
 					const q = w.requests, n = q.server.reduce((a, r) => a + r.count, 0),
-						f = q.server.find(r => r.route === "/fail");
-					return q.followed <= 400 && q.followed < q.started &&
+						f = q.server.find(r => r.route === "/fail"),
+						rise = Math.max(1, q.started / l[l.indexOf(w) - 1].requests.started);
+					return q.followed <= 400 * rise && q.followed < q.started &&
 						Math.abs(n - q.started) <= 0.25 * q.started && f && f.errors === f.count; }) ||
 					l.map(w => [w.requests.started, w.requests.followed, w.requests.server.map(r => r.count)])'
 		else
