@@ -155,9 +155,11 @@ bench_stats() {
 # bench_cpu_ticks PID: the process's utime + stime in clock ticks (fields 14 and 15 of
 # /proc/PID/stat, counted after the ')' that ends the command name, which may contain
 # spaces or parentheses).
-bench_cpu_ticks() {
+bench_cpu_ticks() { bench_stat_ticks "/proc/$1/stat"; }
+# bench_stat_ticks FILE: utime + stime of a process's or a thread's stat file.
+bench_stat_ticks() {
 	local stat f
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=$(cat "$1" 2>/dev/null) || return 1
 	read -ra f <<<"${stat##*) }"
 	echo $((f[11] + f[12]))
 }
@@ -166,12 +168,11 @@ bench_cpu_ticks() {
 # NAME (/proc/PID/task/*/comm), added up; 0 when it has none. V8's profiler thread is
 # "v8:ProfEvntProc": it wakes at every sampling interval, so its cost is per sample.
 bench_thread_ticks() {
-	local t stat f sum=0
+	local t n sum=0
 	for t in /proc/"$1"/task/*; do
 		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
-		stat=$(cat "$t/stat" 2>/dev/null) || continue
-		read -ra f <<<"${stat##*) }"
-		sum=$((sum + f[11] + f[12]))
+		n=$(bench_stat_ticks "$t/stat") || continue
+		sum=$((sum + n))
 	done
 	echo "$sum"
 }
