@@ -583,26 +583,24 @@ static void engine_notify_exit(struct engine *e)
 		engine_on_notify_set);
 }
 
-static void engine_on_interval_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
+static void engine_on_enabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
-	if (!engine_reply_ok(e, o, m, "Profiler.setSamplingInterval"))
+	if (!engine_reply_ok(e, o, m, "Profiler.enable"))
 		return;
 	engine_notify_exit(e);
 	if (e->state == ST_SETUP || (e->cpu_starting && e->state == ST_RUNNING))
 		engine_start_first_window(e);
 }
 
-static void engine_on_enabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
+static void engine_on_interval_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	char params[64];
 
-	if (!engine_reply_ok(e, o, m, "Profiler.enable"))
+	if (!engine_reply_ok(e, o, m, "Profiler.setSamplingInterval"))
 		return;
-	snprintf(params, sizeof params, "{\"interval\":%ld}", e->cfg.interval_us);
-	engine_call(e, "Profiler.setSamplingInterval", params, engine_on_interval_set);
+	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
 }
 
 /* ---- events ---- */
@@ -657,9 +655,15 @@ static void engine_on_open(void *ud)
 	}
 }
 
+/* The interval before the enable: V8 refuses to change it once this session's agent has a
+ * profiler, and an enabled agent gets one from any console.profile() in the target, such as
+ * another ntop-js's rotation. */
 void engine_profiler_begin(struct engine *e)
 {
-	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
+	char params[64];
+
+	snprintf(params, sizeof params, "{\"interval\":%ld}", e->cfg.interval_us);
+	engine_call(e, "Profiler.setSamplingInterval", params, engine_on_interval_set);
 }
 
 int engine_start_cpu(struct engine *e, char **cause)

@@ -29,7 +29,14 @@ ok() { # ok CONDITION-STATUS DESCRIPTION
 check() { # check DESCRIPTION COMMAND...: runs the command, passes if it succeeds
 	local d=$1
 	shift
-	if "$@" >/dev/null 2>&1; then ok 0 "$d"; else ok 1 "$d"; fi
+	# In this shell (a check may set variables); what a failed one printed goes into the log,
+	# its last lines, to say why it failed.
+	if "$@" >"$WORK/check.out" 2>&1; then
+		ok 0 "$d"
+	else
+		ok 1 "$d"
+		[ ! -s "$WORK/check.out" ] || diag "$(tail -n 20 "$WORK/check.out" | cut -c 1-400)"
+	fi
 }
 
 diag() { printf '# %s\n' "$*" | sed '2,$s/^/# /'; }

@@ -65,10 +65,10 @@ id-huge|id-huge|11|1|not the inspector protocol|
 wrong-id|wrong-id|11|1|answered a request ntop-js never sent|
 negative-id|negative-id|11|1|answered a request ntop-js never sent|
 duplicate-id|duplicate-id|0|0||
-result-wrong-type|result-wrong-type|11|1|reply to Profiler.enable has no result|
-result-string|result-string|11|1|reply to Profiler.enable has no result|
-no-result|no-result|11|1|reply to Profiler.enable has no result|
-error-escape|error-escape|11|1|refused Profiler.enable: \?\]0;pwned\?|
+result-wrong-type|result-wrong-type|11|1|reply to Profiler.setSamplingInterval has no result|
+result-string|result-string|11|1|reply to Profiler.setSamplingInterval has no result|
+no-result|no-result|11|1|reply to Profiler.setSamplingInterval has no result|
+error-escape|error-escape|11|1|refused Profiler.setSamplingInterval: \?\]0;pwned\?|
 exception|exception|11|1|console.profile threw an exception|
 never-reply|never-reply|9|1|did not answer the heap reading within 2 s|
 never-reply-no-eval|never-reply|9|2|did not answer Runtime.getHeapUsage within 2 s|BATCH --no-eval

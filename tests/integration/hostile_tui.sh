@@ -95,7 +95,7 @@ imp=$!
 wait_for 10 grep -qx '[0-9]\+' "$WORK/gone.imp"
 port=$(head -n 1 "$WORK/gone.imp")
 term_start 120 30 "$NTOP_JS --port $port -d 0.3 --timeout 8 --no-config 2>/dev/null; sleep 60"
-wait_for 10 grep -qx 'call Profiler.enable' "$WORK/gone.imp"
+wait_for 10 grep -qx 'call Profiler.setSamplingInterval' "$WORK/gone.imp"
 npid=$(pgrep -x -P "$(tmx display -p -t t '#{pane_pid}')" ntop-js)
 tmux_stop
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }

@@ -491,8 +491,8 @@ static void answer_setup(struct fake *f, bool eval)
 			"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}");
 	else
 		answer(f, "Runtime.getHeapUsage", "{\"usedSize\":3672216,\"totalSize\":4431872}");
-	answer(f, "Profiler.enable", "{}");
 	answer(f, "Profiler.setSamplingInterval", "{}");
+	answer(f, "Profiler.enable", "{}");
 	answer(f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
 	if (eval) {
 		ok(strstr(last_expression(f), "c.profile('") != NULL && f->prefix[0],
@@ -533,8 +533,8 @@ static bool start_and_open(struct fake *f)
 /* A burst starts the profiler (after engine_start_cpu): enable, interval, first profile. */
 static void answer_cpu_start(struct fake *f, bool eval)
 {
-	answer(f, "Profiler.enable", "{}");
 	answer(f, "Profiler.setSamplingInterval", "{}");
+	answer(f, "Profiler.enable", "{}");
 	if (eval)
 		answer(f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
 	else
@@ -965,9 +965,9 @@ static void test_bursts(void)
 		advance(&f, DELAY_S);
 		is_int(f.windows, 3 + 3 * burst, "bursts: a second window between");
 		methods_since(&f, from, methods, sizeof methods);
-		is_str(methods, "Profiler.enable", "bursts: then the next burst starts the profiler");
-		answer(&f, "Profiler.enable", "{}");
+		is_str(methods, "Profiler.setSamplingInterval", "bursts: then the next burst starts the profiler");
 		answer(&f, "Profiler.setSamplingInterval", "{}");
+		answer(&f, "Profiler.enable", "{}");
 		snprintf(want, sizeof want, "c.profile('%s%d')", f.prefix, burst + 1);
 		ok(strstr(last_expression(&f), want) != NULL, "bursts: with a fresh profile (%s)", want);
 		answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"undefined\"}}");
@@ -1003,7 +1003,7 @@ static void test_bursts_no_eval(void)
 	from = f.n_sent;
 	advance(&f, DELAY_S);
 	methods_since(&f, from, methods, sizeof methods);
-	is_str(methods, "Profiler.enable", "bursts, no-eval: the next starts a period later");
+	is_str(methods, "Profiler.setSamplingInterval", "bursts, no-eval: the next starts a period later");
 	answer_cpu_start(&f, false);
 	ok(engine_cpu_on(f.e), "bursts, no-eval: and runs");
 	free(reply_text);
@@ -1038,7 +1038,7 @@ static void test_burst_invalid(void)
 	from = f.n_sent;
 	advance(&f, DELAY_S);
 	methods_since(&f, from, methods, sizeof methods);
-	is_str(methods, "Profiler.enable", "burst invalid: the next burst comes");
+	is_str(methods, "Profiler.setSamplingInterval", "burst invalid: the next burst comes");
 	answer_cpu_start(&f, true);
 	/* ends at the next tick, then c by hand at once */
 	id = rotate(&f);
