@@ -45,23 +45,25 @@
  * inspector.close() waits for every client to leave, with the application's loop blocked. */
 static const char door_open_head[] =
 	"(function(i,g,k,L,o,F,id){var p=g[k],n=Date.now();if(p&&p.id!==id&&n-p.w<L/2)return 2;"
-	"if(!o&&!p)return 0;if(p)clearInterval(p.t);var s=g[k]={id:id,until:n+L,w:n,l:n};"
+	"if(!o&&!p)return 0;var s=g[k]={id:id,until:n+L,w:n,l:n};"
 	"function busy(){try{var m=/:(\\d+)\\//.exec(i.url()||''),h;if(!m)return false;"
 	"h=(+m[1]).toString(16).toUpperCase();while(h.length<4)h='0'+h;h=':'+h;"
 	"return['tcp','tcp6'].some(function(x){var t;try{t=F.readFileSync('/proc/self/net/'+x,"
 	"'latin1')}catch(e){return false}return t.split('\\n').some(function(r){"
 	"var c=r.trim().split(/\\s+/);return c[3]==='01'&&String(c[1]).slice(-5)===h})})}"
 	"catch(e){return false}}"
+	JS_LATER_HEAD "if(p)clearInterval(p.t);if(g[k]!==s)return;"
 	"s.t=setInterval(function(){var n=Date.now();if(n-s.l>" DOOR_STR(DOOR_LATE_MS) ")"
 	"s.until=Math.max(s.until,n+" DOOR_STR(DOOR_LATE_MS) ");s.l=n;if(n<=s.until)return;"
 	"if(busy()){s.until=n+" DOOR_STR(DOOR_LATE_MS) ";return}clearInterval(s.t);"
 	"if(g[k]===s)delete g[k];try{i.close()}catch(x){}}," DOOR_STR(DOOR_CHECK_MS) ");"
-	"if(s.t.unref)s.t.unref();return 1})(" INSPECTOR_MODULE ",globalThis," DOOR_KEY ",";
+	"if(s.t.unref)s.t.unref();" JS_LATER_TAIL "return 1})(" INSPECTOR_MODULE ",globalThis," DOOR_KEY ",";
 
 /* Removes this session's lease, then closes: the close ends this connection, so nothing runs
  * after it. */
 static const char door_close_head[] =
-	"(function(i,g,k,id){var s=g[k];if(s&&s.id===id){clearInterval(s.t);delete g[k]}i.close()})("
+	"(function(i,g,k,id){var s=g[k];if(s&&s.id===id){delete g[k];" JS_LATER_HEAD "clearInterval(s.t);"
+	JS_LATER_TAIL "}i.close()})("
 	INSPECTOR_MODULE ",globalThis," DOOR_KEY ",'";
 
 double engine_lease_s(const struct engine *e)

@@ -50,9 +50,10 @@ static const char evloop_mid[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
 	"var o=all[id],fresh=!o;if(fresh){o=all[id]={h:ph.monitorEventLoopDelay({resolution:R}),"
-	"res:R,r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}else clearTimeout(o.t);"
+	"res:R,r:null};o.h.enable();o.e=P.eventLoopUtilization();o.w=P.now();}"
 	"o.want=R;"
 	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
+	JS_LATER_HEAD "if(all[id]!==o)return;clearTimeout(o.t);"
 	"if(!fresh&&!o.i){o.i=setTimeout(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
 	"e=P.eventLoopUtilization(o.e),h=o.h,hr=process.hrtime();o.r={u:e.utilization,s:now-o.w,"
 	"n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max,t:hr[0]*1e6+hr[1]/1e3,"
@@ -65,11 +66,11 @@ static const char evloop_mid[] =
 	"o.t=setTimeout(function(){if(all[id]!==o)return;o.h.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},";
 static const char evloop_tail[] =
-	");if(o.t.unref)o.t.unref();return out})(";
+	");if(o.t.unref)o.t.unref();" JS_LATER_TAIL "return out})(";
 static const char leave_head[] = "(function(){var K=" EVLOOP_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
-	"',o=all&&all[id];if(o){clearTimeout(o.t);if(o.i)clearTimeout(o.i);"
-	"try{o.h.disable()}catch(x){}delete all[id];}"
+	"',o=all&&all[id];if(o){try{o.h.disable()}catch(x){}delete all[id];"
+	JS_LATER_HEAD "clearTimeout(o.t);if(o.i)clearTimeout(o.i);" JS_LATER_TAIL "}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 void engine_evloop_init(struct engine *e)

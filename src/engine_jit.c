@@ -332,14 +332,17 @@ static void jit_set_flags(struct engine *e)
 	 * session's lease (another ntop-js watching) is left to it: the flags are its to put
 	 * back. */
 	snprintf(expr, sizeof expr, "(function(v,I,g,k,L,id){var p=g[k],n=Date.now();"
-		"if(p&&p.id!==id&&n-p.w<L/2)return null;if(p){clearInterval(p.t);"
+		"if(p&&p.id!==id&&n-p.w<L/2)return null;if(p){" JS_LATER_HEAD "clearInterval(p.t);"
+		JS_LATER_TAIL
 		"if(p.r)v.setFlagsFromString(p.r)}var t=v.cachedDataVersionTag,l='%s'.split(' '),"
 		"r=[];for(var i=0;i<l.length;i++){var a=t();v.setFlagsFromString('--no-'+l[i].slice(2));"
 		"if(t()!==a)r.push(l[i])}var s=g[k]={id:id,until:n+L,w:n,r:r.join(' ')};"
-		"s.b=function(){clearInterval(s.t);if(g[k]===s)delete g[k];if(!s.r)return;"
+		"s.b=function(){" JS_LATER_HEAD "clearInterval(s.t);" JS_LATER_TAIL
+		"if(g[k]===s)delete g[k];if(!s.r)return;"
 		"v.setFlagsFromString(s.r);" JIT_DEOPT_JS "};"
+		JS_LATER_HEAD "if(g[k]!==s)return;"
 		"s.t=setInterval(function(){if(Date.now()>s.until)s.b()},5000);"
-		"if(s.t.unref)s.t.unref();return s.r})(" V8_MODULE "," INSPECTOR_MODULE ",globalThis,"
+		"if(s.t.unref)s.t.unref();" JS_LATER_TAIL "return s.r})(" V8_MODULE "," INSPECTOR_MODULE ",globalThis,"
 		"Symbol.for('ntop-js.jit'),%.0f,'%s')", e->jit.restore, engine_lease_s(e) * 1e3,
 		e->title_prefix);
 	/* Marked at once: a leave that starts before the reply must still put them back (the

@@ -58,16 +58,18 @@ static const char mem_detail_head[] =
 static const char mem_detail_tail[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
 	"Object.defineProperty(globalThis,K,{value:all,configurable:true,writable:true});}"
-	"var h=all[id],now=Date.now();if(h){clearTimeout(h.t);g={d:now-h.s,u:h.u,"
+	"var h=all[id],now=Date.now();if(h){g={d:now-h.s,u:h.u,"
 	"a:h.w.map(function(w){return now-w})};h.u=[];h.w=[];h.s=now;}"
 	"else{var M=ph.constants.NODE_PERFORMANCE_GC_MAJOR,H={u:[],w:[],s:now};"
 	"H.o=new ph.PerformanceObserver(function(l){var x=l.getEntries();for(var i=0;i<x.length;"
 	"i++)if((x[i].detail||x[i]).kind===M&&H.u.length<" GC_MAX_MAJORS_JS "){"
 	"H.u.push(v.getHeapStatistics().used_heap_size);H.w.push(Date.now())}});"
-	"H.o.observe({entryTypes:['gc']});h=all[id]=H;g={d:-1,u:[]};}"
-	"h.t=setTimeout(function(){if(all[id]!==h)return;try{h.o.disconnect()}catch(x){}delete all[id];"
-	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];}," GC_WATCHDOG_MS ");"
-	"if(h.t.unref)h.t.unref();}catch(x){g=null}"
+	"H.f=1;h=all[id]=H;g={d:-1,u:[]};}"
+	JS_LATER_HEAD "if(all[id]!==h)return;if(h.f){h.f=0;"
+	"h.o.observe({entryTypes:['gc']})}clearTimeout(h.t);"
+	"h.t=setTimeout(function(){if(all[id]!==h)return;try{h.o.disconnect()}catch(x){}"
+	"delete all[id];if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},"
+	GC_WATCHDOG_MS ");if(h.t.unref)h.t.unref();" JS_LATER_TAIL "}catch(x){g=null}"
 	"return JSON.stringify({e:m.external,a:m.arrayBuffers,g:g,"
 	"s:v.getHeapSpaceStatistics().map(function(x){return [x.space_name,x.space_used_size,"
 	"x.space_size]})})})()";
@@ -75,7 +77,8 @@ static const char mem_detail_tail[] =
 static const char mem_leave_head[] =
 	"(function(){var K=" GC_KEY ",all=globalThis[K],id='";
 static const char mem_leave_tail[] =
-	"',h=all&&all[id];if(h){clearTimeout(h.t);try{h.o.disconnect()}catch(x){}delete all[id];}"
+	"',h=all&&all[id];if(h){delete all[id];" JS_LATER_HEAD "clearTimeout(h.t);h.o.disconnect();"
+	JS_LATER_TAIL "}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 static void mem_on_tick(void *ud);

@@ -83,6 +83,17 @@ struct engine_evl {
 	uint64_t n_blocks;            /* confirmed so far; number i is kept[i % ENGINE_BLOCKS_KEPT] */
 };
 
+/* What an evaluation changes in Node's own state (timers, diagnostics channels, observers) is
+ * done later, in a microtask: the inspector runs an evaluation through an interrupt, in the
+ * middle of whatever JavaScript the target is running, and Node's timer lists and priority
+ * queue are not made to be changed half-way through one of their own operations (a list left
+ * in the queue and no longer in the map made processTimers spin for good). A microtask
+ * queued there runs where the application's own callbacks may run, when the task in progress
+ * ends (at once on an idle target); an async function's, so that a Promise the application
+ * replaced is not used; an exception there would be an unhandled rejection: none may leave. */
+#define JS_LATER_HEAD "(async function(){await null;try{"
+#define JS_LATER_TAIL "}catch(x){}})();"
+
 /* The v8 module in an evaluation, without touching the app's globals (older Node: the command
  * line API's require). */
 #define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"

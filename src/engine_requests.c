@@ -86,6 +86,7 @@ static const char req_body[] =
 	"a=new AH.AsyncLocalStorage();if(typeof a._propagate!=='function')o.als=a}catch(x){}"
 	/* a subscriber's exception would be rethrown in the application (an uncaught
 	 * exception): none may leave it */
+	JS_LATER_HEAD "if(all[id]!==o)return;"
 	"var on=function(n,f){var ch=dc.channel(n),g=function(m){try{f(m)}catch(x){}};"
 	"ch.subscribe(g);o.sub.push([ch,g])};"
 	/* every request is counted (st); one in N is followed (fo), as n = N of them: the next
@@ -121,7 +122,7 @@ static const char req_body[] =
 	"on('http.client.request.error',function(m){ce(m.request,true)});"
 	"on('undici:request:create',function(m){cs(m.request,origin)});"
 	"on('undici:request:headers',function(m){ce(m.request,m.response.statusCode>=500)});"
-	"on('undici:request:error',function(m){ce(m.request,true)});}"
+	"on('undici:request:error',function(m){ce(m.request,true)});" JS_LATER_TAIL "}"
 	/* in flight now, per route; a request whose socket closed before it finished: aborted */
 	"var fl=new Map();o.open.forEach(function(e,res){"
 	"if(res.destroyed&&!res.writableFinished){o.open.delete(res);fin(e,true);return}"
@@ -138,15 +139,16 @@ static const char req_body[] =
 	"fl.forEach(function(n,k){out.s.push([k,0,0,0,{},n,0,{},0,0])});"
 	"o.c.forEach(function(b,k){out.c.push([k,b.n,b.e,b.x,b.h,cf.get(k)||0,b.s,{},0,0]);cf.delete(k)});"
 	"cf.forEach(function(n,k){if(out.c.length<MAXR)out.c.push([k,0,0,0,{},n,0,{},0,0])});"
-	"o.s=new Map();o.c=new Map();clearTimeout(o.t);"
+	"o.s=new Map();o.c=new Map();" JS_LATER_HEAD "if(all[id]!==o)return;clearTimeout(o.t);"
 	"o.t=setTimeout(function(){if(all[id]!==o)return;"
 	"o.sub.forEach(function(x){x[0].unsubscribe(x[1])});if(o.als)o.als.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},WD);"
-	"if(o.t.unref)o.t.unref();return JSON.stringify(out)})(";
+	"if(o.t.unref)o.t.unref();" JS_LATER_TAIL "return JSON.stringify(out)})(";
 static const char leave_head[] = "(function(){var K=" REQ_KEY ",all=globalThis[K],id='";
 static const char leave_tail[] =
-	"',o=all&&all[id];if(o){clearTimeout(o.t);o.sub.forEach(function(x){"
-	"try{x[0].unsubscribe(x[1])}catch(e){}});if(o.als)o.als.disable();delete all[id];}"
+	"',o=all&&all[id];if(o){delete all[id];" JS_LATER_HEAD "clearTimeout(o.t);"
+	"o.sub.forEach(function(x){try{x[0].unsubscribe(x[1])}catch(e){}});if(o.als)o.als.disable();"
+	JS_LATER_TAIL "}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
 void engine_requests_init(struct engine *e)
