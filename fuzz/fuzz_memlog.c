@@ -83,8 +83,26 @@ static void on_window(void *ud, const char *json, size_t len)
 	r->n_window++;
 }
 
+/* The collections go into the series as --replay puts them: gcseries must take any sizes. */
+static void on_post_gc(void *ud, double t_s, double span_s, const double *used,
+	const double *ago_s, size_t n)
+{
+	struct replay *r = ud;
+
+	CHECK(isfinite(t_s) && t_s >= 0 && (span_s == -1 || (span_s >= 0 && span_s <= 86400)),
+		"post_gc at %g over %g", t_s, span_s);
+	CHECK(n <= 512 && (n == 0 || used), "post_gc with %zu sizes", n);
+	if (!r->series)
+		return;
+	if (span_s < 0)
+		memseries_post_gc_restart(r->series, t_s);
+	else
+		memseries_add_post_gc(r->series, t_s, span_s, used, ago_s, n);
+}
+
 static const struct memlog_replay_handlers handlers = {
 	.on_mem = on_mem, .on_attach = on_attach, .on_gap = on_gap, .on_window = on_window,
+	.on_post_gc = on_post_gc,
 };
 
 static int memfd = -1;

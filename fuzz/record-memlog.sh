@@ -6,7 +6,7 @@
 #
 # ntop-js follows tests/targets/leak.js in batch mode with --log for a few seconds; the target
 # is then killed and started again, so that the log holds every record type: attach, mem,
-# window, target_exit, and the second attach. The file is cut at a line boundary to stay
+# window, post_gc, target_exit, and the second attach. The file is cut at a line boundary to stay
 # under 100 KB, and a copy with its last line torn (as a kill -9 mid-write leaves it) is
 # written beside it.
 set -eu

@@ -221,6 +221,20 @@ void app_main_memory(struct app *a, const struct mem_sample *m)
 	free(rec);
 }
 
+/* The main thread's collections: the log keeps them, so that --replay's growth rule is the
+ * live one. */
+void app_main_post_gc(struct app *a, double end_s, double dur_s, const double *used,
+	const double *ago_s, size_t n)
+{
+	char *rec;
+
+	if (!a->log)
+		return;
+	rec = memlog_post_gc_record(end_s, dur_s, used, ago_s, n);
+	app_log(a, rec, strlen(rec));
+	free(rec);
+}
+
 /* The main engine's session is over (app_watch.c passes it on). */
 void app_main_finished(struct app *a, int status, const char *why)
 {

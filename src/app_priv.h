@@ -108,6 +108,8 @@ struct app_window {
  * report and the log), a memory reading (the log's record), the end of its session. */
 void app_main_window(struct app *a, const struct window_stats *w, struct app_window *win);
 void app_main_memory(struct app *a, const struct mem_sample *m);
+void app_main_post_gc(struct app *a, double end_s, double dur_s, const double *used,
+	const double *ago_s, size_t n);
 void app_main_finished(struct app *a, int status, const char *why);
 void app_say(struct app *a, bool is_error, const char *msg);
 void app_log(struct app *a, const char *json, size_t len);

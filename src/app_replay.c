@@ -49,8 +49,21 @@ static void replay_on_gap(void *ud, double t_s)
 	memseries_mark_gap(a->replay, t_s);
 }
 
+/* The live run's collections, so that the growth rule fits what it fitted. */
+static void replay_on_post_gc(void *ud, double t_s, double span_s, const double *used,
+	const double *ago_s, size_t n)
+{
+	struct app *a = ud;
+
+	if (span_s < 0)
+		memseries_post_gc_restart(a->replay, t_s);
+	else
+		memseries_add_post_gc(a->replay, t_s, span_s, used, ago_s, n);
+}
+
 static const struct memlog_replay_handlers replay_handlers = {
 	.on_mem = replay_on_mem,
+	.on_post_gc = replay_on_post_gc,
 	.on_attach = replay_on_attach,
 	.on_gap = replay_on_gap,
 };

@@ -251,6 +251,15 @@ static void watch_on_memory(void *ud, const struct mem_sample *m)
 		tui_on_memory(a->tui, &th->growth, a->opt.growth_window_s, a->opt.no_eval);
 }
 
+static void watch_on_post_gc(void *ud, double end_s, double dur_s, const double *used,
+	const double *ago_s, size_t n)
+{
+	struct app_thread *th = ud;
+
+	if (th->main)
+		app_main_post_gc(th->a, end_s, dur_s, used, ago_s, n);
+}
+
 static void watch_on_alloc(void *ud)
 {
 	struct app_thread *th = ud;
@@ -332,6 +341,7 @@ static const struct engine_handlers watch_handlers = {
 	.on_notice = watch_on_notice,
 	.on_finished = watch_on_finished,
 	.on_memory = watch_on_memory,
+	.on_post_gc = watch_on_post_gc,
 	.on_alloc = watch_on_alloc,
 	.on_snapshot = watch_on_snapshot,
 	.on_cpu_held = watch_on_cpu_held,

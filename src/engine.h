@@ -97,6 +97,12 @@ struct engine_handlers {
 	void (*on_finished)(void *ud, int status, const char *why);
 	/* A memory reading was added to the series (may be NULL). */
 	void (*on_memory)(void *ud, const struct mem_sample *m);
+	/* The target's major collections since the last memory detail reading (eval mode): the
+	 * heap used after each, ago_s[i] seconds before end_s (ago_s NULL: not told), over the
+	 * dur_s seconds before end_s; dur_s < 0: the observer was (re)installed at end_s. What the
+	 * growth rule fits (memseries_add_post_gc); --log keeps it for --replay (may be NULL). */
+	void (*on_post_gc)(void *ud, double end_s, double dur_s, const double *used,
+		const double *ago_s, size_t n);
 	/* An allocation profile arrived (may be NULL). */
 	void (*on_alloc)(void *ud);
 	/* A heap snapshot ended; msg says where it went and how long the target paused. */

@@ -181,6 +181,8 @@ static void mem_parse_gc(struct engine *e, const cJSON *g)
 		return;
 	if (d->valuedouble == -1) {
 		memseries_post_gc_restart(e->mem.series, now);
+		if (e->h->on_post_gc)
+			e->h->on_post_gc(e->ud, now, -1, NULL, NULL, 0);
 		return;
 	}
 	/* a batch covers the seconds since the last reading: a day is already absurd */
@@ -199,6 +201,8 @@ static void mem_parse_gc(struct engine *e, const cJSON *g)
 	}
 	memseries_add_post_gc(e->mem.series, now, d->valuedouble / 1000.0, used,
 		n_ago == n ? ago : NULL, n);
+	if (e->h->on_post_gc)
+		e->h->on_post_gc(e->ud, now, d->valuedouble / 1000.0, used, n_ago == n ? ago : NULL, n);
 }
 
 /* The detail reading's value: a JSON string holding {e, a, s:[[name, used, size]...]}. */

@@ -32,6 +32,9 @@
 #ifndef MEMLOG_LINE_MAX
 #define MEMLOG_LINE_MAX (4u * 1024 * 1024)
 #endif
+/* Major collections in one "post_gc" record: the target's observer keeps at most 512 a batch
+ * (engine_mem.c). */
+#define MEMLOG_POST_GC_MAX 512
 #ifndef MEMLOG_READ_CHUNK
 #define MEMLOG_READ_CHUNK (64u * 1024)
 #endif
@@ -184,6 +187,35 @@ char *memlog_mem_record(const struct mem_sample *m)
 	return sb.data;
 }
 
+/* ,"key":[v...] */
+static void put_numbers(struct strbuf *sb, const char *key, const double *v, size_t n)
+{
+	strbuf_printf(sb, ",\"%s\":[", key);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_putc(sb, ',');
+		strbuf_json_double(sb, v[i]);
+	}
+	strbuf_putc(sb, ']');
+}
+
+char *memlog_post_gc_record(double t_s, double span_s, const double *used, const double *ago_s,
+	size_t n)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "{\"type\":\"post_gc\",\"time\":");
+	strbuf_json_double(&sb, t_s);
+	strbuf_puts(&sb, ",\"span_s\":");
+	strbuf_json_double(&sb, span_s < 0 ? -1 : span_s);
+	put_numbers(&sb, "used_bytes", used, n);
+	if (ago_s)
+		put_numbers(&sb, "ago_s", ago_s, n);
+	strbuf_putc(&sb, '}');
+	return sb.data;
+}
+
 void memlog_close(struct memlog *l)
 {
 	if (!l)
@@ -288,6 +320,49 @@ static int replay_attach(struct json_span obj, const struct memlog_replay_handle
 	return 0;
 }
 
+/* An array of numbers into out[0..max-1] (null elements NAN): how many, or -1 if not an array
+ * of numbers or longer than max. */
+static int get_numbers(struct json_span obj, const char *key, double *out, size_t max)
+{
+	struct json_span arr, v;
+	size_t pos = 0, n = 0;
+	int r;
+
+	if (json_object_get(obj, key, &arr) != 1 || json_span_type(arr) != JSON_T_ARRAY)
+		return -1;
+	while ((r = json_array_next(arr, &pos, &v)) == 1) {
+		if (n == max)
+			return -1;
+		if (json_span_type(v) == JSON_T_NULL)
+			out[n] = NAN;
+		else if (json_number(v, &out[n]) < 0)
+			return -1;
+		n++;
+	}
+	return r < 0 ? -1 : (int)n;
+}
+
+static int replay_post_gc(struct json_span obj, const struct memlog_replay_handlers *h, void *ud)
+{
+	double t_s, span_s, used[MEMLOG_POST_GC_MAX], ago[MEMLOG_POST_GC_MAX];
+	int n, n_ago = -1;
+	struct json_span v;
+
+	if (replay_time(obj, &t_s) < 0 || get_number(obj, "span_s", &span_s) != 1 ||
+	    (span_s < 0 && span_s != -1) || span_s > 86400)
+		return -1;
+	n = get_numbers(obj, "used_bytes", used, MEMLOG_POST_GC_MAX);
+	if (n < 0)
+		return -1;
+	if (json_object_get(obj, "ago_s", &v) == 1 &&
+	    ((n_ago = get_numbers(obj, "ago_s", ago, MEMLOG_POST_GC_MAX)) != n))
+		return -1;
+	/* sizes and times are checked where they are used (gcseries), as live */
+	if (h->on_post_gc)
+		h->on_post_gc(ud, t_s, span_s, used, n_ago == n ? ago : NULL, (size_t)n);
+	return 0;
+}
+
 /* One line without its newline: 0 handled (or a type this version does not know), -1 bad. */
 static int replay_line(const char *p, size_t n, const struct memlog_replay_handlers *h, void *ud)
 {
@@ -302,6 +377,8 @@ static int replay_line(const char *p, size_t n, const struct memlog_replay_handl
 		return replay_mem(obj, h, ud);
 	if (json_string_eq(type, "attach"))
 		return replay_attach(obj, h, ud);
+	if (json_string_eq(type, "post_gc"))
+		return replay_post_gc(obj, h, ud);
 	if (json_string_eq(type, "gap") || json_string_eq(type, "target_exit")) {
 		if (replay_time(obj, &t_s) < 0)
 			return -1;

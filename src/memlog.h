@@ -6,7 +6,9 @@
  * Record types (the "type" field): "attach" {time, target{pid, node_version, title}},
  * "mem" {time, rss_bytes, heap_used_bytes, heap_total_bytes, external_bytes?,
  * array_buffers_bytes?}, "window" (the batch JSON window object plus "type"),
- * "target_exit" {time, reason}, "gap" {time}. */
+ * "target_exit" {time, reason}, "gap" {time}, "post_gc" {time, span_s, used_bytes[],
+ * ago_s[]?}: the heap used after each major collection of the span_s seconds before time (a
+ * span_s of -1: the target's observer of collections was installed then). */
 #ifndef NTOP_MEMLOG_H
 #define NTOP_MEMLOG_H
 
@@ -24,6 +26,9 @@ struct memlog *memlog_open(const char *path, int *status, char **cause);
 int memlog_write(struct memlog *l, const char *json, size_t len, double now_s, char **cause);
 /* The JSON of a "mem" record for m. Caller frees. */
 char *memlog_mem_record(const struct mem_sample *m);
+/* The JSON of a "post_gc" record (engine.h's on_post_gc). Caller frees. */
+char *memlog_post_gc_record(double t_s, double span_s, const double *used, const double *ago_s,
+	size_t n);
 /* Flushes and syncs, and closes. */
 void memlog_close(struct memlog *l);
 
@@ -32,6 +37,9 @@ struct memlog_replay_handlers {
 	void (*on_attach)(void *ud, double t_s, int pid, const char *node_version, const char *title);
 	void (*on_gap)(void *ud, double t_s);           /* also called for "target_exit" */
 	void (*on_window)(void *ud, const char *json, size_t len); /* the raw "window" line */
+	/* a "post_gc" record: as engine.h's on_post_gc (used and ago_s valid for the call) */
+	void (*on_post_gc)(void *ud, double t_s, double span_s, const double *used,
+		const double *ago_s, size_t n);
 };
 
 /* Reads a log, calling the handlers in order. A torn last line (a crash mid-write) is skipped;

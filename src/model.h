@@ -98,6 +98,8 @@ struct model {
 	double req_window_ms, req_since_s;
 	bool requests_read;
 	bool connected;
+	/* --replay: a log shown, no target behind it (never connected, nothing to ask of it) */
+	bool replay;
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
 	bool cpu_starting;

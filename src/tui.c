@@ -440,6 +440,7 @@ void tui_show_replay(struct tui *t, const struct memseries *s)
 	t->model.have_memory = true;
 	t->model.mem = s;
 	t->model.connected = false;
+	t->model.replay = true;
 	view_key(t->view, &t->model, 'm');
 	tui_draw(t);
 }

@@ -412,10 +412,24 @@ static void view_input_append(struct view *v, int key)
 /* --- starting the CPU profiler (--no-cpu) --- */
 
 /* Sets the view's message and returns true if the profiler cannot be started now. */
+const char *view_no_target(const struct model *m)
+{
+	return m->replay ? "A replay has no live target" : "No target is connected";
+}
+
+int view_put_link(const struct model *m, struct grid *g, int x, int y)
+{
+	if (m->replay)
+		return view_put_at(g, x, y, GA_DIM, "  REPLAY");
+	if (!m->connected)
+		return view_put_at(g, x, y, GA_WARN, "  DISCONNECTED");
+	return x;
+}
+
 static bool start_cpu_refused(struct view *v, const struct model *m)
 {
 	if (!m->connected)
-		snprintf(v->msg, sizeof(v->msg), "No target is connected: no CPU profiler to start.");
+		snprintf(v->msg, sizeof(v->msg), "%s: no CPU profiler to start.", view_no_target(m));
 	else if (m->cpu_starting)
 		snprintf(v->msg, sizeof(v->msg), "The CPU profiler is starting.");
 	else if (!m->cpu_off)
@@ -464,6 +478,10 @@ void view_alloc_question(const struct model *m, char *out, size_t outsz)
 
 enum view_action view_alloc_ask(struct view *v, const struct model *m)
 {
+	if (!m->connected) {
+		snprintf(v->msg, sizeof(v->msg), "%s: no allocation sampling.", view_no_target(m));
+		return VA_REDRAW;
+	}
 	if (!m->alloc_on && isfinite(m->gc_pause_s) && m->gc_pause_s > m->max_pause_s) {
 		v->prompt = VP_ALLOC;
 		return VA_REDRAW;

@@ -336,8 +336,7 @@ static void evloop_draw(struct view *v, const struct model *m, struct grid *g, d
 
 	x = view_put_at(g, 0, y, GA_HEADER, "EVENT LOOP");
 	x = view_zoom_title(v, g, x, y, from, end);
-	if (!m->connected)
-		x = view_put_at(g, x, y, GA_WARN, "  DISCONNECTED");
+	x = view_put_link(m, g, x, y);
 	view_put_at(g, x, y++, GA_DIM, VIEW_ZOOM_KEYS);
 	if (y < bottom && m->have_evloop)
 		view_evloop_line(m, g, y++);

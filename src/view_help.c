@@ -95,7 +95,8 @@ static void help_columns(struct help_list *L, const struct model *m)
 		"heap's post-GC floor grows per hour over the growth window, the verdict (growing, "
 		"stable, shrinking or unknown) and a sparkline of heap used over the last 5 minutes");
 	ENTRY("warnings", "LATE WINDOWS: profiles came late, sampling is behind; DISCONNECTED: "
-		"the target is gone; PAUSED: the display is frozen");
+		"the target is gone; REPLAY: a --log file shown, no target behind it; PAUSED: the display "
+		"is frozen");
 }
 
 /* The row of b[0..n) at rank in help's KEYS list, or NULL. */

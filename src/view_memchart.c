@@ -132,8 +132,9 @@ double view_mem_end_s(struct view *v, const struct model *m, double now_wall_s)
 	const struct mem_sample *last = view_mem_last(m);
 	double end = now_wall_s;
 
-	if (last && isfinite(last->t_s) &&
-	    (now_wall_s - last->t_s > MEM_STALE_S || now_wall_s < last->t_s))
+	/* a replay ends where its log ends, however recent */
+	if (last && isfinite(last->t_s) && (m->replay ||
+	    now_wall_s - last->t_s > MEM_STALE_S || now_wall_s < last->t_s))
 		end = last->t_s;
 	if (v && v->paused) {
 		if (v->mem_frozen_end_s <= 0)

@@ -21,6 +21,8 @@
 
 #define MEMORY_KEYS "m/Esc back  1 5m  2 1h  3 24h  4 all  +/- zoom  a alloc sampling  " \
 	"H heap snapshot  p pause  ? help  q quit"
+/* a replay has no target to sample or snapshot, and nothing to go back to */
+#define MEMORY_KEYS_REPLAY "1 5m  2 1h  3 24h  4 all  +/- zoom  ? help  q quit"
 #define ALLOC_ROWS_MAX 12
 
 static const double zoom_span_s[VZ_COUNT] = { 300, 3600, 86400, 0 };
@@ -111,7 +113,7 @@ enum view_action view_snapshot_ask(struct view *v, const struct model *m)
 		return VA_REDRAW;
 	}
 	if (!m->connected) {
-		snprintf(v->msg, sizeof(v->msg), "No target is connected: no heap snapshot.");
+		snprintf(v->msg, sizeof(v->msg), "%s: no heap snapshot.", view_no_target(m));
 		return VA_REDRAW;
 	}
 	v->prompt = VP_SNAPSHOT;
@@ -162,6 +164,10 @@ int view_zoom_title(const struct view *v, struct grid *g, int x, int y, double f
 
 static enum view_action memory_back(struct view *v, const struct model *m, int key)
 {
+	if (m->replay) {
+		snprintf(v->msg, sizeof(v->msg), "A replay shows the log's memory: q quits.");
+		return VA_REDRAW;
+	}
 	v->screen = VS_TABLE;
 	return VA_REDRAW;
 }
@@ -523,14 +529,13 @@ static void draw_title(const struct view *v, const struct model *m, struct grid 
 	x = view_zoom_title(v, g, x, 0, from_s, to_s);
 	if (m->snapshot_running)
 		x = view_put_at(g, x, 0, GA_WARN, "  heap snapshot in progress");
-	if (!m->connected)
-		x = view_put_at(g, x, 0, GA_WARN, "  DISCONNECTED");
+	x = view_put_link(m, g, x, 0);
 	view_put_at(g, x, 0, GA_DIM, VIEW_ZOOM_KEYS);
 }
 
 static void memory_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s)
 {
-	int bottom = view_draw_bottom(v, m, g, MEMORY_KEYS), w = g->width, rest, plot, tables;
+	int bottom = view_draw_bottom(v, m, g, m->replay ? MEMORY_KEYS_REPLAY : MEMORY_KEYS), w = g->width, rest, plot, tables;
 	int growth_h, spaces_h, mid_want, mid, alloc_h, alloc_min, give, y;
 	double end = view_mem_end_s(v, m, now_wall_s), spans[5];
 	double from = view_zoom_from(v, end, m->mem ? memseries_first_time(m->mem) : 0);

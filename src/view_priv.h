@@ -218,6 +218,10 @@ void view_snapshot_question(const struct model *m, char *out, size_t outsz);
 enum view_action view_start_cpu_ask(struct view *v, const struct model *m);
 /* a: allocation sampling on or off; on asks first when a full GC would pause over the limit. */
 enum view_action view_alloc_ask(struct view *v, const struct model *m);
+/* "No target is connected", or a replay's sentence for it (a message's first half). */
+const char *view_no_target(const struct model *m);
+/* The title's badge for a target that is not there: REPLAY or DISCONNECTED; the next x. */
+int view_put_link(const struct model *m, struct grid *g, int x, int y);
 void view_alloc_question(const struct model *m, char *out, size_t outsz);
 void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 

@@ -379,7 +379,9 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 
 	if (v->paused)
 		x = view_put_at(g, x, y, GA_WARN, "PAUSED (sampling goes on)  ");
-	if (!m->connected)
+	if (m->replay)
+		x = view_put_at(g, x, y, GA_DIM, "REPLAY  ");
+	else if (!m->connected)
 		x = view_put_at(g, x, y, GA_WARN, "DISCONNECTED  ");
 	if (m->windows_late) {
 		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);

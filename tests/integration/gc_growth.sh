@@ -49,7 +49,7 @@ for r in $runs; do
 	wait_ready "w_$name" && wait_ready "l_$name" || diag "$name: a target did not start"
 	for t in w l; do
 		eval "pid=\$${t}_${name}_PID"
-		"$NTOP_JS" --pid "$pid" -b --json -n "$windows" -d 2 -t 3 \
+		"$NTOP_JS" --pid "$pid" -b --json -n "$windows" -d 2 -t 3 --log "$WORK/$t-$name.log" \
 			>"$WORK/$t-$name.jsonl" 2>"$WORK/ntop-$t-$name.err" &
 		ntops="$ntops $!"
 		pids_to_kill="$pids_to_kill $!"
@@ -101,6 +101,16 @@ for r in $runs; do
 		const end = l.time * 1000, from = end - l.growth.window_s * 1000;
 		console.log(t.filter((x) => x >= from && x <= end).length);' "$WORK/l-$name.jsonl" "$WORK/gc-l_$name.log" 2>&1)
 	diag "$name: the leak did $majors major collections in the last verdict's span"
+	# --replay fits the log's post_gc records: they must hold what the live rule fitted
+	check "$name: the log holds the collections the last verdict counted (post_gc)" "$NODE" -e '
+		const fs = require("fs"), rd = (p) => fs.readFileSync(p, "utf8").trim().split("\n").map(JSON.parse);
+		const w = rd(process.argv[1]).pop(), g = rd(process.argv[2]).filter((r) => r.type === "post_gc");
+		const end = w.time, from = end - w.growth.window_s;
+		const n = g.filter((r) => r.time > from + 10 && r.time <= end).reduce((a, r) => a + r.used_bytes.length, 0);
+		const all = g.filter((r) => r.time > from && r.time <= end + 10).reduce((a, r) => a + r.used_bytes.length, 0);
+		if (!(w.growth.major_gcs >= 0 && n <= w.growth.major_gcs && w.growth.major_gcs <= all)) {
+			console.error("live", w.growth.major_gcs, "log", n, "to", all, "restarts", g.filter((r) => r.span_s === -1).length);
+			process.exit(1); }' "$WORK/l-$name.jsonl" "$WORK/l-$name.log"
 	if [ "$majors" -ge "$LEAK_MIN_MAJORS" ] 2>/dev/null; then
 		check "$name: the leak is growing at the end" jsonl_check "$WORK/l-$name.jsonl" '
 			l => l[l.length - 1].growth.verdict === "growing" && l[l.length - 1].growth.significant || l[l.length - 1].growth'

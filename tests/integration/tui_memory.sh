@@ -90,11 +90,24 @@ ok $(! LC_ALL=C grep -qaP '[\x80-\xff]' "$WORK/raw-c.bin"; echo $?) \
 	"LANG=C: not one byte outside ASCII reached the terminal"
 term_stop
 
+# (the collections themselves come every 10 s: gc_growth.sh checks them in a longer log)
+check "the log says when the target's observer of collections started (post_gc, span_s -1)" \
+	jsonl_check "$WORK/run.log" 'l => l.some(r => r.type === "post_gc" && r.span_s === -1) || l.map(r => r.type)'
 term_start 220 45 "LANG=$utf8 $NTOP_JS --replay $WORK/run.log --no-config 2>$WORK/replay.err; \
 echo EXIT=\$?; sleep 60"
 check "--replay opens the memory screen of the log" wait_screen 10 '^MEMORY +zoom'
 check "the replay shows the recorded process" screen_has 'leak\.js|replay'
 check "the replayed chart has data" screen_has_pcre '│ *[\x{2801}-\x{28ff}]'
+check "its title says REPLAY, not DISCONNECTED" eval 'screen_has "^MEMORY .*  REPLAY" && ! screen_has DISCONNECTED'
+check "its keys offer no allocation sampling, heap snapshot or pause" eval \
+	'screen_has "1 5m  2 1h  3 24h  4 all  \+/- zoom  \? help  q quit" && ! screen_has "a alloc sampling|H heap snapshot|p pause"'
+keys H
+check "H says a replay has no live target" wait_screen 5 'A replay has no live target: no heap snapshot\.'
+keys a
+check "a says so too" wait_screen 5 'A replay has no live target: no allocation sampling\.'
+keys Escape
+check "Esc stays on the replay and says q quits" wait_screen 5 "A replay shows the log's memory: q quits\."
+check "still the memory screen" screen_has '^MEMORY +zoom'
 keys q
 check "q leaves the replay with status 0" wait_screen 10 '^EXIT=0'
 term_stop

@@ -72,7 +72,7 @@ static void on_window(void *ud, const char *json, size_t len)
 	strbuf_append(&s->window_json, json, len);
 }
 
-static const struct memlog_replay_handlers handlers = { on_mem, on_attach, on_gap, on_window };
+static const struct memlog_replay_handlers handlers = { on_mem, on_attach, on_gap, on_window, NULL };
 
 static int replay(const char *path, struct seen *s, size_t *bad)
 {
@@ -529,6 +529,109 @@ static void test_unsafe_paths(const char *dir)
 	free(fresh); free(hard); free(fifo); free(theirs);
 }
 
+/* --- "post_gc": the live run's collections, so that a replay's growth rule is the live one --- */
+
+struct gc_seen {
+	struct memseries *s;
+	size_t records, restarts, sizes, with_ago;
+};
+
+static void gc_on_mem(void *ud, const struct mem_sample *m)
+{
+	struct gc_seen *g = ud;
+
+	memseries_add(g->s, m);
+}
+
+static void gc_on_post_gc(void *ud, double t_s, double span_s, const double *used,
+	const double *ago_s, size_t n)
+{
+	struct gc_seen *g = ud;
+
+	g->records++;
+	g->sizes += n;
+	g->with_ago += ago_s != NULL;
+	if (span_s < 0) {
+		g->restarts++;
+		memseries_post_gc_restart(g->s, t_s);
+	} else {
+		memseries_add_post_gc(g->s, t_s, span_s, used, ago_s, n);
+	}
+}
+
+static void test_post_gc(const char *dir)
+{
+	static const struct memlog_replay_handlers h = { .on_mem = gc_on_mem,
+		.on_post_gc = gc_on_post_gc };
+	char *path = xasprintf("%s/post-gc.log", dir), *cause = NULL, *rec;
+	struct memseries *live = memseries_create(), *readings_only = memseries_create();
+	struct gc_seen seen = { .s = memseries_create() };
+	struct mem_growth gl, gr, go;
+	struct memlog *l = memlog_open(path, NULL, &cause);
+	const double t0 = 1.7e9;
+	size_t bad = 99;
+
+	ok(l != NULL, "post_gc: log opened");
+	/* Two hours of a heap whose readings swing widely (allocation bursts) while what survives
+	 * each major collection rises slowly: 40 MB -> 46 MB. The readings alone see noise. */
+	rec = memlog_post_gc_record(t0, -1, NULL, NULL, 0);
+	write_rec(l, rec, t0);
+	free(rec);
+	memseries_post_gc_restart(live, t0);
+	for (int i = 1; i <= 720; i++) {
+		double t = t0 + 10.0 * i, floor = 40e6 + 6e6 * (t - t0) / 7200.0;
+		double used[1] = { floor }, ago[1] = { 3.0 };
+		struct mem_sample m = { .t_s = t };
+		char *mrec;
+
+		for (int k = 0; k < MEM_METRIC_COUNT; k++)
+			m.v[k] = NAN;
+		m.v[MEM_RSS] = 200e6;
+		m.v[MEM_HEAP_TOTAL] = 160e6;
+		m.v[MEM_HEAP_USED] = floor + ((i * 7919) % 97) * 1e6;
+		memseries_add(live, &m);
+		memseries_add(readings_only, &m);
+		mrec = memlog_mem_record(&m);
+		write_rec(l, mrec, t);
+		free(mrec);
+		memseries_add_post_gc(live, t, 10.0, used, i % 2 ? ago : NULL, 1);
+		rec = memlog_post_gc_record(t, 10.0, used, i % 2 ? ago : NULL, 1);
+		write_rec(l, rec, t);
+		free(rec);
+	}
+	memlog_close(l);
+	append_str(path, "{\"type\":\"post_gc\",\"time\":1,\"span_s\":10,\"used_bytes\":[1,2],"
+		"\"ago_s\":[1]}\n");
+	append_str(path, "{\"type\":\"post_gc\",\"time\":1,\"span_s\":-5,\"used_bytes\":[]}\n");
+	append_str(path, "{\"type\":\"post_gc\",\"time\":1,\"span_s\":10,\"used_bytes\":[\"x\"]}\n");
+	append_str(path, "{\"type\":\"post_gc\",\"time\":1,\"span_s\":10}\n");
+
+	ok(memlog_replay(path, &h, &seen, &bad, &cause) == 0, "post_gc: replayed");
+	is_int((int)seen.records, 721, "post_gc: every record back (the restart and 720 batches)");
+	is_int((int)seen.restarts, 1, "post_gc: the observer's start as a restart");
+	is_int((int)seen.sizes, 720, "post_gc: one size a batch");
+	is_int((int)seen.with_ago, 360, "post_gc: times where they were told");
+	is_int((int)bad, 4, "post_gc: a length mismatch, a negative span, a string size and no "
+		"sizes are bad lines");
+
+	memseries_growth(live, 3600, t0 + 7200, &gl);
+	memseries_growth(seen.s, 3600, t0 + 7200, &gr);
+	memseries_growth(readings_only, 3600, t0 + 7200, &go);
+	ok(gl.verdict == gr.verdict && gl.basis == gr.basis && gl.major_gcs == gr.major_gcs &&
+		fabs(gl.heap_bytes_per_hour - gr.heap_bytes_per_hour) < 1,
+		"post_gc: the replay's growth is the live one (%.0f B/h, verdict %d, basis %d; "
+		"replay %.0f B/h, %d, %d)", gl.heap_bytes_per_hour, (int)gl.verdict, (int)gl.basis,
+		gr.heap_bytes_per_hour, (int)gr.verdict, (int)gr.basis);
+	ok(gl.verdict == MEM_GROWING && gl.major_gcs > 0,
+		"post_gc: which is growing, from the collections (%ld of them)", gl.major_gcs);
+	ok(go.basis != gl.basis, "post_gc: the readings alone fit otherwise (basis %d, verdict %d)",
+		(int)go.basis, (int)go.verdict);
+	memseries_free(live);
+	memseries_free(readings_only);
+	memseries_free(seen.s);
+	free(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -544,6 +647,7 @@ int main(void)
 	test_short_write(dir);
 	test_sigkill(dir);
 	test_unsafe_paths(dir);
+	test_post_gc(dir);
 	{
 		char *cmd = xasprintf("rm -rf '%s'", dir);
 

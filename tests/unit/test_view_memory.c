@@ -485,6 +485,15 @@ static void test_states(struct fixture *fx)
 	ok(plot_dots(&g, axis, GA_HEAT3) > 50 && strstr(row(&g, axis + 1), label),
 		"a stale series is drawn up to its last reading");
 
+	/* A replay ends where its log ends, however recent, and says it is one. */
+	fx->m.replay = true;
+	view_draw(v, &fx->m, &g, NOW + 30);
+	ok(strstr(row(&g, axis + 1), label) && !strstr(row(&g, axis + 1), "now"),
+		"a replay: the axis ends at the log's last reading, not now");
+	ok(screen_has(&g, "REPLAY") && !screen_has(&g, "DISCONNECTED") &&
+		!screen_has(&g, "H heap snapshot"), "a replay: REPLAY, and no live target's keys");
+	fx->m.replay = false;
+
 	/* --no-eval: what is missing is said here. */
 	fx->m.no_eval = true;
 	fx->m.n_spaces = 0;
