@@ -140,7 +140,9 @@ diag "$(cat "$WORK/ex.err")"
 # ntop-js has left, the detached child (still running) has none and never had one in its
 # environment. NODE_OPTIONS unset, so that anything found there came from ntop-js.
 mkdir -p "$WORK/pids"
-(unset NODE_OPTIONS; exec "$NTOP_JS" -b --json -n 3 -d 1 -- "$NODE" --inspect-port=0 \
+# Eight windows: the checks below run while the session is on, and on a loaded machine
+# (CI, 2026-11-28) they took longer than the two seconds that three windows left.
+(unset NODE_OPTIONS; exec "$NTOP_JS" -b --json -n 8 -d 1 -- "$NODE" --inspect-port=0 \
 	"$TARGETS/launcher.js" "$WORK/pids" >"$WORK/tree.jsonl" 2>"$WORK/tree.err") &
 ntop=$!
 pids_to_kill="$pids_to_kill $ntop"
@@ -162,10 +164,10 @@ done
 check "the session was still on when they were checked" alive "$ntop"
 wait "$ntop"
 rc=$?
-ok $rc "ntop-js -n 3 -- node launcher.js exits 0 (status $rc)"
+ok $rc "ntop-js -n 8 -- node launcher.js exits 0 (status $rc)"
 [ $rc -eq 0 ] || diag "$(cat "$WORK/tree.err")"
 check "the watched process was the launcher" jsonl_check "$WORK/tree.jsonl" \
-	"l => l.length === 3 && l.every(w => w.target.pid === ${launcher:-0}) || l.map(w => w.target.pid)"
+	"l => l.length === 8 && l.every(w => w.target.pid === ${launcher:-0}) || l.map(w => w.target.pid)"
 check "the detached child outlives ntop-js" alive "${detached:-0}"
 check "and has no inspector listening" no_inspector "${detached:-0}"
 ok $([ -n "$detached" ] && ! node_options_of "$detached" | grep -q -- --inspect; echo $?) \
