@@ -46,8 +46,8 @@
 #define GC_KEY "Symbol.for('ntop-js.gc-profilers')"
 #define GC_WATCHDOG_MS "60000"
 /* At most this many sizes per reading (a few per second would already be extreme). */
-#define GC_MAX_MAJORS 512
-#define GC_MAX_MAJORS_JS "512"
+#define GC_MAX_MAJORS MEMSERIES_POST_GC_BATCH_MAX
+#define GC_MAX_MAJORS_JS "512" /* the same, in the target's code */
 static const char mem_detail_head[] =
 	"(function ntopJsMemory(){"
 	"var v=process.getBuiltinModule?process.getBuiltinModule('v8'):require('v8');"

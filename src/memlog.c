@@ -32,9 +32,6 @@
 #ifndef MEMLOG_LINE_MAX
 #define MEMLOG_LINE_MAX (4u * 1024 * 1024)
 #endif
-/* Major collections in one "post_gc" record: the target's observer keeps at most 512 a batch
- * (engine_mem.c). */
-#define MEMLOG_POST_GC_MAX 512
 #ifndef MEMLOG_READ_CHUNK
 #define MEMLOG_READ_CHUNK (64u * 1024)
 #endif
@@ -344,18 +341,18 @@ static int get_numbers(struct json_span obj, const char *key, double *out, size_
 
 static int replay_post_gc(struct json_span obj, const struct memlog_replay_handlers *h, void *ud)
 {
-	double t_s, span_s, used[MEMLOG_POST_GC_MAX], ago[MEMLOG_POST_GC_MAX];
+	double t_s, span_s, used[MEMSERIES_POST_GC_BATCH_MAX], ago[MEMSERIES_POST_GC_BATCH_MAX];
 	int n, n_ago = -1;
 	struct json_span v;
 
 	if (replay_time(obj, &t_s) < 0 || get_number(obj, "span_s", &span_s) != 1 ||
 	    (span_s < 0 && span_s != -1) || span_s > 86400)
 		return -1;
-	n = get_numbers(obj, "used_bytes", used, MEMLOG_POST_GC_MAX);
+	n = get_numbers(obj, "used_bytes", used, MEMSERIES_POST_GC_BATCH_MAX);
 	if (n < 0)
 		return -1;
 	if (json_object_get(obj, "ago_s", &v) == 1 &&
-	    ((n_ago = get_numbers(obj, "ago_s", ago, MEMLOG_POST_GC_MAX)) != n))
+	    ((n_ago = get_numbers(obj, "ago_s", ago, MEMSERIES_POST_GC_BATCH_MAX)) != n))
 		return -1;
 	/* sizes and times are checked where they are used (gcseries), as live */
 	if (h->on_post_gc)

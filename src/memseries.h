@@ -45,6 +45,10 @@ struct mem_growth {
 
 struct memseries;
 
+/* At most this many post-GC sizes in one batch (memseries_add_post_gc): what the target's
+ * observer keeps between two readings (engine_mem.c), and a log's post_gc record (memlog.c). */
+#define MEMSERIES_POST_GC_BATCH_MAX 512
+
 struct memseries *memseries_create(void);
 void memseries_free(struct memseries *s);
 /* Adds a reading (times must not go backwards; a reading earlier than the last is dropped). */

@@ -411,21 +411,29 @@ static void view_input_append(struct view *v, int key)
 
 /* --- starting the CPU profiler (--no-cpu) --- */
 
-/* Sets the view's message and returns true if the profiler cannot be started now. */
 const char *view_no_target(const struct model *m)
 {
 	return m->replay ? "A replay has no live target" : "No target is connected";
 }
 
-int view_put_link(const struct model *m, struct grid *g, int x, int y)
+const char *view_link_badge(const struct model *m, enum grid_attr *attr)
 {
-	if (m->replay)
-		return view_put_at(g, x, y, GA_DIM, "  REPLAY");
-	if (!m->connected)
-		return view_put_at(g, x, y, GA_WARN, "  DISCONNECTED");
-	return x;
+	*attr = m->replay ? GA_DIM : GA_WARN;
+	return m->replay ? "REPLAY" : !m->connected ? "DISCONNECTED" : NULL;
 }
 
+int view_put_link(const struct model *m, struct grid *g, int x, int y)
+{
+	enum grid_attr attr;
+	const char *badge = view_link_badge(m, &attr);
+
+	if (!badge)
+		return x;
+	x = view_put_at(g, x, y, attr, "  ");
+	return view_put_at(g, x, y, attr, badge);
+}
+
+/* Sets the view's message and returns true if the profiler cannot be started now. */
 static bool start_cpu_refused(struct view *v, const struct model *m)
 {
 	if (!m->connected)

@@ -220,7 +220,9 @@ enum view_action view_start_cpu_ask(struct view *v, const struct model *m);
 enum view_action view_alloc_ask(struct view *v, const struct model *m);
 /* "No target is connected", or a replay's sentence for it (a message's first half). */
 const char *view_no_target(const struct model *m);
-/* The title's badge for a target that is not there: REPLAY or DISCONNECTED; the next x. */
+/* The word for a target that is not there: REPLAY or DISCONNECTED (NULL: connected), and its
+ * attribute. view_put_link puts it after a title, two spaces before it; the next x. */
+const char *view_link_badge(const struct model *m, enum grid_attr *attr);
 int view_put_link(const struct model *m, struct grid *g, int x, int y);
 void view_alloc_question(const struct model *m, char *out, size_t outsz);
 void view_start_cpu_question(const struct model *m, char *out, size_t outsz);

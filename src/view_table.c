@@ -375,14 +375,16 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 	int y)
 {
 	char buf[256], itv[32];
+	const char *badge;
+	enum grid_attr badge_attr;
 	int x = 0;
 
 	if (v->paused)
 		x = view_put_at(g, x, y, GA_WARN, "PAUSED (sampling goes on)  ");
-	if (m->replay)
-		x = view_put_at(g, x, y, GA_DIM, "REPLAY  ");
-	else if (!m->connected)
-		x = view_put_at(g, x, y, GA_WARN, "DISCONNECTED  ");
+	if ((badge = view_link_badge(m, &badge_attr)) != NULL) {
+		x = view_put_at(g, x, y, badge_attr, badge);
+		x = view_put_at(g, x, y, badge_attr, "  ");
+	}
 	if (m->windows_late) {
 		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);
 		x = view_put_at(g, x, y, GA_WARN, buf);
