@@ -23,6 +23,11 @@
 //                   re-log cost, which grows with the number of compiled functions), then exit
 //   --self-check-after S   the same after S seconds of the workload (shows that V8 has not
 //                   flushed the functions' bytecode meanwhile)
+//   --phases        with --busy: after 15 s, an in-process session alternates 6 s without and
+//                   6 s with a 1 ms profile (3 rounds), deoptimizes all code under a running
+//                   profile as ntop-js's attach does (a coverage-mode switch) and reads 12 s,
+//                   then 3 rounds again; prints one {"event":"phase",...} line a phase, exits.
+//                   What the profiler costs, apart from what V8's re-optimizing costs.
 //
 // Output (one JSON object per line):
 //   {"event":"ready","pid":..,"functions":..,"bytecode_added_bytes":..,...}   once
@@ -51,6 +56,7 @@ function parse_args(argv) {
 		else if (a === '--heap-mb') opt.heap_mb = Number(next());
 		else if (a === '--self-check') opt.self_check_after_s = 0;
 		else if (a === '--self-check-after') opt.self_check_after_s = Number(next());
+		else if (a === '--phases') opt.phases = true;
 		else throw new Error(`unknown argument: ${a}`);
 	}
 	if (!Number.isInteger(opt.functions) || opt.functions < 0) throw new Error('bad --functions');
@@ -58,6 +64,7 @@ function parse_args(argv) {
 	if (Number.isNaN(opt.self_check_after_s)) throw new Error('bad --self-check-after');
 	if (!(opt.busy_pct >= 0 && opt.busy_pct <= 95)) throw new Error('bad --busy (0 to 95)');
 	if (!(opt.heap_mb >= 0)) throw new Error('bad --heap-mb');
+	if (opt.phases && !(opt.busy_pct > 0)) throw new Error('--phases needs --busy');
 	return opt;
 }
 
@@ -172,6 +179,7 @@ const SLICE = Math.max(1, Math.ceil(fns.length / 200));
 let next_fn = 0;
 let keep = []; // holds the garbage of the last tick until the next one
 let ops = 0;
+let ops_total = 0; // never reset: --phases reads it
 setInterval(() => {
 	for (let k = 0; k < SLICE && fns.length > 0; k++) {
 		sink ^= fns[next_fn](sink, scratch);
@@ -185,6 +193,7 @@ setInterval(() => {
 				next_fn = (next_fn + 1) % fns.length;
 			}
 			ops += 64;
+			ops_total += 64;
 		} while (performance.now() < end);
 	}
 	const batch = [];
@@ -235,5 +244,45 @@ setInterval(() => {
 	if (opt.duration_s > 0 && Number(process.hrtime.bigint() - t_ready) / 1e9 >= opt.duration_s)
 		process.exit(0);
 }, 1000);
+
+// --phases: ops per second of each second of a phase, and their median.
+async function phases() {
+	const inspector = require('inspector');
+	const s = new inspector.Session();
+	s.connect();
+	const post = (m, p) => new Promise((res, rej) => s.post(m, p || {}, (e, r) => (e ? rej(e) : res(r))));
+	const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+	const phase = async (name, secs) => {
+		const rates = [];
+		for (let i = 0; i < secs; i++) {
+			const ops0 = ops_total, t0 = process.hrtime.bigint();
+			await sleep(1000);
+			rates.push(Math.round((ops_total - ops0) * 1e9 / Number(process.hrtime.bigint() - t0)));
+		}
+		const sorted = [...rates].sort((a, b) => a - b);
+		emit({ event: 'phase', name, ops_per_s_median: sorted[sorted.length >> 1], ops_per_s: rates });
+	};
+	await sleep(15000);
+	await post('Profiler.enable');
+	await post('Profiler.setSamplingInterval', { interval: 1000 });
+	const rounds = async (what) => {
+		for (let r = 0; r < 3; r++) {
+			await phase('off', 6);
+			await post('Profiler.start');
+			await phase(what, 6);
+			await post('Profiler.stop');
+		}
+	};
+	await rounds('profiled');
+	await post('Profiler.start');
+	await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
+	await post('Profiler.stopPreciseCoverage');
+	await phase('deoptimized, profiled, s 1-6', 6);
+	await phase('deoptimized, profiled, s 7-12', 6);
+	await post('Profiler.stop');
+	await rounds('profiled, after the deoptimization');
+	process.exit(0);
+}
+if (opt.phases) phases().catch((e) => { process.stderr.write(`many-functions.js: ${e.message}\n`); process.exit(1); });
 
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(0));
