@@ -887,6 +887,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	struct engine *e = xcalloc(1, sizeof *e);
 	unsigned long long nonce;
 
+	engine_jit_new(e);
 	e->loop = l;
 	e->tp = *tp;
 	e->clock = *clock;
@@ -993,6 +994,7 @@ void engine_free(struct engine *e)
 	functab_free(e->ft);
 	origins_free(&e->origins);
 	engine_fix_free(e);
+	engine_jit_free(e);
 	free(e->fail_why);
 	free(e);
 }

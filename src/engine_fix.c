@@ -23,6 +23,14 @@
 #define ENGINE_FIX_MINIFIED_PCT 5.0
 #define ENGINE_FIX_MINIFIED_MIN 50
 
+/* The repair's state, from engine_fix_start to engine_fix_free. */
+struct engine_fix {
+	struct inlinefix *fix;
+	bool cov_pending;             /* a getBestEffortCoverage is on its way */
+	double cov_next_s;            /* monotonic time coverage may be asked for again */
+	unsigned asks;                /* coverage asked for so far */
+};
+
 static int fix_text(void *ud, const char *path, const char **text, size_t *len, const char **why)
 {
 	struct engine *e = ud;
@@ -55,20 +63,20 @@ static void fix_on_coverage(void *ud, enum session_outcome o, const struct proto
 
 	if (!e->fix)
 		return;
-	e->fix_cov_pending = false;
+	e->fix->cov_pending = false;
 	if (o == SESSION_REPLY && m->error.n) {
 		fix_off(e, "the target refused Profiler.getBestEffortCoverage.");
 		return;
 	}
 	if (!engine_reply_ok(e, o, m, "Profiler.getBestEffortCoverage"))
 		return;
-	if (inlinefix_take_coverage(e->fix, m->result, &err) < 0) {
+	if (inlinefix_take_coverage(e->fix->fix, m->result, &err) < 0) {
 		fix_off(e, err);
 		free(err);
 		return;
 	}
 	/* the texts start loading now, not at the next window */
-	inlinefix_resolve(e->fix, fix_text, e);
+	inlinefix_resolve(e->fix->fix, fix_text, e);
 }
 
 /* Asks for the ranges, unless that would pause the target for longer than --max-pause. */
@@ -76,13 +84,13 @@ static void fix_ask_coverage(struct engine *e)
 {
 	double pause_s = engine_coverage_pause_s(e), now = engine_mono_s(e);
 
-	if (e->fix_cov_pending || now < e->fix_cov_next_s || e->fix_asks >= ENGINE_FIX_MAX_ASKS ||
+	if (e->fix->cov_pending || now < e->fix->cov_next_s || e->fix->asks >= ENGINE_FIX_MAX_ASKS ||
 	    (e->state != ST_RUNNING && e->state != ST_SETUP))
 		return;
-	e->fix_cov_next_s = now + ENGINE_FIX_COVERAGE_EVERY_S;
+	e->fix->cov_next_s = now + ENGINE_FIX_COVERAGE_EVERY_S;
 	if (isfinite(pause_s) && pause_s > e->cfg.max_pause_s) {
 		char p[48], *why;
-		if (e->fix_asks)
+		if (e->fix->asks)
 			return; /* the ranges already known stay: only this new look is skipped */
 		pause_format(pause_s, p, sizeof p);
 		why = xasprintf("reading the functions' ranges would pause the target for %s; "
@@ -91,8 +99,8 @@ static void fix_ask_coverage(struct engine *e)
 		free(why);
 		return;
 	}
-	e->fix_asks++;
-	e->fix_cov_pending = true;
+	e->fix->asks++;
+	e->fix->cov_pending = true;
 	engine_call(e, "Profiler.getBestEffortCoverage", NULL, fix_on_coverage);
 }
 
@@ -105,10 +113,8 @@ void engine_fix_start(struct engine *e)
 			"target's scripts only with --pid and without --no-source-maps.");
 		return;
 	}
-	e->fix = inlinefix_new();
-	e->fix_cov_next_s = 0;
-	e->fix_cov_pending = false;
-	e->fix_asks = 0;
+	e->fix = xcalloc(1, sizeof *e->fix);
+	e->fix->fix = inlinefix_new();
 	fix_ask_coverage(e);
 }
 
@@ -119,9 +125,9 @@ void engine_fix_profile(struct engine *e, struct profile *p)
 
 	if (!e->fix)
 		return;
-	inlinefix_resolve(e->fix, fix_text, e);
-	inlinefix_apply(e->fix, p, e->ft, &st);
-	if (inlinefix_wants_coverage(e->fix))
+	inlinefix_resolve(e->fix->fix, fix_text, e);
+	inlinefix_apply(e->fix->fix, p, e->ft, &st);
+	if (inlinefix_wants_coverage(e->fix->fix))
 		fix_ask_coverage(e);
 	pct = st.samples ? 100.0 * (double)st.minified / (double)st.samples : 0;
 	if (st.minified >= ENGINE_FIX_MINIFIED_MIN && pct >= ENGINE_FIX_MINIFIED_PCT)
@@ -130,7 +136,9 @@ void engine_fix_profile(struct engine *e, struct profile *p)
 
 void engine_fix_free(struct engine *e)
 {
-	inlinefix_free(e->fix);
+	if (!e->fix)
+		return;
+	inlinefix_free(e->fix->fix);
+	free(e->fix);
 	e->fix = NULL;
-	e->fix_cov_pending = false;
 }

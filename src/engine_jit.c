@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "engine_priv.h"
+#include "jitplan.h"
 #include "jsonpull.h"
 #include "strbuf.h"
 #include "util.h"
@@ -15,6 +16,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The JIT step's state, for the life of the engine (a re-attach resets it). */
+struct engine_jit {
+	struct jit_plan plan;         /* what the JIT step does to the target */
+	bool flags_set;               /* its flags were sent: put them back at detach */
+	double deopt_sent_s;
+	char break_obj[128];          /* the built-in a break deoptimizes with (objectId) */
+	double pause_ms;              /* how long the deoptimization took, reply to reply */
+	struct jit_plan off;          /* inlining off, for a repair that meets minified code */
+	bool switching;               /* the repair's plan is being changed for off */
+	bool minified;                /* minified code was hot: later plans are off's */
+	size_t exact_after;           /* windows_done from which rows are exact again */
+};
+
+void engine_jit_new(struct engine *e)
+{
+	e->jit = xcalloc(1, sizeof *e->jit);
+}
+
+void engine_jit_free(struct engine *e)
+{
+	free(e->jit);
+	e->jit = NULL;
+}
 
 /* Where the target keeps the lease on the flags (below). */
 #define JIT_LEASE_KEY "globalThis[Symbol.for('ntop-js.jit')]"
@@ -62,13 +87,13 @@ static const char jit_probe_expr[] =
 static bool jit_pending(const struct engine *e)
 {
 	return e->state == ST_SETUP || (e->state == ST_RUNNING && (e->cpu_starting ||
-		e->jit_switching));
+		e->jit->switching));
 }
 
 static void jit_done(struct engine *e)
 {
-	if (e->jit_switching) /* a change during the session: the windows never stopped */
-		e->jit_switching = false;
+	if (e->jit->switching) /* a change during the session: the windows never stopped */
+		e->jit->switching = false;
 	else if (jit_pending(e))
 		engine_running(e);
 }
@@ -84,9 +109,9 @@ static bool jit_step_ok(struct engine *e, enum session_outcome o, const struct p
 	if (o == SESSION_REPLY && (m->error.n || (m->result.n &&
 	    json_object_get(m->result, "exceptionDetails", &exc) == 1))) {
 		/* The flags already sent stay in the plan, to be put back at detach. */
-		e->jit.exact = false;
-		e->jit.deopt = false;
-		e->jit.caveat = what;
+		e->jit->plan.exact = false;
+		e->jit->plan.deopt = false;
+		e->jit->plan.caveat = what;
 		jit_done(e);
 		return false;
 	}
@@ -99,7 +124,7 @@ static void jit_on_coverage_stopped(void *ud, enum session_outcome o, const stru
 
 	if (!jit_step_ok(e, o, m, "the target refused to stop precise coverage"))
 		return;
-	e->jit_pause_ms = (engine_mono_s(e) - e->jit_deopt_sent_s) * 1e3;
+	e->jit->pause_ms = (engine_mono_s(e) - e->jit->deopt_sent_s) * 1e3;
 	jit_done(e);
 }
 
@@ -136,7 +161,7 @@ static void jit_on_ignored(void *ud, enum session_outcome o, const struct protoc
 
 static void jit_deopt_by_coverage(struct engine *e)
 {
-	e->jit_deopt_sent_s = engine_mono_s(e);
+	e->jit->deopt_sent_s = engine_mono_s(e);
 	engine_call(e, "Profiler.startPreciseCoverage", "{\"callCount\":false,\"detailed\":false}",
 		jit_on_coverage_started);
 }
@@ -170,7 +195,7 @@ static void jit_on_break_removed(void *ud, enum session_outcome o, const struct 
 
 	if (o != SESSION_REPLY && !engine_reply_ok(e, o, m, "the deoptimization"))
 		return;
-	jit_call_with(e, "Runtime.releaseObject", "objectId", e->jit_break_obj, jit_on_ignored);
+	jit_call_with(e, "Runtime.releaseObject", "objectId", e->jit->break_obj, jit_on_ignored);
 	engine_call(e, "Debugger.disable", NULL, jit_on_debugger_off);
 }
 
@@ -186,7 +211,7 @@ static void jit_on_break_set(void *ud, enum session_outcome o, const struct prot
 	}
 	if (o != SESSION_REPLY && !engine_reply_ok(e, o, m, "the deoptimization"))
 		return;
-	e->jit_pause_ms = (engine_mono_s(e) - e->jit_deopt_sent_s) * 1e3;
+	e->jit->pause_ms = (engine_mono_s(e) - e->jit->deopt_sent_s) * 1e3;
 	engine_member_text(m->result, "breakpointId", id, sizeof id);
 	if (!id[0]) {
 		engine_call(e, "Debugger.disable", NULL, jit_on_debugger_off);
@@ -201,8 +226,8 @@ static void jit_on_debugger_on(void *ud, enum session_outcome o, const struct pr
 
 	if (jit_break_failed(e, o, m))
 		return;
-	e->jit_deopt_sent_s = engine_mono_s(e);
-	jit_call_with(e, "Debugger.setBreakpointOnFunctionCall", "objectId", e->jit_break_obj,
+	e->jit->deopt_sent_s = engine_mono_s(e);
+	jit_call_with(e, "Debugger.setBreakpointOnFunctionCall", "objectId", e->jit->break_obj,
 		jit_on_break_set);
 }
 
@@ -213,15 +238,15 @@ static void jit_on_break_picked(void *ud, enum session_outcome o, const struct p
 
 	if (jit_break_failed(e, o, m))
 		return;
-	e->jit_break_obj[0] = '\0';
+	e->jit->break_obj[0] = '\0';
 	if (json_object_get(m->result, "result", &res) == 1) {
 		char type[16];
 
 		engine_member_text(res, "type", type, sizeof type);
 		if (!strcmp(type, "function"))
-			engine_member_text(res, "objectId", e->jit_break_obj, sizeof e->jit_break_obj);
+			engine_member_text(res, "objectId", e->jit->break_obj, sizeof e->jit->break_obj);
 	}
-	if (!e->jit_break_obj[0]) {
+	if (!e->jit->break_obj[0]) {
 		jit_deopt_by_coverage(e); /* none left (null), or an answer not understood */
 		return;
 	}
@@ -234,11 +259,11 @@ static void jit_deopt(struct engine *e)
 
 	if (!jit_pending(e))
 		return; /* leaving already: nothing more to change */
-	if (!e->jit.deopt) {
+	if (!e->jit->plan.deopt) {
 		jit_done(e);
 		return;
 	}
-	if (!e->jit.deopt_by_break) {
+	if (!e->jit->plan.deopt_by_break) {
 		jit_deopt_by_coverage(e);
 		return;
 	}
@@ -272,31 +297,31 @@ static void jit_on_probe(void *ud, enum session_outcome o, const struct protocol
 		return;
 	if (json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &val) != 1 || json_span_type(val) != JSON_T_OBJECT) {
-		jit_plan_leave("the target did not say its V8 version", &e->jit);
+		jit_plan_leave("the target did not say its V8 version", &e->jit->plan);
 		jit_done(e);
 		return;
 	}
 	engine_member_text(val, "v8", v8, sizeof v8);
 	engine_member_text(val, "flags", flags, sizeof flags);
 	cov_on = json_object_get(val, "cov", &cov) == 1 && json_span_type(cov) == JSON_T_TRUE;
-	jit_plan_make(v8, flags, cov_on, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit);
+	jit_plan_make(v8, flags, cov_on, e->cfg.jit_method, engine_jit_can_repair(e), &e->jit->plan);
 	/* The plan for minified code, which the repair cannot look into (engine_jit_minified):
 	 * by default only, and on the main thread, whose engine sets the flags for all. */
-	memset(&e->jit_off, 0, sizeof e->jit_off);
-	if (e->jit.repair && e->cfg.jit_method == JIT_AUTO && !e->cfg.worker)
-		jit_plan_make(v8, flags, cov_on, JIT_OFF, false, &e->jit_off);
-	if (e->jit_minified && e->jit_off.set[0]) { /* a later CPU burst of the same target */
-		e->jit = e->jit_off;
-	} else if (e->jit_minified && e->jit.repair) {
-		e->jit.exact = false; /* the repair stays (asked for, or a worker): say so again */
-		e->jit.caveat = "minified code is not repaired";
+	memset(&e->jit->off, 0, sizeof e->jit->off);
+	if (e->jit->plan.repair && e->cfg.jit_method == JIT_AUTO && !e->cfg.worker)
+		jit_plan_make(v8, flags, cov_on, JIT_OFF, false, &e->jit->off);
+	if (e->jit->minified && e->jit->off.set[0]) { /* a later CPU burst of the same target */
+		e->jit->plan = e->jit->off;
+	} else if (e->jit->minified && e->jit->plan.repair) {
+		e->jit->plan.exact = false; /* the repair stays (asked for, or a worker): say so again */
+		e->jit->plan.caveat = "minified code is not repaired";
 	}
 	/* The repair: no flag, but one deoptimization: code V8 optimized before the profiler ran
 	 * for a loop (OSR) or held only by a feedback vector (closures made per call) is not
 	 * listed to it, and its samples land on the callers' call lines
 	 * (express's handleRequest: 2.8-7.9 % without, 0.1-1.7 % with it; doc/inlining.md);
 	 * optimized again, it keeps its inlining. */
-	if (e->jit.repair) {
+	if (e->jit->plan.repair) {
 		engine_fix_start(e);
 		jit_deopt(e);
 		return;
@@ -314,10 +339,10 @@ static void jit_set_flags(struct engine *e)
 	/* A worker shares V8's flags with the main thread, whose engine set them (and puts them
 	 * back): this isolate's code is only deoptimized, to be optimized again under them. */
 	if (e->cfg.worker) {
-		e->jit.set[0] = '\0';
-		e->jit.restore[0] = '\0';
+		e->jit->plan.set[0] = '\0';
+		e->jit->plan.restore[0] = '\0';
 	}
-	if (!e->jit.set[0]) {
+	if (!e->jit->plan.set[0]) {
 		jit_deopt(e);
 		return;
 	}
@@ -343,11 +368,11 @@ static void jit_set_flags(struct engine *e)
 		JS_LATER_HEAD "if(g[k]!==s)return;"
 		"s.t=setInterval(function(){if(Date.now()>s.until)s.b()},5000);"
 		"if(s.t.unref)s.t.unref();" JS_LATER_TAIL "return s.r})(" V8_MODULE "," INSPECTOR_MODULE ",globalThis,"
-		"Symbol.for('ntop-js.jit'),%.0f,'%s')", e->jit.restore, engine_lease_s(e) * 1e3,
+		"Symbol.for('ntop-js.jit'),%.0f,'%s')", e->jit->plan.restore, engine_lease_s(e) * 1e3,
 		e->title_prefix);
 	/* Marked at once: a leave that starts before the reply must still put them back (the
 	 * inspector runs the two evaluations in order). */
-	e->jit_flags_set = true;
+	e->jit->flags_set = true;
 	engine_evaluate(e, expr, jit_on_flags_set);
 }
 
@@ -360,31 +385,31 @@ void engine_jit_minified(struct engine *e, double pct)
 {
 	char *msg;
 
-	if (e->jit_minified || e->cpu_starting || e->state != ST_RUNNING)
+	if (e->jit->minified || e->cpu_starting || e->state != ST_RUNNING)
 		return; /* said already, or a burst's probe is on its way: the next window asks again */
-	e->jit_minified = true;
+	e->jit->minified = true;
 	/* The window that ends the session or a CPU burst: switching now would only be undone at
 	 * once (two more deoptimizations, for nothing profiled); the next burst starts with
 	 * inlining off. */
-	if (e->jit.repair && e->jit_off.set[0] && (e->burst_ending || (e->cfg.iterations &&
+	if (e->jit->plan.repair && e->jit->off.set[0] && (e->burst_ending || (e->cfg.iterations &&
 	    e->windows_done + 1 >= (size_t)e->cfg.iterations))) {
 		msg = xasprintf("minified code holds %.0f %% of the samples, where the repair cannot "
 			"tell inlined functions apart%s.", pct, e->burst_ending ? ": the next CPU burst "
 			"switches V8's inlining off" : "");
 		e->h->on_notice(e->ud, msg);
 		free(msg);
-		e->jit.exact = false;
-		e->jit.caveat = "minified code is not repaired";
+		e->jit->plan.exact = false;
+		e->jit->plan.caveat = "minified code is not repaired";
 		return;
 	}
-	if (!e->jit.repair || !e->jit_off.set[0]) {
+	if (!e->jit->plan.repair || !e->jit->off.set[0]) {
 		msg = xasprintf("minified code holds %.0f %% of the samples, and the functions V8 "
 			"inlined there stay in their callers%s.", pct, e->cfg.worker ? "" :
 			" (--inlining off tells them apart)");
 		e->h->on_notice(e->ud, msg);
 		free(msg);
-		e->jit.exact = false;
-		e->jit.caveat = "minified code is not repaired";
+		e->jit->plan.exact = false;
+		e->jit->plan.caveat = "minified code is not repaired";
 		return;
 	}
 	msg = xasprintf("minified code holds %.0f %% of the samples, where the repair cannot tell "
@@ -393,10 +418,10 @@ void engine_jit_minified(struct engine *e, double pct)
 	e->h->on_notice(e->ud, msg);
 	free(msg);
 	engine_fix_free(e);
-	e->jit = e->jit_off;
+	e->jit->plan = e->jit->off;
 	/* the windows until V8 has optimized the code again without inlining are not exact */
-	e->jit_exact_after = e->windows_done + 2;
-	e->jit_switching = true;
+	e->jit->exact_after = e->windows_done + 2;
+	e->jit->switching = true;
 	jit_set_flags(e);
 }
 
@@ -404,7 +429,7 @@ void engine_jit_renewal(const struct engine *e, char *out, size_t outsz)
 {
 	out[0] = '\0';
 	/* In a function: a var at the top level of an evaluation would be a global of the app. */
-	if (e->jit_flags_set)
+	if (e->jit->flags_set)
 		snprintf(out, outsz, ";(function(s,id){if(s&&s.id===id){s.w=Date.now();"
 			"s.until=s.w+%.0f}})(" JIT_LEASE_KEY ",'%s')", engine_lease_s(e) * 1e3,
 			e->title_prefix);
@@ -419,7 +444,7 @@ bool engine_jit_can_repair(const struct engine *e)
 void engine_jit_start(struct engine *e)
 {
 	if (!e->eval_mode || e->cfg.jit_method == JIT_KEEP) {
-		jit_plan_leave(e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit);
+		jit_plan_leave(e->eval_mode ? "--leave-jit" : "--no-eval", &e->jit->plan);
 		jit_done(e);
 		/* without the version (--no-eval) a V8 14 profile, which needs no repair, could not
 		 * be told apart */
@@ -435,9 +460,9 @@ static bool engine_jit_restore(struct engine *e, session_reply_fn next)
 {
 	char expr[400];
 
-	if (!e->jit_flags_set || !e->sess)
+	if (!e->jit->flags_set || !e->sess)
 		return false;
-	e->jit_flags_set = false;
+	e->jit->flags_set = false;
 	/* What goes back is what the target noted it switched off (above). */
 	snprintf(expr, sizeof expr, "(function(s,id){if(s&&s.id===id)s.b()})(" JIT_LEASE_KEY
 		",'%s')", e->title_prefix);
@@ -505,30 +530,30 @@ void engine_jit_pause_profiler(struct engine *e)
 
 void engine_jit_reset(struct engine *e)
 {
-	memset(&e->jit, 0, sizeof e->jit);
-	memset(&e->jit_off, 0, sizeof e->jit_off);
-	e->jit_switching = false;
-	e->jit_minified = false;
-	e->jit_exact_after = 0;
-	e->jit_flags_set = false;
-	e->jit_pause_ms = 0;
+	memset(&e->jit->plan, 0, sizeof e->jit->plan);
+	memset(&e->jit->off, 0, sizeof e->jit->off);
+	e->jit->switching = false;
+	e->jit->minified = false;
+	e->jit->exact_after = 0;
+	e->jit->flags_set = false;
+	e->jit->pause_ms = 0;
 }
 
 void engine_jit_info(const struct engine *e, struct engine_jit_info *out)
 {
-	out->exact = e->jit.exact;
-	out->caveat = e->jit.caveat;
-	if (out->exact && e->windows_done < e->jit_exact_after) {
+	out->exact = e->jit->plan.exact;
+	out->caveat = e->jit->plan.caveat;
+	if (out->exact && e->windows_done < e->jit->exact_after) {
 		out->exact = false;
 		out->caveat = "inlining being switched off";
 	}
-	out->repaired = e->jit.repair;
+	out->repaired = e->jit->plan.repair;
 	/* the repair can stop during the session (engine_fix.c says why in a notice) */
-	if (e->jit.repair && !e->fix && out->exact) {
+	if (e->jit->plan.repair && !e->fix && out->exact) {
 		out->exact = false;
 		out->caveat = "the repair stopped";
 	}
-	out->flags = e->jit.set;
-	out->deopt = e->jit.deopt && e->jit_pause_ms > 0;
-	out->pause_ms = e->jit_pause_ms;
+	out->flags = e->jit->plan.set;
+	out->deopt = e->jit->plan.deopt && e->jit->pause_ms > 0;
+	out->pause_ms = e->jit->pause_ms;
 }

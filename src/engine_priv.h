@@ -14,7 +14,6 @@
 #include "evloop.h"
 #include "tseries.h"
 #include "heapprof.h"
-#include "jitplan.h"
 #include "pause.h"
 #include "memseries.h"
 #include "origins.h"
@@ -159,15 +158,7 @@ struct engine {
 	struct engine_workers workers;
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
-	struct jit_plan jit;          /* what the JIT step does to the target (engine_jit.c) */
-	bool jit_flags_set;           /* its flags were sent: put them back at detach */
-	double jit_deopt_sent_s;
-	char jit_break_obj[128];      /* the built-in a break deoptimizes with (objectId) */
-	double jit_pause_ms;          /* how long the deoptimization took, reply to reply */
-	struct jit_plan jit_off;      /* inlining off, for a repair that meets minified code */
-	bool jit_switching;           /* the repair's plan is being changed for jit_off */
-	bool jit_minified;            /* minified code was hot: later plans are jit_off's */
-	size_t jit_exact_after;       /* windows_done from which rows are exact again */
+	struct engine_jit *jit;       /* the JIT step's state: engine_jit.c's own */
 	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
@@ -176,10 +167,7 @@ struct engine {
 	bool burst_ending;            /* the profile that ends the burst is on its way */
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 	struct engine_door door;
-	struct inlinefix *fix;        /* --repair-inlining, once the plan wants it (engine_fix.c) */
-	bool fix_cov_pending;         /* a getBestEffortCoverage is on its way */
-	double fix_cov_next_s;        /* monotonic time coverage may be asked for again */
-	unsigned fix_asks;            /* coverage asked for so far */
+	struct engine_fix *fix;       /* the repair, while it runs: engine_fix.c's own */
 };
 
 
@@ -233,6 +221,9 @@ void engine_jit_pause_profiler(struct engine *e);
 /* The code that renews the lease on the flags (engine_lease_s), for the window rotation to
  * append to its evaluation ("" when no flags were set). */
 void engine_jit_renewal(const struct engine *e, char *out, size_t outsz);
+/* The JIT step's state: made with the engine, freed with it. */
+void engine_jit_new(struct engine *e);
+void engine_jit_free(struct engine *e);
 /* Forgets the plan before a re-attach (--follow). */
 void engine_jit_reset(struct engine *e);
 /* The repair met minified code holding pct % of a window's samples: switches inlining off
