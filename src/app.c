@@ -771,7 +771,7 @@ static int app_session(struct app *a, struct attach_opts *ao, const sigset_t *he
 	a->engine_clock = clock;
 	watch_init(a);
 	a->engine = watch_main(a, &tp, &clock, &a->target, &cfg);
-	a->follow_timer = loop_timer_create(a->loop, app_on_follow_timer, a);
+	app_follow_init(a);
 	if (a->opt.follow)
 		app_follow_remember(a);
 	if (a->log)
@@ -847,7 +847,7 @@ int app_main(int argc, char **argv)
 	strbuf_init(&a.out);
 	strbuf_init(&a.line);
 	rc = a.opt.replay_path ? app_replay(&a) : app_run(&a);
-	loop_timer_free(a.follow_timer);
+	app_follow_free(&a);
 	app_rescan_free(&a);
 	/* the workers' engines talk through the main one's session */
 	watch_free(&a);
@@ -862,7 +862,6 @@ int app_main(int argc, char **argv)
 	memlog_close(a.log); /* a session that ended before its loop ran */
 	loop_free(a.loop);
 	memseries_free(a.replay);
-	free(a.follow_cmdline);
 	strbuf_free(&a.line);
 	if (a.launch)
 		launch_stop(a.launch, 2.0);

@@ -16,6 +16,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What --follow knows of the target it waits for. */
+struct app_follow {
+	struct loop_timer *timer;
+	char *cmdline;                /* the command line to find it by */
+	size_t cmdline_len;
+	unsigned long long start_ticks; /* the old process's start time */
+	pid_t signalled;              /* a try that timed out signalled it: its inspector is ours */
+};
+
+static void app_on_follow_timer(void *ud);
+
+void app_follow_init(struct app *a)
+{
+	a->follow = xcalloc(1, sizeof *a->follow);
+	a->follow->timer = loop_timer_create(a->loop, app_on_follow_timer, a);
+}
+
+void app_follow_free(struct app *a)
+{
+	if (!a->follow)
+		return;
+	loop_timer_free(a->follow->timer);
+	free(a->follow->cmdline);
+	free(a->follow);
+	a->follow = NULL;
+}
 
 /* The target's command line, to recognise it when it comes back with another PID. */
 void app_follow_remember(struct app *a)
@@ -23,15 +49,15 @@ void app_follow_remember(struct app *a)
 	char path[64];
 	size_t len = 0;
 
-	free(a->follow_cmdline);
-	a->follow_cmdline = NULL;
+	free(a->follow->cmdline);
+	a->follow->cmdline = NULL;
 	if (!a->target.pid)
 		return;
 	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)a->target.pid);
-	if (procfs_file_read(path, 65536, &a->follow_cmdline, &len, NULL) == 0)
-		a->follow_cmdline_len = len;
-	if (procfs_start_time(a->target.pid, &a->follow_start_ticks) < 0)
-		a->follow_start_ticks = 0;
+	if (procfs_file_read(path, 65536, &a->follow->cmdline, &len, NULL) == 0)
+		a->follow->cmdline_len = len;
+	if (procfs_start_time(a->target.pid, &a->follow->start_ticks) < 0)
+		a->follow->start_ticks = 0;
 }
 
 /* The newest process with the same command line that started after the old one: another
@@ -48,11 +74,11 @@ static pid_t app_follow_find(struct app *a)
 		size_t len = 0;
 
 		if (procs[i].pid == a->target.pid || procfs_start_time(procs[i].pid, &t) < 0 ||
-		    t <= a->follow_start_ticks || t < best)
+		    t <= a->follow->start_ticks || t < best)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)procs[i].pid);
 		if (procfs_file_read(path, 65536, &buf, &len, NULL) == 0 &&
-		    len == a->follow_cmdline_len && memcmp(buf, a->follow_cmdline, len) == 0) {
+		    len == a->follow->cmdline_len && memcmp(buf, a->follow->cmdline, len) == 0) {
 			found = procs[i].pid;
 			best = t;
 		}
@@ -62,7 +88,7 @@ static pid_t app_follow_find(struct app *a)
 	return found;
 }
 
-void app_on_follow_timer(void *ud)
+static void app_on_follow_timer(void *ud)
 {
 	struct app *a = ud;
 	struct attach_opts ao;
@@ -79,9 +105,9 @@ void app_on_follow_timer(void *ud)
 		ao.port = a->opt.port;
 		ao.allow_remote = a->opt.allow_remote;
 	} else {
-		pid = a->follow_cmdline ? app_follow_find(a) : 0;
+		pid = a->follow->cmdline ? app_follow_find(a) : 0;
 		if (!pid) {
-			loop_timer_arm(a->follow_timer, 1.0);
+			loop_timer_arm(a->follow->timer, 1.0);
 			return;
 		}
 		ao.pid = pid;
@@ -94,26 +120,26 @@ void app_on_follow_timer(void *ud)
 	if (rc != EXIT_OK) {
 		free(cause);
 		/* it was signalled and may open its inspector after the wait */
-		a->follow_signalled = rc == EXIT_TIMEOUT ? pid : 0;
-		loop_timer_arm(a->follow_timer, 1.0);
+		a->follow->signalled = rc == EXIT_TIMEOUT ? pid : 0;
+		loop_timer_arm(a->follow->timer, 1.0);
 		return;
 	}
 	/* an earlier try found it closed and signalled it: what is open now is ntop-js's,
 	 * unless its own options open one */
-	if (pid && pid == a->follow_signalled && !r.opened_by_us) {
+	if (pid && pid == a->follow->signalled && !r.opened_by_us) {
 		struct procfs_inspect_addr opts;
 
 		procfs_inspect_addr_read(pid, &opts);
 		r.opened_by_us = !opts.opens;
 	}
-	a->follow_signalled = 0;
+	a->follow->signalled = 0;
 	if (engine_restart(a->engine, &r, &cause) < 0) {
 		free(cause);
 		/* Closed now: the next try would take it for one that was open before ntop-js came,
 		 * and leave it open at the end. */
 		if (r.opened_by_us)
 			app_close_opened(a, &r, false);
-		loop_timer_arm(a->follow_timer, 1.0);
+		loop_timer_arm(a->follow->timer, 1.0);
 		return;
 	}
 	/* the next process's files are read with its rights, through its root */
@@ -147,6 +173,6 @@ void app_follow_start(struct app *a, const char *why)
 	free(msg);
 	if (a->tui)
 		tui_set_connected(a->tui, false);
-	loop_timer_arm(a->follow_timer, 1.0);
+	loop_timer_arm(a->follow->timer, 1.0);
 }
 

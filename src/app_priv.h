@@ -52,13 +52,9 @@ struct app {
 	/* Memory. */
 	struct memlog *log;
 	struct strbuf line;        /* a log record being built */
-	/* --follow: the command line (or port) to find the target by when it comes back. */
-	struct loop_timer *follow_timer;
-	char *follow_cmdline;
-	size_t follow_cmdline_len;
-	unsigned long long follow_start_ticks; /* the old process's start time */
+	/* --follow (app_follow.c): waiting for the target to come back. */
+	struct app_follow *follow;
 	bool following;
-	pid_t follow_signalled;       /* a try that timed out signalled it: its inspector is ours */
 	/* Worker threads and other processes (app_watch.c): an engine each, with the main engine's
 	 * configuration and clock; stopping: they leave first, then the main engine. */
 	struct app_smap *smap;        /* the main process's source maps (NULL: --no-source-maps) */
@@ -227,9 +223,10 @@ void app_note_kin(struct app *a, pid_t pid);
 void app_kin_free(struct app *a);
 
 /* app_follow.c */
+void app_follow_init(struct app *a);
+void app_follow_free(struct app *a);
 void app_follow_remember(struct app *a);
 void app_follow_start(struct app *a, const char *why);
-void app_on_follow_timer(void *ud);
 
 /* Whose window it is, for --serve's profiles and --push: a thread's or process's engine, its
  * PID, and its thread id (0: a process's main thread) and name. */
