@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "incident.h"
 #include "memlog.h"
 #include "memseries.h"
 
@@ -32,8 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct replay {
 	struct memseries *series;
 	struct mem_sample kept[MAX_KEPT];
-	size_t n_mem, n_kept, n_attach, n_gap, n_window;
+	size_t n_mem, n_kept, n_attach, n_gap, n_window, n_incident;
 	double last_t;
+	struct incident_summary incident;
 };
 
 static void on_mem(void *ud, const struct mem_sample *m)
@@ -100,9 +102,31 @@ static void on_post_gc(void *ud, double t_s, double span_s, const double *used,
 		memseries_add_post_gc(r->series, t_s, span_s, used, ago_s, n);
 }
 
+/* An incident's strings end inside their fields and its shares are shares; the first is kept
+ * to be written back. */
+static void on_incident(void *ud, const struct incident_summary *s)
+{
+	struct replay *r = ud;
+
+	CHECK(isfinite(s->fired_s) && s->fired_s >= 0 && isfinite(s->from_s) && isfinite(s->to_s),
+		"incident at %g from %g to %g", s->fired_s, s->from_s, s->to_s);
+	CHECK(strnlen(s->name, sizeof s->name) < sizeof s->name &&
+		strnlen(s->dir, sizeof s->dir) < sizeof s->dir &&
+		strnlen(s->trigger, sizeof s->trigger) < sizeof s->trigger &&
+		strnlen(s->unit, sizeof s->unit) < sizeof s->unit, "an incident's text overruns");
+	CHECK(s->n_top <= INCIDENT_TOP_MAX, "%zu top functions", s->n_top);
+	for (size_t i = 0; i < s->n_top; i++)
+		CHECK(s->top[i].self_pct >= 0 && s->top[i].self_pct <= 100 &&
+			strnlen(s->top[i].function, sizeof s->top[i].function) < sizeof s->top[i].function &&
+			strnlen(s->top[i].where, sizeof s->top[i].where) < sizeof s->top[i].where,
+			"top function %zu", i);
+	if (!r->n_incident++)
+		r->incident = *s;
+}
+
 static const struct memlog_replay_handlers handlers = {
 	.on_mem = on_mem, .on_attach = on_attach, .on_gap = on_gap, .on_window = on_window,
-	.on_post_gc = on_post_gc,
+	.on_post_gc = on_post_gc, .on_incident = on_incident,
 };
 
 static int memfd = -1;
@@ -144,7 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	file_set(data, size);
 	replay(&r, true, &bad);
 	CHECK(bad <= lines, "%zu bad lines of %zu", bad, lines);
-	CHECK(r.n_mem + r.n_attach + r.n_gap + r.n_window + bad <= lines, "more records than lines");
+	CHECK(r.n_mem + r.n_attach + r.n_gap + r.n_window + r.n_incident + bad <= lines,
+		"more records than lines");
 	if (memseries_last(r.series)) {
 		double last = memseries_last(r.series)->t_s, first = memseries_first_time(r.series);
 
@@ -155,6 +180,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)memseries_bytes(r.series);
 	}
 
+	/* an incident read is one ntop-js can write: written back, it reads again */
+	if (r.n_incident) {
+		char *rec = memlog_incident_record(&r.incident, 0);
+		char *line = malloc(strlen(rec) + 2);
+
+		CHECK(line != NULL, "malloc");
+		sprintf(line, "%s\n", rec);
+		file_set(line, strlen(line));
+		replay(&back, false, &bad);
+		CHECK(bad == 0 && back.n_incident == 1 && back.incident.n_top == r.incident.n_top &&
+			(isnan(r.incident.value) ? isnan(back.incident.value) :
+			fabs(back.incident.value - r.incident.value) <= 0.0005 +
+			fabs(r.incident.value) * 1e-15) && strlen(back.incident.trigger) > 0,
+			"an incident written back read again (%zu bad): %s", bad, rec);
+		free(line);
+		free(rec);
+	}
 	/* write back what was read, then read it again */
 	if (r.n_kept == 0)
 		goto out;

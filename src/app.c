@@ -862,6 +862,7 @@ int app_main(int argc, char **argv)
 	memlog_close(a.log); /* a session that ended before its loop ran */
 	loop_free(a.loop);
 	memseries_free(a.replay);
+	free(a.replay_incidents);
 	strbuf_free(&a.line);
 	if (a.launch)
 		launch_stop(a.launch, 2.0);

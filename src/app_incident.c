@@ -26,6 +26,7 @@
 #include "flightrec.h"
 #include "functab.h"
 #include "incident.h"
+#include "memlog.h"
 #include "memseries.h"
 #include "pprof.h"
 #include "report.h"
@@ -33,6 +34,7 @@
 #include "strbuf.h"
 #include "trigger.h"
 #include "tseries.h"
+#include "tui.h"
 #include "util.h"
 
 /* What the recorder may hold, whatever --keep asks: the man page states it. */
@@ -172,13 +174,18 @@ static void json_blocks(struct strbuf *sb, struct engine *e, double from_s, doub
 
 /* The tree's ten functions of most self time (a function's nodes added up), in shares of
  * the samples that were not idle. */
-static void incident_json_top(struct strbuf *sb, const struct calltree *t, const struct functab *ft)
-{
-	size_t n = calltree_node_count(t), nf = functab_count(ft), shown = 0;
-	double *self = nf ? xcalloc(nf, sizeof(*self)) : NULL, total = 0;
-	uint32_t top[10];
-	size_t n_top = 0;
+#define INCIDENT_JSON_TOP 10
 
+/* The profile's hottest functions by self time ((idle) left out): up to max ids into top, in
+ * order; *self_out (indexed by function; caller frees) and *total their self and the busy
+ * time. Returns how many. */
+static size_t incident_top(const struct calltree *t, const struct functab *ft, uint32_t *top,
+	size_t max, double **self_out, double *total)
+{
+	size_t n = calltree_node_count(t), nf = functab_count(ft), n_top = 0;
+	double *self = xcalloc(nf ? nf : 1, sizeof(*self));
+
+	*total = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t f;
 		double s;
@@ -186,28 +193,75 @@ static void incident_json_top(struct strbuf *sb, const struct calltree *t, const
 		calltree_node(t, i, &f, NULL, &s);
 		if (f >= nf || functab_get(ft, f)->kind == FUNC_IDLE)
 			continue;
-		total += s;
+		*total += s;
 		self[f] += s;
 	}
-	for (uint32_t f = 0; f < nf; f++) {
+	for (uint32_t f = 0; f < nf && max > 0; f++) {
 		size_t k;
 
 		if (self[f] <= 0)
 			continue;
 		for (k = n_top; k > 0 && self[top[k - 1]] < self[f]; k--)
 			;
-		if (k >= 10)
+		if (k >= max)
 			continue;
-		memmove(&top[k + 1], &top[k], ((n_top < 10 ? n_top : 9) - k) * sizeof(top[0]));
+		memmove(&top[k + 1], &top[k], ((n_top < max ? n_top : max - 1) - k) * sizeof(top[0]));
 		top[k] = f;
-		if (n_top < 10)
+		if (n_top < max)
 			n_top++;
 	}
-	for (size_t k = 0; k < n_top; k++, shown++) {
-		strbuf_puts(sb, shown ? ",{" : "{");
+	*self_out = self;
+	return n_top;
+}
+
+static void incident_json_top(struct strbuf *sb, const struct calltree *t, const struct functab *ft)
+{
+	uint32_t top[INCIDENT_JSON_TOP];
+	double *self, total;
+	size_t n_top = incident_top(t, ft, top, INCIDENT_JSON_TOP, &self, &total);
+
+	for (size_t k = 0; k < n_top; k++) {
+		strbuf_puts(sb, k ? ",{" : "{");
 		report_json_func_fields(sb, functab_get(ft, top[k]));
 		strbuf_printf(sb, ",\"self_pct\":%.1f,\"self_ms\":%.1f}",
 			total > 0 ? 100.0 * self[top[k]] / total : 0, self[top[k]] / 1000.0);
+	}
+	free(self);
+}
+
+/* The incident in short, for --log and the views: names as the source maps give them. */
+static void incident_summarize(struct app *a, const char *name, double to_s,
+	struct incident_summary *out)
+{
+	struct app_incident *inc = a->incident;
+	const struct trigger *t = &a->opt.triggers[inc->trigger];
+	const struct functab *ft = engine_functab(a->engine);
+	uint32_t top[INCIDENT_TOP_MAX];
+	double *self, total;
+	size_t n_top = incident_top(inc->tree, ft, top, INCIDENT_TOP_MAX, &self, &total);
+
+	memset(out, 0, sizeof *out);
+	out->fired_s = inc->fired_s;
+	out->from_s = inc->from_s;
+	out->to_s = to_s;
+	out->value = t->metric == TRIG_GROWING ? NAN : inc->value;
+	snprintf(out->name, sizeof out->name, "%s", name);
+	snprintf(out->dir, sizeof out->dir, "%s", a->opt.incident_dir);
+	snprintf(out->trigger, sizeof out->trigger, "%s", t->text);
+	snprintf(out->unit, sizeof out->unit, "%s", t->metric == TRIG_GROWING ? "" :
+		trigger_metric_unit(t->metric));
+	for (size_t k = 0; k < n_top; k++) {
+		const struct func_info *fi = functab_get(ft, top[k]);
+		struct incident_top *o = &out->top[out->n_top++];
+		const char *url = functab_shown_url(fi);
+		int32_t line = functab_shown_line(fi);
+
+		snprintf(o->function, sizeof o->function, "%s", functab_shown_name(fi));
+		if (url && url[0] && line >= 0)
+			snprintf(o->where, sizeof o->where, "%s:%ld", util_display_url(url), (long)line + 1);
+		else if (url && url[0])
+			snprintf(o->where, sizeof o->where, "%s", util_display_url(url));
+		o->self_pct = total > 0 ? 100.0 * self[top[k]] / total : 0;
 	}
 	free(self);
 }
@@ -340,18 +394,18 @@ static void incident_write(struct app *a, double to_s, bool cut_short)
 		app_say(a, cause != NULL, msg);
 		free(msg);
 	}
-	/* the --log line: what fired and where it went */
-	strbuf_reset(&sb);
-	strbuf_printf(&sb, "{\"type\":\"incident\",\"time\":%.3f,\"name\":", inc->fired_s);
-	strbuf_json_string(&sb, name, strlen(name));
-	strbuf_puts(&sb, ",\"trigger\":");
-	strbuf_json_string(&sb, a->opt.triggers[inc->trigger].text,
-		strlen(a->opt.triggers[inc->trigger].text));
-	strbuf_puts(&sb, ",\"value\":");
-	json_num(&sb, inc->value);
-	strbuf_printf(&sb, ",\"from\":%.3f,\"to\":%.3f,\"removed\":%zu}", inc->from_s, to_s,
-		removed);
-	app_log(a, sb.data, sb.len);
+	/* the --log line and the views: what fired, where it went, what ran */
+	{
+		struct incident_summary sum;
+		char *rec;
+
+		incident_summarize(a, name, to_s, &sum);
+		rec = memlog_incident_record(&sum, removed);
+		app_log(a, rec, strlen(rec));
+		free(rec);
+		if (a->tui)
+			tui_on_incident(a->tui, &sum);
+	}
 	strbuf_free(&sb);
 	calltree_free(inc->tree);
 	inc->tree = NULL;

@@ -83,6 +83,8 @@ struct app {
 	/* --replay */
 	struct memseries *replay;
 	struct attach_result replay_target;
+	struct incident_summary *replay_incidents; /* the log's latest MODEL_INCIDENTS_MAX */
+	size_t n_replay_incidents;
 };
 
 extern const struct tui_actions app_tui_actions;

@@ -5,9 +5,11 @@
 #include "attach.h"
 #include "engine.h"
 #include "exitcode.h"
+#include "incident.h"
 #include "loop.h"
 #include "memlog.h"
 #include "memseries.h"
+#include "model.h"
 #include "transport.h"
 #include "tui.h"
 #include "util.h"
@@ -61,8 +63,24 @@ static void replay_on_post_gc(void *ud, double t_s, double span_s, const double 
 		memseries_add_post_gc(a->replay, t_s, span_s, used, ago_s, n);
 }
 
+/* Kept until the screen exists: the latest MODEL_INCIDENTS_MAX, as the model keeps them. */
+static void replay_on_incident(void *ud, const struct incident_summary *s)
+{
+	struct app *a = ud;
+
+	if (!a->replay_incidents)
+		a->replay_incidents = xcalloc(MODEL_INCIDENTS_MAX, sizeof *a->replay_incidents);
+	if (a->n_replay_incidents == MODEL_INCIDENTS_MAX) {
+		memmove(&a->replay_incidents[0], &a->replay_incidents[1],
+			(MODEL_INCIDENTS_MAX - 1) * sizeof *a->replay_incidents);
+		a->n_replay_incidents--;
+	}
+	a->replay_incidents[a->n_replay_incidents++] = *s;
+}
+
 static const struct memlog_replay_handlers replay_handlers = {
 	.on_mem = replay_on_mem,
+	.on_incident = replay_on_incident,
 	.on_post_gc = replay_on_post_gc,
 	.on_attach = replay_on_attach,
 	.on_gap = replay_on_gap,
@@ -113,6 +131,8 @@ int app_replay(struct app *a)
 	memseries_growth(a->replay, a->opt.growth_window_s, last->t_s, &g);
 	tui_on_memory(a->tui, &g, a->opt.growth_window_s, false);
 	tui_show_replay(a->tui, a->replay);
+	for (size_t i = 0; i < a->n_replay_incidents; i++)
+		tui_on_incident(a->tui, &a->replay_incidents[i]);
 	{
 		char from[32], to[32], *msg;
 		time_t t0 = (time_t)memseries_first_time(a->replay), t1 = (time_t)last->t_s;

@@ -9,6 +9,24 @@
 
 #include <stddef.h>
 
+/* What one incident was, in short: the --log's "incident" record, and what the live view and
+ * --replay list (model.h keeps a copy made safe for the terminal). Strings are cut to fit. */
+#define INCIDENT_TOP_MAX 5
+struct incident_summary {
+	double fired_s, from_s, to_s; /* Unix time: when it fired, what its profile covers */
+	double value;                 /* what the trigger measured; NAN: not a number (growing) */
+	char name[96];                /* the bundle's name in dir */
+	char dir[256];                /* --incident-dir as it was given */
+	char trigger[64];             /* as it was given: "cpu>80%:5s" */
+	char unit[8];                 /* the value's: "%", "ms", "bytes", "" */
+	size_t n_top;
+	struct incident_top {         /* the profile's hottest functions by self time */
+		char function[96];
+		char where[128];          /* "server.js:12" */
+		double self_pct;          /* of the profile's busy samples */
+	} top[INCIDENT_TOP_MAX];
+};
+
 struct incident_store;
 
 /* Opens dir (userfile_open_dir's rules). NULL with *status and *cause. */

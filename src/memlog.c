@@ -13,12 +13,14 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "exitcode.h"
+#include "incident.h"
 #include "jsonpull.h"
 #include "memseries.h"
 #include "strbuf.h"
@@ -213,6 +215,45 @@ char *memlog_post_gc_record(double t_s, double span_s, const double *used, const
 	return sb.data;
 }
 
+static void put_string(struct strbuf *sb, const char *key, const char *v)
+{
+	strbuf_printf(sb, ",\"%s\":", key);
+	strbuf_json_string(sb, v, strlen(v));
+}
+
+char *memlog_incident_record(const struct incident_summary *s, size_t removed)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "{\"type\":\"incident\",\"time\":");
+	strbuf_json_double(&sb, s->fired_s);
+	put_string(&sb, "name", s->name);
+	put_string(&sb, "dir", s->dir);
+	put_string(&sb, "trigger", s->trigger);
+	put_string(&sb, "unit", s->unit);
+	strbuf_puts(&sb, ",\"value\":");
+	if (isfinite(s->value))
+		strbuf_json_double(&sb, s->value);
+	else
+		strbuf_puts(&sb, "null");
+	strbuf_puts(&sb, ",\"from\":");
+	strbuf_json_double(&sb, s->from_s);
+	strbuf_puts(&sb, ",\"to\":");
+	strbuf_json_double(&sb, s->to_s);
+	strbuf_printf(&sb, ",\"removed\":%zu,\"top\":[", removed);
+	for (size_t i = 0; i < s->n_top && i < INCIDENT_TOP_MAX; i++) {
+		strbuf_puts(&sb, i ? ",{\"function\":" : "{\"function\":");
+		strbuf_json_string(&sb, s->top[i].function, strlen(s->top[i].function));
+		put_string(&sb, "where", s->top[i].where);
+		strbuf_puts(&sb, ",\"self_pct\":");
+		strbuf_json_double(&sb, s->top[i].self_pct);
+		strbuf_putc(&sb, '}');
+	}
+	strbuf_puts(&sb, "]}");
+	return sb.data;
+}
+
 void memlog_close(struct memlog *l)
 {
 	if (!l)
@@ -360,6 +401,66 @@ static int replay_post_gc(struct json_span obj, const struct memlog_replay_handl
 	return 0;
 }
 
+/* A string member into out (cut to fit): 1 read, 0 absent, -1 not a string. */
+static int get_text(struct json_span obj, const char *key, char *out, size_t outsz)
+{
+	char *v = NULL;
+
+	out[0] = '\0';
+	if (get_string(obj, key, &v) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	snprintf(out, outsz, "%s", v);
+	free(v);
+	return 1;
+}
+
+static int replay_incident(struct json_span obj, const struct memlog_replay_handlers *h, void *ud)
+{
+	struct incident_summary s;
+	struct json_span top, f;
+	size_t pos = 0;
+	int r;
+
+	memset(&s, 0, sizeof s);
+	if (replay_time(obj, &s.fired_s) < 0 || get_number(obj, "from", &s.from_s) != 1 ||
+	    get_number(obj, "to", &s.to_s) != 1 || get_text(obj, "name", s.name, sizeof s.name) < 0 ||
+	    get_text(obj, "dir", s.dir, sizeof s.dir) < 0 ||
+	    get_text(obj, "trigger", s.trigger, sizeof s.trigger) != 1 ||
+	    get_text(obj, "unit", s.unit, sizeof s.unit) < 0)
+		return -1;
+	r = get_number(obj, "value", &s.value);
+	if (r < 0 || (r == 1 && !isfinite(s.value)) || !isfinite(s.fired_s) ||
+	    !isfinite(s.from_s) || !isfinite(s.to_s))
+		return -1;
+	if (r == 0)
+		s.value = NAN;
+	/* "top" came later: a record without it is an incident with no functions named */
+	if (json_object_get(obj, "top", &top) == 1) {
+		if (json_span_type(top) != JSON_T_ARRAY)
+			return -1;
+		while ((r = json_array_next(top, &pos, &f)) == 1) {
+			struct incident_top *t = &s.top[s.n_top];
+
+			if (s.n_top == INCIDENT_TOP_MAX)
+				break;
+			if (json_span_type(f) != JSON_T_OBJECT ||
+			    get_text(f, "function", t->function, sizeof t->function) != 1 ||
+			    get_text(f, "where", t->where, sizeof t->where) < 0 ||
+			    get_number(f, "self_pct", &t->self_pct) != 1 || !(t->self_pct >= 0) ||
+			    t->self_pct > 100)
+				return -1;
+			s.n_top++;
+		}
+		if (r < 0)
+			return -1;
+	}
+	if (h->on_incident)
+		h->on_incident(ud, &s);
+	return 0;
+}
+
 /* One line without its newline: 0 handled (or a type this version does not know), -1 bad. */
 static int replay_line(const char *p, size_t n, const struct memlog_replay_handlers *h, void *ud)
 {
@@ -376,6 +477,8 @@ static int replay_line(const char *p, size_t n, const struct memlog_replay_handl
 		return replay_attach(obj, h, ud);
 	if (json_string_eq(type, "post_gc"))
 		return replay_post_gc(obj, h, ud);
+	if (json_string_eq(type, "incident"))
+		return replay_incident(obj, h, ud);
 	if (json_string_eq(type, "gap") || json_string_eq(type, "target_exit")) {
 		if (replay_time(obj, &t_s) < 0)
 			return -1;

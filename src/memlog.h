@@ -8,7 +8,9 @@
  * array_buffers_bytes?}, "window" (the batch JSON window object plus "type"),
  * "target_exit" {time, reason}, "gap" {time}, "post_gc" {time, span_s, used_bytes[],
  * ago_s[]?}: the heap used after each major collection of the span_s seconds before time (a
- * span_s of -1: the target's observer of collections was installed then). */
+ * span_s of -1: the target's observer of collections was installed then), "incident" {time,
+ * name, dir, trigger, unit, value (a number or null), from, to, removed, top[{function, where,
+ * self_pct}]}: an incident written to --incident-dir (dir). */
 #ifndef NTOP_MEMLOG_H
 #define NTOP_MEMLOG_H
 
@@ -16,6 +18,7 @@
 
 struct memlog;
 struct mem_sample;
+struct incident_summary;
 
 /* Opens (appends to) path, created with mode 0600, never through a symbolic link, and an
  * existing file only if it is ntop-js's own and no one else's to read (userfile.h). NULL with
@@ -29,6 +32,9 @@ char *memlog_mem_record(const struct mem_sample *m);
 /* The JSON of a "post_gc" record (engine.h's on_post_gc). Caller frees. */
 char *memlog_post_gc_record(double t_s, double span_s, const double *used, const double *ago_s,
 	size_t n);
+/* The JSON of an "incident" record; removed: older bundles removed to make room. Caller
+ * frees. */
+char *memlog_incident_record(const struct incident_summary *s, size_t removed);
 /* Flushes and syncs, and closes. */
 void memlog_close(struct memlog *l);
 
@@ -40,6 +46,8 @@ struct memlog_replay_handlers {
 	/* a "post_gc" record: as engine.h's on_post_gc (used and ago_s valid for the call) */
 	void (*on_post_gc)(void *ud, double t_s, double span_s, const double *used,
 		const double *ago_s, size_t n);
+	/* an "incident" record (valid for the call; its strings as the log has them) */
+	void (*on_incident)(void *ud, const struct incident_summary *s);
 };
 
 /* Reads a log, calling the handlers in order. A torn last line (a crash mid-write) is skipped;

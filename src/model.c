@@ -451,6 +451,38 @@ static void req_sum(const struct req_row *rows, size_t n, uint64_t *count, uint6
 	*p99 = req_row_quantile(&all, 0.99);
 }
 
+/* In place: text that may come from the target (function names, files) or from a log file. */
+static void model_safe(char *text, size_t size)
+{
+	char out[256];
+
+	util_sanitize(text, strnlen(text, size), out, sizeof out < size ? sizeof out : size);
+	memcpy(text, out, strlen(out) + 1);
+}
+
+void model_add_incident(struct model *m, const struct incident_summary *s)
+{
+	struct incident_summary *c;
+
+	if (m->n_incidents == MODEL_INCIDENTS_MAX) {
+		memmove(&m->incidents[0], &m->incidents[1], (MODEL_INCIDENTS_MAX - 1) * sizeof *c);
+		m->n_incidents--;
+	}
+	c = &m->incidents[m->n_incidents++];
+	*c = *s;
+	if (c->n_top > INCIDENT_TOP_MAX)
+		c->n_top = INCIDENT_TOP_MAX;
+	model_safe(c->name, sizeof c->name);
+	model_safe(c->dir, sizeof c->dir);
+	model_safe(c->trigger, sizeof c->trigger);
+	model_safe(c->unit, sizeof c->unit);
+	for (size_t i = 0; i < c->n_top; i++) {
+		model_safe(c->top[i].function, sizeof c->top[i].function);
+		model_safe(c->top[i].where, sizeof c->top[i].where);
+	}
+	m->incidents_total++;
+}
+
 void model_on_requests(struct model *m, const struct req_window *w, double window_ms)
 {
 	uint64_t n = 0, e = 0, cn = 0, ce = 0;

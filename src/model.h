@@ -9,6 +9,7 @@
 
 #include "blockscan.h"
 #include "evloop.h"
+#include "incident.h"
 
 struct functab;
 struct window_stats;
@@ -19,6 +20,7 @@ struct tseries;
 struct alloc_table;
 
 #define MODEL_BLOCKS_MAX 64
+#define MODEL_INCIDENTS_MAX 32
 
 enum model_mode {
 	MODE_WINDOW,     /* the last window */
@@ -188,6 +190,11 @@ struct model {
 	/* For the heap snapshot confirmation. */
 	double sys_mem_available_bytes;
 	bool snapshot_running;
+	/* Incidents (--trigger live, or the log's records in --replay): the latest
+	 * MODEL_INCIDENTS_MAX, oldest first, their text made safe; how many there were. */
+	struct incident_summary incidents[MODEL_INCIDENTS_MAX];
+	size_t n_incidents;
+	uint64_t incidents_total;
 };
 
 void model_init(struct model *m);
@@ -226,6 +233,9 @@ struct model_split model_split(const struct model *m, enum model_mode mode);
  * of func's total time that goes through that caller (or into that callee). */
 size_t model_callers(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
 size_t model_callees(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
+
+/* An incident: a copy of s, its text made safe, the oldest dropped past MODEL_INCIDENTS_MAX. */
+void model_add_incident(struct model *m, const struct incident_summary *s);
 
 /* A window's HTTP requests and calls (requests.h; NULL: none read) into m's REQ figures. */
 struct req_window;

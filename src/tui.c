@@ -346,6 +346,12 @@ void tui_status(struct tui *t, bool is_error, const char *msg)
 	tui_draw(t);
 }
 
+void tui_on_incident(struct tui *t, const struct incident_summary *s)
+{
+	model_add_incident(&t->model, s);
+	tui_draw(t);
+}
+
 void tui_ask_start_cpu(struct tui *t, double pause_s)
 {
 	char p[48];

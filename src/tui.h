@@ -64,6 +64,9 @@ void tui_all_add(struct tui *t, const char *source, const struct window_stats *w
 	const struct functab *ft);
 void tui_all_end(struct tui *t);
 void tui_status(struct tui *t, bool is_error, const char *msg);
+/* An incident was written (or, in --replay, read from the log). */
+struct incident_summary;
+void tui_on_incident(struct tui *t, const struct incident_summary *s);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the
  * memory screen and asks whether to start it. */
 void tui_ask_start_cpu(struct tui *t, double pause_s);

@@ -422,15 +422,30 @@ const char *view_link_badge(const struct model *m, enum grid_attr *attr)
 	return m->replay ? "REPLAY" : !m->connected ? "DISCONNECTED" : NULL;
 }
 
+int view_put_incidents(const struct model *m, struct grid *g, int x, int y)
+{
+	char buf[64];
+
+	if (!m->incidents_total)
+		return x;
+	snprintf(buf, sizeof buf, "INCIDENTS %llu (I)", (unsigned long long)m->incidents_total);
+	return view_put_at(g, x, y, GA_WARN, buf);
+}
+
 int view_put_link(const struct model *m, struct grid *g, int x, int y)
 {
 	enum grid_attr attr;
 	const char *badge = view_link_badge(m, &attr);
 
-	if (!badge)
-		return x;
-	x = view_put_at(g, x, y, attr, "  ");
-	return view_put_at(g, x, y, attr, badge);
+	if (badge) {
+		x = view_put_at(g, x, y, attr, "  ");
+		x = view_put_at(g, x, y, attr, badge);
+	}
+	if (m->incidents_total) {
+		x = view_put_at(g, x, y, GA_NORMAL, "  ");
+		x = view_put_incidents(m, g, x, y);
+	}
+	return x;
 }
 
 /* Sets the view's message and returns true if the profiler cannot be started now. */
@@ -652,6 +667,14 @@ static enum view_action shared_requests(struct view *v, const struct model *m, i
 	return VA_REDRAW;
 }
 
+static enum view_action shared_incidents(struct view *v, const struct model *m, int key)
+{
+	v->screen = v->screen != VS_INCIDENTS ? VS_INCIDENTS : m->replay ? VS_MEMORY : VS_TABLE;
+	v->inc_open = false;
+	v->inc_sel = v->inc_top = 0;
+	return VA_REDRAW;
+}
+
 static enum view_action shared_window(struct view *v, const struct model *m, int key)
 {
 	v->s.mode = (enum model_mode)((v->s.mode + 1) % MODE_COUNT);
@@ -693,6 +716,9 @@ const struct binding view_shared_bindings[] = {
 	{ { 'e' }, "e", "the requests screen: the HTTP routes (rate, in flight, p50, p99, max, "
 		"errors, what they wait on) and the destinations called, over the last window or "
 		"since attach (w) (e or Esc comes back)", 25, shared_requests },
+	{ { 'I' }, "I", "the incidents screen: what --trigger caught (live, or in --replay's log), "
+		"newest first, each opened for its hottest functions and its bundle (I or Esc comes "
+		"back)", 26, shared_incidents },
 	{ { 'c' }, "c", "start the CPU profiler when it is off (--no-cpu, or held back by "
 		"--max-pause), after a y/n confirmation with the predicted pause (V8 lists its code)",
 		22, shared_start_cpu },
@@ -747,6 +773,7 @@ static const struct screen *const view_screens[] = {
 	[VS_EVLOOP] = &screen_evloop,
 	[VS_ALL] = &screen_all,
 	[VS_REQUESTS] = &screen_requests,
+	[VS_INCIDENTS] = &screen_incidents,
 };
 
 const struct screen *view_screen_at(size_t i)

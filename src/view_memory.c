@@ -22,7 +22,7 @@
 #define MEMORY_KEYS "m/Esc back  1 5m  2 1h  3 24h  4 all  +/- zoom  a alloc sampling  " \
 	"H heap snapshot  p pause  ? help  q quit"
 /* a replay has no target to sample or snapshot, and nothing to go back to */
-#define MEMORY_KEYS_REPLAY "1 5m  2 1h  3 24h  4 all  +/- zoom  ? help  q quit"
+#define MEMORY_KEYS_REPLAY "1 5m  2 1h  3 24h  4 all  +/- zoom  I incidents  ? help  q quit"
 #define ALLOC_ROWS_MAX 12
 
 static const double zoom_span_s[VZ_COUNT] = { 300, 3600, 86400, 0 };

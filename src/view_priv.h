@@ -25,7 +25,8 @@ struct mem_sample;
 /* A screen of the view (as tmux's window modes): each one's file defines its struct screen,
  * and view.c's table view_screens[] maps these numbers to them; nothing else dispatches on
  * the screen. */
-enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_EVLOOP, VS_ALL, VS_REQUESTS };
+enum view_screen { VS_TABLE, VS_DETAIL, VS_HELP, VS_MEMORY, VS_EVLOOP, VS_ALL, VS_REQUESTS,
+	VS_INCIDENTS };
 enum view_prompt { VP_NONE, VP_SEARCH, VP_FILTER, VP_SNAPSHOT, VP_START_CPU, VP_ALLOC };
 /* The memory chart's time spans. */
 enum view_zoom { VZ_5MIN, VZ_1H, VZ_24H, VZ_ALL, VZ_COUNT };
@@ -87,6 +88,11 @@ struct view {
 	size_t req_sel, req_top;
 	int req_sort;
 	bool req_open;
+
+	/* Incidents screen: the selected incident (0: the newest), the first shown, whether the
+	 * selected one is open. */
+	size_t inc_sel, inc_top;
+	bool inc_open;
 };
 
 /* What an action returns for a key it does not take after all (the shared T on the screen
@@ -127,7 +133,7 @@ struct screen {
 };
 
 extern const struct screen screen_table, screen_detail, screen_help, screen_memory, screen_evloop,
-	screen_all, screen_requests;
+	screen_all, screen_requests, screen_incidents;
 
 /* view.c: the keys every screen with shared_keys takes, and the screens in order (NULL
  * past the last). */
@@ -224,6 +230,8 @@ const char *view_no_target(const struct model *m);
  * attribute. view_put_link puts it after a title, two spaces before it; the next x. */
 const char *view_link_badge(const struct model *m, enum grid_attr *attr);
 int view_put_link(const struct model *m, struct grid *g, int x, int y);
+/* "INCIDENTS 3 (I)" at (x, y) when --trigger caught any; returns the column after it. */
+int view_put_incidents(const struct model *m, struct grid *g, int x, int y);
 void view_alloc_question(const struct model *m, char *out, size_t outsz);
 void view_start_cpu_question(const struct model *m, char *out, size_t outsz);
 

@@ -385,6 +385,8 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 		x = view_put_at(g, x, y, badge_attr, badge);
 		x = view_put_at(g, x, y, badge_attr, "  ");
 	}
+	if (m->incidents_total)
+		x = view_put_at(g, view_put_incidents(m, g, x, y), y, GA_NORMAL, "  ");
 	if (m->windows_late) {
 		snprintf(buf, sizeof(buf), "%zu LATE WINDOWS (sampling behind)  ", m->windows_late);
 		x = view_put_at(g, x, y, GA_WARN, buf);

@@ -100,7 +100,7 @@ check "the replay shows the recorded process" screen_has 'leak\.js|replay'
 check "the replayed chart has data" screen_has_pcre '│ *[\x{2801}-\x{28ff}]'
 check "its title says REPLAY, not DISCONNECTED" eval 'screen_has "^MEMORY .*  REPLAY" && ! screen_has DISCONNECTED'
 check "its keys offer no allocation sampling, heap snapshot or pause" eval \
-	'screen_has "1 5m  2 1h  3 24h  4 all  \+/- zoom  \? help  q quit" && ! screen_has "a alloc sampling|H heap snapshot|p pause"'
+	'screen_has "1 5m  2 1h  3 24h  4 all  \+/- zoom  I incidents  \? help  q quit" && ! screen_has "a alloc sampling|H heap snapshot|p pause"'
 keys H
 check "H says a replay has no live target" wait_screen 5 'A replay has no live target: no heap snapshot\.'
 keys a

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "exitcode.h"
+#include "incident.h"
 #include "memlog.h"
 #include "memseries.h"
 #include "strbuf.h"
@@ -14,7 +15,9 @@
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -72,7 +75,7 @@ static void on_window(void *ud, const char *json, size_t len)
 	strbuf_append(&s->window_json, json, len);
 }
 
-static const struct memlog_replay_handlers handlers = { on_mem, on_attach, on_gap, on_window, NULL };
+static const struct memlog_replay_handlers handlers = { on_mem, on_attach, on_gap, on_window, NULL, NULL };
 
 static int replay(const char *path, struct seen *s, size_t *bad)
 {
@@ -632,6 +635,86 @@ static void test_post_gc(const char *dir)
 	free(path);
 }
 
+/* --- "incident": what --trigger caught, for --replay's incidents screen --- */
+
+struct inc_seen {
+	struct incident_summary s[4];
+	size_t n;
+};
+
+static void inc_on_incident(void *ud, const struct incident_summary *s)
+{
+	struct inc_seen *seen = ud;
+
+	if (seen->n < 4)
+		seen->s[seen->n] = *s;
+	seen->n++;
+}
+
+static void test_incident(const char *dir)
+{
+	static const struct memlog_replay_handlers h = { .on_incident = inc_on_incident };
+	char *path = xasprintf("%s/incident.log", dir), *cause = NULL, *rec;
+	struct incident_summary a = { .fired_s = 1795900000.25, .from_s = 1795899990,
+		.to_s = 1795900003, .value = 93.5, .n_top = 2 }, g = a;
+	struct memlog *l = memlog_open(path, NULL, &cause);
+	struct inc_seen seen = { .n = 0 };
+	size_t bad = 0;
+
+	ok(l != NULL, "incident: log opened");
+	snprintf(a.name, sizeof a.name, "incident-20261128T031245Z-42-000001");
+	snprintf(a.dir, sizeof a.dir, "/var/lib/ntop-js/\"quoted\"");
+	snprintf(a.trigger, sizeof a.trigger, "cpu>80%%:5s");
+	snprintf(a.unit, sizeof a.unit, "%%");
+	snprintf(a.top[0].function, sizeof a.top[0].function, "spikeHash");
+	snprintf(a.top[0].where, sizeof a.top[0].where, "server.ts:12");
+	a.top[0].self_pct = 61.5;
+	snprintf(a.top[1].function, sizeof a.top[1].function, "n\u00e4me \x01");
+	a.top[1].self_pct = 3;
+	rec = memlog_incident_record(&a, 2);
+	ok(write_rec(l, rec, 1) == 0, "incident: record written");
+	free(rec);
+	/* heap=growing: no number */
+	g.value = NAN;
+	g.n_top = 0;
+	snprintf(g.trigger, sizeof g.trigger, "heap=growing");
+	rec = memlog_incident_record(&g, 0);
+	ok(strstr(rec, "\"value\":null") != NULL, "incident: growing's value is null (%s)", rec);
+	ok(write_rec(l, rec, 2) == 0, "incident: second record written");
+	free(rec);
+	memlog_close(l);
+	/* an older ntop-js's record (no top, no dir, no unit) and bad ones */
+	append_str(path, "{\"type\":\"incident\",\"time\":5,\"name\":\"x\",\"trigger\":\"block>300ms\","
+		"\"value\":512,\"from\":1,\"to\":9,\"removed\":0}\n");
+	append_str(path, "{\"type\":\"incident\",\"time\":5,\"name\":\"x\",\"value\":1,\"from\":1,"
+		"\"to\":9}\n");
+	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"t\",\"value\":1,\"from\":1,"
+		"\"to\":9,\"top\":[{\"function\":\"f\",\"self_pct\":101}]}\n");
+	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"t\",\"value\":\"big\","
+		"\"from\":1,\"to\":9}\n");
+	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"t\",\"value\":1,\"from\":1,"
+		"\"to\":9,\"top\":{}}\n");
+	ok(memlog_replay(path, &h, &seen, &bad, &cause) == 0, "incident: replayed");
+	is_int((int)seen.n, 3, "incident: the two written and the old one are read");
+	is_int((int)bad, 4, "incident: no trigger, a share over 100, a string value and a top that "
+		"is not an array are bad lines");
+	ok(seen.s[0].fired_s == a.fired_s && seen.s[0].from_s == a.from_s &&
+		seen.s[0].to_s == a.to_s && seen.s[0].value == a.value &&
+		strcmp(seen.s[0].name, a.name) == 0 && strcmp(seen.s[0].dir, a.dir) == 0 &&
+		strcmp(seen.s[0].trigger, a.trigger) == 0 && strcmp(seen.s[0].unit, "%") == 0,
+		"incident: times, value, name, dir, trigger and unit back as written");
+	ok(seen.s[0].n_top == 2 && strcmp(seen.s[0].top[0].function, "spikeHash") == 0 &&
+		strcmp(seen.s[0].top[0].where, "server.ts:12") == 0 && seen.s[0].top[0].self_pct == 61.5 &&
+		strcmp(seen.s[0].top[1].function, a.top[1].function) == 0 &&
+		seen.s[0].top[1].where[0] == '\0',
+		"incident: its top functions back, names with any byte");
+	ok(isnan(seen.s[1].value) && seen.s[1].n_top == 0 && strcmp(seen.s[1].trigger,
+		"heap=growing") == 0, "incident: growing back with no value");
+	ok(seen.s[2].value == 512 && seen.s[2].n_top == 0 && seen.s[2].dir[0] == '\0' &&
+		seen.s[2].unit[0] == '\0', "incident: a record without top, dir and unit is read");
+	free(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -648,6 +731,7 @@ int main(void)
 	test_sigkill(dir);
 	test_unsafe_paths(dir);
 	test_post_gc(dir);
+	test_incident(dir);
 	{
 		char *cmd = xasprintf("rm -rf '%s'", dir);
 

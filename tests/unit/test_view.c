@@ -662,7 +662,7 @@ static void test_screens(struct fixture *fx)
 	static const struct { enum view_screen n; const struct screen *s; } all[] = {
 		{ VS_TABLE, &screen_table }, { VS_DETAIL, &screen_detail }, { VS_HELP, &screen_help },
 		{ VS_MEMORY, &screen_memory }, { VS_EVLOOP, &screen_evloop }, { VS_ALL, &screen_all },
-		{ VS_REQUESTS, &screen_requests },
+		{ VS_REQUESTS, &screen_requests }, { VS_INCIDENTS, &screen_incidents },
 	};
 	struct grid a, b;
 
@@ -782,6 +782,89 @@ static void test_requests_screen(struct fixture *fx)
 	free(t);
 }
 
+/* The incidents screen (I): the title's mark, the list newest first, one opened, text from a
+ * log made safe, the ring's bound, and the way back (the table, or a replay's memory). */
+static void test_incidents_screen(struct fixture *fx)
+{
+	struct model *m = &fx->m;
+	struct view *v = view_create(NULL);
+	struct incident_summary a = { .fired_s = NOW - 3600, .from_s = NOW - 3660, .to_s = NOW - 3590,
+		.value = 93, .n_top = 2 }, b = { .fired_s = NOW - 60, .from_s = NOW - 120,
+		.to_s = NOW - 50, .value = 2.5 * 1024 * 1024 * 1024 };
+	struct grid g;
+	int y;
+
+	grid_init(&g);
+	grid_resize(&g, 160, 30);
+	snprintf(a.trigger, sizeof a.trigger, "cpu>80%%:5s");
+	snprintf(a.unit, sizeof a.unit, "%%");
+	snprintf(a.name, sizeof a.name, "incident-A");
+	snprintf(a.dir, sizeof a.dir, "/var/lib/ntop-js/incidents");
+	snprintf(a.top[0].function, sizeof a.top[0].function, "spikeHash");
+	snprintf(a.top[0].where, sizeof a.top[0].where, "server.ts:12");
+	a.top[0].self_pct = 61.5;
+	snprintf(a.top[1].function, sizeof a.top[1].function, "evil\x1b]0;owned\x07");
+	a.top[1].self_pct = 3;
+	snprintf(b.trigger, sizeof b.trigger, "rss>2G\x1b[2J");
+	snprintf(b.unit, sizeof b.unit, "bytes");
+	view_key(v, m, 'I');
+	view_draw(v, m, &g, NOW);
+	ok(v->screen == VS_INCIDENTS && strstr(row(&g, 0), "INCIDENTS  0") &&
+		strstr(row(&g, 2), "No incident yet: --trigger arms them"),
+		"I with none: says how to arm them (%s)", row(&g, 2));
+	model_add_incident(m, &a);
+	model_add_incident(m, &b);
+	view_key(v, m, 'I');
+	ok(v->screen == VS_TABLE, "I again goes back to the table");
+	view_draw(v, m, &g, NOW);
+	ok(strncmp(row(&g, 1), "INCIDENTS 2 (I)  ", 17) == 0, "the table's sampling line marks "
+		"them first (%s)", row(&g, 1));
+	ok(attr_at(&g, 0, 1) == GA_WARN, "in red");
+	view_key(v, m, 'I');
+	view_draw(v, m, &g, NOW);
+	ok(strstr(row(&g, 3), "rss>2G?[2J") && strstr(row(&g, 3), "2.5G") &&
+		strstr(row(&g, 3), "-60s +10s") && !strchr(row(&g, 3), 0x1b),
+		"the newest first, its trigger made safe, its value in bytes (%s)", row(&g, 3));
+	ok(attr_at(&g, 1, 3) == GA_SELECTED, "and selected");
+	ok(strstr(row(&g, 4), "cpu>80%:5s") && strstr(row(&g, 4), "93 %") &&
+		strstr(row(&g, 4), "-60s +10s") && strstr(row(&g, 4), "spikeHash"),
+		"then the older one: value, span, hottest function (%s)", row(&g, 4));
+	view_key(v, m, VK_DOWN);
+	is_int(view_key(v, m, VK_ENTER), VA_REDRAW, "Enter opens the selected one");
+	view_draw(v, m, &g, NOW);
+	for (y = 5; y < 28 && !strstr(row(&g, y), "fired at"); y++)
+		;
+	ok(y < 28 && strstr(row(&g, y), "cpu>80%:5s") && strstr(row(&g, y), "read 93 %"),
+		"what fired and what it read (%s)", y < 28 ? row(&g, y) : "");
+	ok(y < 26 && strstr(row(&g, y + 1), "its profile covers") && strstr(row(&g, y + 1), "(70 s)") &&
+		strstr(row(&g, y + 2), "bundle: /var/lib/ntop-js/incidents/incident-A"),
+		"the span its profile covers and its bundle (%s)", y < 26 ? row(&g, y + 2) : "");
+	ok(y < 22 && strstr(row(&g, y + 4), "SELF%") && strstr(row(&g, y + 5), "61.5%") &&
+		strstr(row(&g, y + 5), "spikeHash") && strstr(row(&g, y + 5), "server.ts:12") &&
+		strstr(row(&g, y + 6), "evil?]0;owned?") && !strchr(row(&g, y + 6), 0x1b),
+		"its top functions, a hostile name made safe (%s)", y < 22 ? row(&g, y + 6) : "");
+	is_int(view_key(v, m, VK_ESC), VA_REDRAW, "Esc closes it");
+	ok(!v->inc_open && v->screen == VS_INCIDENTS, "and stays on the screen");
+	view_key(v, m, VK_ESC);
+	ok(v->screen == VS_TABLE, "Esc again: the table");
+	m->replay = true;
+	view_key(v, m, 'I');
+	view_key(v, m, VK_ESC);
+	ok(v->screen == VS_MEMORY, "in a replay Esc goes back to the memory screen");
+	m->replay = false;
+	for (int i = 0; i < MODEL_INCIDENTS_MAX + 5; i++)
+		model_add_incident(m, &b);
+	ok(m->n_incidents == MODEL_INCIDENTS_MAX && m->incidents_total == MODEL_INCIDENTS_MAX + 7,
+		"the model keeps the latest %d and counts them all", MODEL_INCIDENTS_MAX);
+	v->screen = VS_INCIDENTS;
+	view_draw(v, m, &g, NOW);
+	ok(strstr(row(&g, 0), "the latest 32 of 39") != NULL, "the title says so (%s)", row(&g, 0));
+	m->n_incidents = 0;
+	m->incidents_total = 0;
+	grid_free(&g);
+	view_free(v);
+}
+
 /* Everything about a view a key can change. */
 static bool same_view(const struct view *a, const struct view *b)
 {
@@ -792,7 +875,8 @@ static bool same_view(const struct view *a, const struct view *b)
 		a->detail == b->detail && a->depth == b->depth && a->detail_sel == b->detail_sel &&
 		a->help_top == b->help_top && a->zoom == b->zoom && a->blk_sel == b->blk_sel &&
 		a->blk_stack == b->blk_stack && a->req_sel == b->req_sel &&
-		a->req_sort == b->req_sort && a->req_open == b->req_open && strcmp(a->msg, b->msg) == 0 &&
+		a->req_sort == b->req_sort && a->req_open == b->req_open && a->inc_sel == b->inc_sel &&
+		a->inc_open == b->inc_open && strcmp(a->msg, b->msg) == 0 &&
 		strcmp(a->search, b->search) == 0 && strcmp(a->input, b->input) == 0;
 }
 
@@ -1044,7 +1128,7 @@ static void test_bindings(struct fixture *fx)
 					unbound++;
 				}
 		}
-		ok(labels == 25 && unbound == 0, "every key help lists is in a table (%zu labels)",
+		ok(labels == 26 && unbound == 0, "every key help lists is in a table (%zu labels)",
 			labels);
 		view_free(v);
 	}
@@ -1070,6 +1154,7 @@ int main(void)
 	test_pause_and_selection(&fx);
 	test_screens(&fx);
 	test_requests_screen(&fx);
+	test_incidents_screen(&fx);
 	test_bindings(&fx);
 	test_key_bars();
 	fixture_free(&fx);
