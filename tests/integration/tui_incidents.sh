@@ -30,7 +30,7 @@ check "Enter opens it: what fired and when" wait_screen 5 'cpu>60% +fired at [0-
 check "the span its profile covers" screen_has 'its profile covers [0-9:]+ to [0-9:]+ \([0-9]+ s\)'
 check "where its bundle is" screen_has "bundle: .*incident-[0-9T]+Z-$spike_PID-"
 check "spikeHash first among its top functions, with its file and line" \
-	screen_has_pcre '^ +[0-9.]+% +spikeHash +incidents\.js:[0-9]+'
+	screen_has_pcre '^ +[0-9.]+% +spikeHash +(/[^ ]*/)?incidents\.js:[0-9]+'
 diag "$(screen | sed -n 1,20p)"
 keys Escape
 check "Esc closes it" wait_for 5 eval '! screen_has "fired at"'
@@ -58,7 +58,7 @@ check "I lists the log's incidents, the newest first" wait_screen 5 'cpu>1%\? +9
 check "and the live run's" screen_has 'cpu>60% +[0-9]+ % +-[0-9]+s \+[0-9]+s +spikeHash'
 keys Down Enter
 check "Enter opens the live run's from the replay: spikeHash on top" \
-	wait_screen 5 '^ +[0-9.]+% +spikeHash +incidents\.js:[0-9]+'
+	wait_screen 5 '^ +[0-9.]+% +spikeHash +(/[^ ]*/)?incidents\.js:[0-9]+'
 keys q
 check "q leaves the replay with status 0" wait_screen 10 '^EXIT=0'
 check "the replay said nothing on stderr" test ! -s "$WORK/replay.err"
