@@ -41,8 +41,17 @@ for v in $versions; do
 				g.function.function !== "blockingParse").map(g => [g.time, g.ms, g.function.function,
 				(truth.find(b => match(g, b)) || {}).ms]),
 		};
-		console.log(JSON.stringify(r));' "$WORK/$tag.jsonl" "$WORK/t$tag.out" >"$WORK/$tag.r" 2>&1
+		console.log(JSON.stringify(r));
+		// for a missed one, what the windows around it said: when each ended, how long, the
+		// loop reading (max lag), the blocks reported, and the profile samples in blockingParse
+		for (const b of due.filter(b => !got.some(g => match(g, b))))
+			console.error(`missed ${b.wall_ms / 1e3} (${b.ms} ms): ` + JSON.stringify(w
+				.filter(x => Math.abs(x.time - b.wall_ms / 1e3) < 3.5).map(x => [x.time, x.window_ms,
+					x.event_loop?.lag_ms?.max, (x.event_loop?.blocks || []).map(g => [g.time, g.ms]),
+					(x.top.find(f => f.function === "blockingParse") || {}).self_ms])));' \
+		"$WORK/$tag.jsonl" "$WORK/t$tag.out" >"$WORK/$tag.r" 2>"$WORK/$tag.missed"
 	diag "$t $(cat "$WORK/$tag.r") (missed: the phase against the first window)"
+	[ -s "$WORK/$tag.missed" ] && diag "$(cat "$WORK/$tag.missed")"
 	check "$t the target's blocks (6 or more) are each reported once" "$NODE" -e '
 		const r = JSON.parse(process.argv[1]); process.exit(r.due >= 6 && r.once === r.due ? 0 : 1)' \
 		"$(cat "$WORK/$tag.r")"
