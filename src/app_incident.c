@@ -96,6 +96,17 @@ void app_incident_free(struct app *a)
 	a->incident = NULL;
 }
 
+/* p99[ROUTE]: that route's 99th percentile in the window (ctx: its requests, or NULL). */
+static double incident_route_p99(const void *ctx, const char *route)
+{
+	const struct req_window *rq = ctx;
+
+	for (size_t i = 0; rq && i < rq->n_server; i++)
+		if (!strcmp(rq->server[i].key, route))
+			return req_row_quantile(&rq->server[i], 0.99);
+	return NAN;
+}
+
 /* What the triggers read of one window. */
 static void incident_input(const struct window_stats *w, const struct report_window *rw,
 	struct trigger_input *in)
@@ -118,6 +129,8 @@ static void incident_input(const struct window_stats *w, const struct report_win
 		if (!isnan(q) && (isnan(in->p99_ms) || q > in->p99_ms))
 			in->p99_ms = q;
 	}
+	in->route_p99_ms = incident_route_p99;
+	in->route_ctx = rw->requests;
 	in->rss_bytes = rw->mem ? rw->mem->v[MEM_RSS] : NAN;
 	in->heap_used_bytes = rw->mem ? rw->mem->v[MEM_HEAP_USED] : NAN;
 	in->growing = !rw->growth || rw->growth->verdict == MEM_UNKNOWN ? -1 :

@@ -17,7 +17,7 @@ struct incident_summary {
 	double value;                 /* what the trigger measured; NAN: not a number (growing) */
 	char name[96];                /* the bundle's name in dir */
 	char dir[256];                /* --incident-dir as it was given */
-	char trigger[64];             /* as it was given: "cpu>80%:5s" */
+	char trigger[128];            /* as it was given: "cpu>80%:5s" */
 	char unit[8];                 /* the value's: "%", "ms", "bytes", "" */
 	size_t n_top;
 	struct incident_top {         /* the profile's hottest functions by self time */

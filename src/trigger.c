@@ -145,6 +145,23 @@ int trigger_parse(const char *expr, struct trigger *t, char **msg)
 			"and heap (e.g. cpu>80%)." : "it starts with a measure: cpu, block, lag, p99, rss "
 			"or heap (e.g. cpu>80%).");
 	p += n;
+	/* p99[ROUTE]: one route's */
+	if (t->metric == TRIG_P99 && *p == '[') {
+		const char *end = strchr(p + 1, ']');
+
+		if (!end)
+			return fail(msg, expr, "the route after p99[ ends with ] (e.g. "
+				"p99[GET /api/items/:id]>500ms).");
+		if (end == p + 1 || (size_t)(end - p - 1) >= sizeof t->route)
+			return fail(msg, expr, "the route in p99[...] is 1 to 95 characters, as the "
+				"requests screen names it (e.g. p99[GET /api/items/:id]>500ms).");
+		memcpy(t->route, p + 1, (size_t)(end - p - 1));
+		t->route[end - p - 1] = '\0';
+		for (const char *c = t->route; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				return fail(msg, expr, "the route in p99[...] has a control character.");
+		p = end + 1;
+	}
 	/* the comparison */
 	if (p[0] == '>' && p[1] == '=') {
 		t->or_equal = true;
@@ -205,7 +222,10 @@ double trigger_value(const struct trigger *t, const struct trigger_input *in)
 	case TRIG_CPU: return in->busy_pct;
 	case TRIG_BLOCK: return in->block_ms;
 	case TRIG_LAG: return in->lag_p99_ms;
-	case TRIG_P99: return in->p99_ms;
+	case TRIG_P99:
+		if (!t->route[0])
+			return in->p99_ms;
+		return in->route_p99_ms ? in->route_p99_ms(in->route_ctx, t->route) : NAN;
 	case TRIG_RSS: return in->rss_bytes;
 	case TRIG_HEAP: return in->heap_used_bytes;
 	case TRIG_GROWING: return in->growing < 0 ? NAN : in->growing;

@@ -8,6 +8,7 @@
  *   block    a blocked loop confirmed in the window, its length:           block>300ms
  *   lag      the event loop's delay, the window's 99th percentile:        lag>100ms
  *   p99      the slowest route's 99th percentile of the window:            p99>2s
+ *            or one route's, named as the requests screen names it:        p99[GET /api/:id]>500ms
  *   rss      the process's resident memory:                                rss>2G
  *   heap     V8's heap used, or the growth verdict:                        heap>1.5G, heap=growing
  *   DURATION how long it must hold (every window over that time):          cpu>80%:10s
@@ -31,9 +32,12 @@ enum trigger_metric {
 	TRIG_METRIC_COUNT
 };
 
+#define TRIGGER_ROUTE_MAX 96
+
 struct trigger {
-	char text[64];         /* as given (cut to fit), for the incident and the log */
+	char text[128];        /* as given, for the incident and the log */
 	enum trigger_metric metric;
+	char route[TRIGGER_ROUTE_MAX]; /* p99[ROUTE]: that route's; "": the slowest route's */
 	bool or_equal;         /* ">=" */
 	double threshold;      /* in the metric's unit above */
 	double hold_s;         /* 0: the first window that meets it fires */
@@ -49,6 +53,9 @@ struct trigger_input {
 	double block_ms;       /* the longest blocked loop confirmed in it; 0: none (NAN: not looked for) */
 	double lag_p99_ms;
 	double p99_ms;         /* the slowest route's (NAN without requests) */
+	/* one route's p99 in the window (NAN: no request of it finished); NULL: none known */
+	double (*route_p99_ms)(const void *ctx, const char *route);
+	const void *route_ctx;
 	double rss_bytes;
 	double heap_used_bytes;
 	int growing;           /* 1 growing, 0 not (stable, shrinking), -1 not known yet */

@@ -6,7 +6,7 @@
 # route with the framework's pattern and per destination, in JSON and text, its latencies
 # within 15 % of what the client measured; on Node 24 and later, the route that calls the
 # upstream is said to wait on it; the channels are unsubscribed when ntop-js leaves;
-# --no-eval has no requests; the live view has a REQ line.
+# --no-eval has no requests; the live view has a REQ line; a route's own p99 fires a trigger.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 require_npm_deps
@@ -202,5 +202,21 @@ if command -v "${TMUX_BIN:-tmux}" >/dev/null 2>&1; then
 	keys q
 	check "q quits with status 0" wait_screen 10 '^EXIT=0'
 	term_stop
+fi
+
+# A route's own p99 as a trigger: /report (two 50 ms calls) fires p99[GET /report]>60ms, and
+# /api/items/:id (a 20 ms timer) never fires p99[GET /api/items/:id]>60ms.
+if start_server trigapp 15 --inspect-port=0 "$TARGETS/http.js" express; then
+	start_node trigload "$TARGETS/http-load.js" "$trigapp_PORT" 1 30 10
+	"$NTOP_JS" --pid "$trigapp_PID" -b --json -n 8 -d 1 --trigger 'p99[GET /api/items/:id]>60ms' \
+		--trigger 'p99[GET /report]>60ms' --incident-dir "$WORK/route-incidents" --keep 3 \
+		--after 1 --cooldown 1 --log "$WORK/route.log" >"$WORK/route.jsonl" 2>"$WORK/route.err"
+	ok $? "--trigger p99[ROUTE]: a session of 8 windows, status 0"
+	check "the slow route's trigger fired, with its p99 over 60 ms, and the fast one's never did" \
+		jsonl_check "$WORK/route.log" 'l => { const i = l.filter(r => r.type === "incident");
+			return (i.length >= 1 && i.every(r => r.trigger === "p99[GET /report]>60ms" &&
+				r.unit === "ms" && r.value > 60)) || i; }'
+	diag "incidents: $(grep -c '"type":"incident"' "$WORK/route.log")"
+	kill "$trigload_PID" "$trigapp_PID" 2>/dev/null
 fi
 done_testing

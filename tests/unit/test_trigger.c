@@ -68,6 +68,11 @@ static void test_refused(void)
 		{ "cpu>-5%", "percentage" },
 		{ "cpu>nan", "percentage" },
 		{ "cpu>80%:", "not a duration" },
+		{ "p99[GET /x>2s", "ends with ]" },
+		{ "p99[]>2s", "1 to 95 characters" },
+		{ "p99[GET /\x1b[2J]>2s", "control character" },
+		{ "p99[GET /x]<2s", "followed by > or >=" },
+		{ "p99[GET /x]>fast", "not a time" },
 		{ "cpu>80%:10x", "not a duration" },
 		{ "cpu>80%:30d", "not a duration" },
 		{ "block>300kg", "not a time" },
@@ -180,11 +185,46 @@ static void test_hold(void)
 	free(msg);
 }
 
+/* p99[ROUTE]: one route's, read through the input's callback. */
+static double fake_route_p99(const void *ctx, const char *route)
+{
+	(void)ctx;
+	return !strcmp(route, "GET /api/items/:id") ? 640 : !strcmp(route, "GET /") ? 3 : NAN;
+}
+
+static void test_route(void)
+{
+	struct trigger t;
+	struct trigger_input in = input(1, 50);
+	char *msg = NULL;
+
+	ok(trigger_parse("p99[GET /api/items/:id]>500ms:2s", &t, &msg) == 0 && t.metric == TRIG_P99 &&
+		!strcmp(t.route, "GET /api/items/:id") && t.threshold == 500 && t.hold_s == 2 &&
+		!strcmp(t.text, "p99[GET /api/items/:id]>500ms:2s"),
+		"p99[GET /api/items/:id]>500ms:2s: the route, its colon kept, the hold after the value");
+	in.p99_ms = 5000;
+	ok(isnan(trigger_value(&t, &in)) && !trigger_met(&t, &in),
+		"without the window's routes it is not met, whatever the slowest route's p99");
+	in.route_p99_ms = fake_route_p99;
+	ok(trigger_value(&t, &in) == 640 && trigger_met(&t, &in), "the route's own p99: 640 ms");
+	ok(!trigger_feed(&t, &in, 1), "held 1 s of 2: not yet");
+	in.time_s = 2;
+	ok(trigger_feed(&t, &in, 1), "held 2 s: fires");
+	ok(trigger_parse("p99[GET /]>500ms", &t, &msg) == 0 && !trigger_met(&t, &in),
+		"another route's p99 (3 ms) is its own");
+	ok(trigger_parse("p99[POST /gone]>1ms", &t, &msg) == 0 && isnan(trigger_value(&t, &in)) &&
+		!trigger_met(&t, &in), "a route with no request in the window is not met");
+	ok(trigger_parse("p99>500ms", &t, &msg) == 0 && t.route[0] == '\0' &&
+		trigger_value(&t, &in) == 5000, "p99 without a route: still the slowest route's");
+	free(msg);
+}
+
 int main(void)
 {
 	test_accepted();
 	test_refused();
 	test_units();
 	test_hold();
+	test_route();
 	return done_testing();
 }
