@@ -185,13 +185,13 @@ static void json_blocks(struct strbuf *sb, struct engine *e, double from_s, doub
 	report_json_block_list(sb, kept, m, engine_functab(e));
 }
 
-/* The tree's ten functions of most self time (a function's nodes added up), in shares of
- * the samples that were not idle. */
+/* incident.json's top: the tree's ten functions of most self time. */
 #define INCIDENT_JSON_TOP 10
 
-/* The profile's hottest functions by self time ((idle) left out): up to max ids into top, in
- * order; *self_out (indexed by function; caller frees) and *total their self and the busy
- * time. Returns how many. */
+/* The profile's hottest functions by self time (a function's nodes added up, (idle) left
+ * out): up to max ids into top, in order; *self_out (indexed by function; caller frees) and
+ * *total their self and the busy time, whose shares are the samples that were not idle.
+ * Returns how many. */
 static size_t incident_top(const struct calltree *t, const struct functab *ft, uint32_t *top,
 	size_t max, double **self_out, double *total)
 {

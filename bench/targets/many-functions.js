@@ -28,6 +28,10 @@
 //                   profile as ntop-js's attach does (a coverage-mode switch) and reads 12 s,
 //                   then 3 rounds again; prints one {"event":"phase",...} line a phase, exits.
 //                   What the profiler costs, apart from what V8's re-optimizing costs.
+//   --intervals LIST  with --phases: instead, three rounds of 5 s without and 5 s with a
+//                   profile at each sampling interval of LIST (microseconds, comma-separated:
+//                   1000,2000,4000,10000), no deoptimization; one {"event":"interval",...}
+//                   line each, the profiled phase's median over the one before it.
 //
 // Output (one JSON object per line):
 //   {"event":"ready","pid":..,"functions":..,"bytecode_added_bytes":..,...}   once
@@ -57,6 +61,7 @@ function parse_args(argv) {
 		else if (a === '--self-check') opt.self_check_after_s = 0;
 		else if (a === '--self-check-after') opt.self_check_after_s = Number(next());
 		else if (a === '--phases') opt.phases = true;
+		else if (a === '--intervals') opt.intervals = next().split(',').map(Number);
 		else throw new Error(`unknown argument: ${a}`);
 	}
 	if (!Number.isInteger(opt.functions) || opt.functions < 0) throw new Error('bad --functions');
@@ -65,6 +70,8 @@ function parse_args(argv) {
 	if (!(opt.busy_pct >= 0 && opt.busy_pct <= 95)) throw new Error('bad --busy (0 to 95)');
 	if (!(opt.heap_mb >= 0)) throw new Error('bad --heap-mb');
 	if (opt.phases && !(opt.busy_pct > 0)) throw new Error('--phases needs --busy');
+	if (opt.intervals && !(opt.phases && opt.intervals.every((v) => Number.isInteger(v) && v >= 100)))
+		throw new Error('--intervals needs --phases and intervals of 100 us or more');
 	return opt;
 }
 
@@ -264,6 +271,28 @@ async function phases() {
 	};
 	await sleep(15000);
 	await post('Profiler.enable');
+	if (opt.intervals) {
+		for (let r = 0; r < 3; r++)
+			for (const interval of opt.intervals) {
+				const median = async () => {
+					const rates = [];
+					for (let i = 0; i < 5; i++) {
+						const ops0 = ops_total, t0 = process.hrtime.bigint();
+						await sleep(1000);
+						rates.push((ops_total - ops0) * 1e9 / Number(process.hrtime.bigint() - t0));
+					}
+					return rates.sort((a, b) => a - b)[2];
+				};
+				const off = await median();
+				await post('Profiler.setSamplingInterval', { interval });
+				await post('Profiler.start');
+				const on = await median();
+				await post('Profiler.stop');
+				emit({ event: 'interval', round: r + 1, interval_us: interval, off_ops_per_s: Math.round(off),
+					profiled_ops_per_s: Math.round(on), pct: +(100 * on / off).toFixed(1) });
+			}
+		process.exit(0);
+	}
 	await post('Profiler.setSamplingInterval', { interval: 1000 });
 	const rounds = async (what) => {
 		for (let r = 0; r < 3; r++) {
