@@ -85,6 +85,7 @@ struct app {
 	struct attach_result replay_target;
 	struct incident_summary *replay_incidents; /* the log's latest MODEL_INCIDENTS_MAX */
 	size_t n_replay_incidents;
+	unsigned long long replay_incidents_total; /* ...of how many */
 };
 
 extern const struct tui_actions app_tui_actions;

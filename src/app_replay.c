@@ -76,6 +76,7 @@ static void replay_on_incident(void *ud, const struct incident_summary *s)
 		a->n_replay_incidents--;
 	}
 	a->replay_incidents[a->n_replay_incidents++] = *s;
+	a->replay_incidents_total++;
 }
 
 static const struct memlog_replay_handlers replay_handlers = {
@@ -133,6 +134,8 @@ int app_replay(struct app *a)
 	tui_show_replay(a->tui, a->replay);
 	for (size_t i = 0; i < a->n_replay_incidents; i++)
 		tui_on_incident(a->tui, &a->replay_incidents[i]);
+	if (a->replay_incidents_total > a->n_replay_incidents)
+		tui_set_incidents_total(a->tui, a->replay_incidents_total);
 	{
 		char from[32], to[32], *msg;
 		time_t t0 = (time_t)memseries_first_time(a->replay), t1 = (time_t)last->t_s;

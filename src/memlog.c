@@ -427,7 +427,7 @@ static int replay_incident(struct json_span obj, const struct memlog_replay_hand
 	if (replay_time(obj, &s.fired_s) < 0 || get_number(obj, "from", &s.from_s) != 1 ||
 	    get_number(obj, "to", &s.to_s) != 1 || get_text(obj, "name", s.name, sizeof s.name) < 0 ||
 	    get_text(obj, "dir", s.dir, sizeof s.dir) < 0 ||
-	    get_text(obj, "trigger", s.trigger, sizeof s.trigger) != 1 ||
+	    get_text(obj, "trigger", s.trigger, sizeof s.trigger) != 1 || !s.trigger[0] ||
 	    get_text(obj, "unit", s.unit, sizeof s.unit) < 0)
 		return -1;
 	r = get_number(obj, "value", &s.value);

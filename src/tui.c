@@ -352,6 +352,13 @@ void tui_on_incident(struct tui *t, const struct incident_summary *s)
 	tui_draw(t);
 }
 
+void tui_set_incidents_total(struct tui *t, unsigned long long total)
+{
+	if (total > t->model.incidents_total)
+		t->model.incidents_total = total;
+	tui_draw(t);
+}
+
 void tui_ask_start_cpu(struct tui *t, double pause_s)
 {
 	char p[48];

@@ -67,6 +67,8 @@ void tui_status(struct tui *t, bool is_error, const char *msg);
 /* An incident was written (or, in --replay, read from the log). */
 struct incident_summary;
 void tui_on_incident(struct tui *t, const struct incident_summary *s);
+/* --replay: how many incidents the log held, when more than the ones given. */
+void tui_set_incidents_total(struct tui *t, unsigned long long total);
 /* The profiler was held back: its start would pause the target for about pause_s. Shows the
  * memory screen and asks whether to start it. */
 void tui_ask_start_cpu(struct tui *t, double pause_s);

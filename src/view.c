@@ -672,6 +672,7 @@ static enum view_action shared_incidents(struct view *v, const struct model *m, 
 	v->screen = v->screen != VS_INCIDENTS ? VS_INCIDENTS : m->replay ? VS_MEMORY : VS_TABLE;
 	v->inc_open = false;
 	v->inc_sel = v->inc_top = 0;
+	v->inc_seen_total = m->incidents_total;
 	return VA_REDRAW;
 }
 

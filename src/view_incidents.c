@@ -22,10 +22,12 @@ static const struct incident_summary *inc_row(const struct model *m, size_t i)
 /* "03:12:45", with the date when it is not today's. */
 static void inc_when(double t_s, double now_wall_s, char *out, size_t outsz)
 {
-	time_t t = (time_t)t_s, now = (time_t)now_wall_s;
+	time_t t = t_s >= 0 && t_s < 253402300800.0 ? (time_t)t_s : 0, now = (time_t)now_wall_s;
 	struct tm tm, tn;
 
-	if (!isfinite(t_s) || !localtime_r(&t, &tm) || !localtime_r(&now, &tn)) {
+	/* a time from a log file may be anything: past year 9999 it is not one */
+	if (!(t_s >= 0 && t_s < 253402300800.0) || !localtime_r(&t, &tm) ||
+	    !localtime_r(&now, &tn)) {
 		snprintf(out, outsz, "?");
 		return;
 	}
@@ -120,6 +122,11 @@ static void inc_draw(struct view *v, const struct model *m, struct grid *g, doub
 				"see the man page.");
 		return;
 	}
+	/* rows count from the newest: new ones move the selected incident down, and it stays */
+	if (m->incidents_total > v->inc_seen_total && v->inc_seen_total &&
+	    (v->inc_sel > 0 || v->inc_open))
+		v->inc_sel += (size_t)(m->incidents_total - v->inc_seen_total);
+	v->inc_seen_total = m->incidents_total;
 	if (v->inc_sel >= m->n_incidents)
 		v->inc_sel = m->n_incidents - 1;
 	y++;

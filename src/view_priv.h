@@ -93,6 +93,7 @@ struct view {
 	 * selected one is open. */
 	size_t inc_sel, inc_top;
 	bool inc_open;
+	uint64_t inc_seen_total;       /* incidents_total when the screen was last drawn */
 };
 
 /* What an action returns for a key it does not take after all (the shared T on the screen

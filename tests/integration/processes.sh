@@ -183,12 +183,14 @@ set -- $workers
 ok $? "a worker killed during the session: status 0"
 new=$(sed -n 's/^worker //p' "$WORK/cl.out" | grep -vxF -e "$1" -e "$2" -e "$3" -e "$4" | head -n 1)
 diag "the primary forked worker ${new:-(none)} in its place"
-# (autocannon keeps its connections: the new worker gets none, and idles)
-check "it is reported gone once; the other three go on to the end, and the new worker is watched (the last two windows)" jsonl_check "$WORK/gone.jsonl" "l => {
+# (autocannon keeps its connections: the new worker gets none, and idles; a line holds the
+# processes whose window came in time, and on a loaded machine the new worker's was late for
+# one of the last two lines: it is asked in one of the last three)
+check "it is reported gone once; the other three go on to the end, and the new worker is watched (the last three windows)" jsonl_check "$WORK/gone.jsonl" "l => {
 	const gone = l.flatMap(w => w.processes.filter(p => p.exited)), tail = l.slice(-2);
 	const busy = new Set(tail.flatMap(w => w.processes.filter(p => !p.exited && p.top[0] &&
 		p.top[0].function === 'priceOrder')).map(p => p.target.pid));
-	const joined = tail.every(w => w.processes.some(p => !p.exited && p.target.pid === ${new:-0}));
+	const joined = l.slice(-3).some(w => w.processes.some(p => !p.exited && p.target.pid === ${new:-0}));
 	return gone.length === 1 && gone[0].target.pid === $4 && busy.size === 3 && !busy.has($4) &&
 		joined || l.map(w => w.processes.map(p => p.target.pid + (p.exited ? ' exited' : ''))); }"
 check "and said on stderr" grep -q "^ntop-js: PID $4: " "$WORK/gone.err"

@@ -694,10 +694,12 @@ static void test_incident(const char *dir)
 		"\"from\":1,\"to\":9}\n");
 	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"t\",\"value\":1,\"from\":1,"
 		"\"to\":9,\"top\":{}}\n");
+	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"\",\"value\":1,\"from\":1,"
+		"\"to\":9}\n");
 	ok(memlog_replay(path, &h, &seen, &bad, &cause) == 0, "incident: replayed");
 	is_int((int)seen.n, 3, "incident: the two written and the old one are read");
-	is_int((int)bad, 4, "incident: no trigger, a share over 100, a string value and a top that "
-		"is not an array are bad lines");
+	is_int((int)bad, 5, "incident: no trigger, a share over 100, a string value, a top that "
+		"is not an array and an empty trigger are bad lines");
 	ok(seen.s[0].fired_s == a.fired_s && seen.s[0].from_s == a.from_s &&
 		seen.s[0].to_s == a.to_s && seen.s[0].value == a.value &&
 		strcmp(seen.s[0].name, a.name) == 0 && strcmp(seen.s[0].dir, a.dir) == 0 &&

@@ -843,6 +843,12 @@ static void test_incidents_screen(struct fixture *fx)
 		strstr(row(&g, y + 5), "spikeHash") && strstr(row(&g, y + 5), "server.ts:12") &&
 		strstr(row(&g, y + 6), "evil?]0;owned?") && !strchr(row(&g, y + 6), 0x1b),
 		"its top functions, a hostile name made safe (%s)", y < 22 ? row(&g, y + 6) : "");
+	model_add_incident(m, &b);
+	view_draw(v, m, &g, NOW);
+	for (y = 5; y < 28 && !strstr(row(&g, y), "fired at"); y++)
+		;
+	ok(v->inc_sel == 2 && y < 28 && strstr(row(&g, y), "cpu>80%:5s"),
+		"a new incident moves the rows: the opened one stays opened (%s)", y < 28 ? row(&g, y) : "");
 	is_int(view_key(v, m, VK_ESC), VA_REDRAW, "Esc closes it");
 	ok(!v->inc_open && v->screen == VS_INCIDENTS, "and stays on the screen");
 	view_key(v, m, VK_ESC);
@@ -854,11 +860,11 @@ static void test_incidents_screen(struct fixture *fx)
 	m->replay = false;
 	for (int i = 0; i < MODEL_INCIDENTS_MAX + 5; i++)
 		model_add_incident(m, &b);
-	ok(m->n_incidents == MODEL_INCIDENTS_MAX && m->incidents_total == MODEL_INCIDENTS_MAX + 7,
+	ok(m->n_incidents == MODEL_INCIDENTS_MAX && m->incidents_total == MODEL_INCIDENTS_MAX + 8,
 		"the model keeps the latest %d and counts them all", MODEL_INCIDENTS_MAX);
 	v->screen = VS_INCIDENTS;
 	view_draw(v, m, &g, NOW);
-	ok(strstr(row(&g, 0), "the latest 32 of 39") != NULL, "the title says so (%s)", row(&g, 0));
+	ok(strstr(row(&g, 0), "the latest 32 of 40") != NULL, "the title says so (%s)", row(&g, 0));
 	m->n_incidents = 0;
 	m->incidents_total = 0;
 	grid_free(&g);
