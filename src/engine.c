@@ -1,36 +1,27 @@
-/* engine.c: see engine.h. */
+/* engine.c: see engine.h. The connection to one target, its session and the dispatch of its
+ * messages, the set-up and the leave; the CPU windows are engine_window.c's. */
 #include "config.h"
 
 #include "engine.h"
 #include "engine_priv.h"
 #include "aggregate.h"
-#include "cumulative.h"
 #include "attach.h"
-#include "calltree.h"
 #include "exitcode.h"
 #include "functab.h"
-#include "jsonpull.h"
 #include "inbox.h"
-#include "profile.h"
+#include "jsonpull.h"
 #include "session.h"
 #include "strbuf.h"
 #include "transport.h" /* struct transport_handlers only: the calls go through e->tp */
 #include "util.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Invalid profiles in a row that end the session. */
-#define ENGINE_INVALID_MAX 3
 /* Messages at least this large are read on a worker thread (inbox.h): about 3 ms of work. */
 #define ENGINE_BIG_MESSAGE_BYTES ((size_t)1 << 20)
-/* Nodes or samples merged into the session's call tree per turn of the event loop (a few
- * milliseconds' work), and the pause between turns, in which keys and the screen are served. */
-#define ENGINE_MERGE_SLICE 16384
-#define ENGINE_MERGE_PAUSE_S 0.001
 
 
 double engine_mono_s(const struct engine *e)
@@ -80,10 +71,9 @@ static void engine_finish(struct engine *e)
 	e->state = ST_DONE;
 	engine_workers_session_ended(e, e->fail_why ? e->fail_why : "the target's session ended");
 	engine_mem_stop(e);
-	engine_timer_cancel(e, e->window_timer);
+	engine_window_stop(e);
 	engine_timer_cancel(e, e->expiry_timer);
 	engine_timer_cancel(e, e->leave_timer);
-	engine_timer_cancel(e, e->profile_timer);
 	e->h->on_finished(e->ud, status, e->fail_why);
 }
 
@@ -102,8 +92,7 @@ void engine_fail(struct engine *e, int status, char *why)
 		return;
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
-	engine_timer_cancel(e, e->window_timer);
-	engine_timer_cancel(e, e->profile_timer);
+	engine_window_stop(e);
 	if (e->conn) {
 		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
 		engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
@@ -129,7 +118,7 @@ static char *engine_error_text(const struct protocol_msg *m)
 
 /* What the inbox found in m (inbox.h): the session hands on only the message being
  * dispatched, so m is e->cur's; anything else has no members worth finding. */
-static const struct inbox_msg *engine_msg(const struct engine *e, const struct protocol_msg *m)
+const struct inbox_msg *engine_msg(const struct engine *e, const struct protocol_msg *m)
 {
 	static const struct inbox_msg none;
 
@@ -240,331 +229,6 @@ void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb)
 	strbuf_free(&p);
 }
 
-/* ---- windows ---- */
-
-static void engine_burst_end(struct engine *e);
-
-/* One profile could not be read. One bad profile costs a window; a target that sends
- * nothing else is not profiled at all, which must not go on silently (or forever, with -n). */
-static void engine_profile_invalid(struct engine *e, const char *err)
-{
-	e->end_pending = false;
-	if (++e->invalid_in_row >= ENGINE_INVALID_MAX) {
-		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target sent %u invalid profiles in "
-			"a row; the last one: %s", e->invalid_in_row, err ? err : "?"));
-	} else if (e->invalid_in_row == 1) {
-		char *msg = xasprintf("ignored a window whose profile is invalid: %s",
-			err ? err : "?");
-		e->h->on_notice(e->ud, msg);
-		free(msg);
-	}
-	/* The burst's profile was the bad one: the profiler is stopped all the same. */
-	if (e->burst_ending && e->state == ST_RUNNING)
-		engine_burst_end(e);
-}
-
-/* e->ws holds a finished window: hand it over, and stop after -n of them. */
-static void engine_window_done(struct engine *e)
-{
-	e->windows_done++;
-	engine_evloop_window_done(e);
-	e->h->on_window(e->ud, &e->ws, engine_wall_s(e));
-	if (e->cfg.iterations && e->windows_done >= (size_t)e->cfg.iterations)
-		engine_stop(e);
-}
-
-/* ---- CPU bursts (cpu_every_s) ----
- * For long runs the profiler runs one window every cpu_every_s and is off in between, so the
- * target pays the sampler and V8's code logging a small share of the time. Each burst pays the
- * profiler's start pause again (and the JIT step's, whose flags are put back after each burst),
- * so a burst whose predicted pause is over --max-pause is skipped. */
-
-/* The burst's profile is in: the profiler goes off until the next one. */
-static void engine_burst_end(struct engine *e)
-{
-	e->burst_ending = false;
-	e->cpu_on = false;
-	e->last_tick_s = engine_mono_s(e);
-	engine_jit_pause_profiler(e);
-}
-
-/* At a window without a profile: starts a burst when one is due. */
-static void engine_burst_due(struct engine *e)
-{
-	double now = engine_mono_s(e), pause_s;
-	char *cause = NULL;
-
-	/* Windows tick on a cadence from the same start: half a window of slack. */
-	if (e->cfg.cpu_every_s <= 0 || e->cpu_starting || now + e->cfg.delay_s / 2 < e->next_burst_s)
-		return;
-	e->next_burst_s += e->cfg.cpu_every_s;
-	if (e->next_burst_s <= now)
-		e->next_burst_s = now + e->cfg.cpu_every_s;
-	pause_s = engine_start_pause_s(e);
-	if (isfinite(pause_s) && pause_s > e->cfg.max_pause_s) {
-		char p[48];
-		pause_format(pause_s, p, sizeof p);
-		cause = xasprintf("skipped a CPU burst: starting the profiler would pause the target "
-			"for %s; --max-pause %.1f allows it.", p, ceil(pause_s * 10) / 10);
-	} else {
-		engine_start_cpu(e, &cause);
-	}
-	if (cause) {
-		e->h->on_notice(e->ud, cause);
-		free(cause);
-	}
-}
-
-double engine_next_burst_in_s(const struct engine *e)
-{
-	if (e->cfg.cpu_every_s <= 0 || e->cpu_on || e->state != ST_RUNNING)
-		return NAN;
-	/* (a start that takes longer than a window: the burst is under way) */
-	if (e->cpu_starting)
-		return 0;
-	return fmax(0, e->next_burst_s - engine_mono_s(e));
-}
-
-/* A parsed profile becomes a window. */
-static void engine_take_profile(struct engine *e, struct profile *p)
-{
-	double trim = e->have_trim ? e->trim_until_us : -INFINITY;
-
-	e->end_pending = false;
-	e->invalid_in_row = 0;
-	/* A window's first sample also covers the time since the profile started; when the
-	 * profiler itself was (re)started for it, that is V8 listing every compiled function
-	 * again (up to 200 ms in a large app), not the app's work: leave it out. */
-	if (!e->have_trim && p->n_samples)
-		trim = p->start_time_us + (p->time_deltas[0] > 0 ? (double)p->time_deltas[0] : 0);
-	engine_fix_profile(e, p);
-	aggregate_window(p, e->ft, trim, &e->ws);
-	engine_evloop_take_profile(e, p, trim);
-	/* Windows overlap only in eval mode: the next profile starts before this one ends. */
-	if (e->eval_mode && e->ws.n_samples) {
-		e->trim_until_us = e->ws.last_sample_us;
-		e->have_trim = true;
-	}
-	if (e->ct) {
-		/* The profile is kept (taken over, not copied) while it is merged into the session's
-		 * tree in slices, and afterwards for the last window's own tree, built only if it is
-		 * saved: a 30 MB profile's tree costs tens of milliseconds. */
-		calltree_merge_finish(e->ct);
-		profile_release(&e->last_profile);
-		e->last_profile = *p;
-		memset(p, 0, sizeof *p);
-		e->last_trim_us = trim;
-		e->window_ct_stale = true;
-		calltree_merge_begin(e->ct, &e->last_profile, trim);
-		engine_timer_arm(e, e->merge_timer, 0);
-	}
-	cumulative_add(&e->cum, &e->ws);
-	/* The window's new functions (and those whose map was loading) get their original
-	 * names before anything shows them. */
-	if (e->cfg.smap)
-		origins_update(&e->origins, e->ft, e->cfg.smap);
-	engine_window_done(e);
-	if (e->burst_ending && e->state == ST_RUNNING)
-		engine_burst_end(e);
-}
-
-static void engine_on_merge_slice(void *ud)
-{
-	struct engine *e = ud;
-
-	if (e->ct && !calltree_merge_step(e->ct, ENGINE_MERGE_SLICE))
-		engine_timer_arm(e, e->merge_timer, ENGINE_MERGE_PAUSE_S);
-}
-
-/* Makes a window of the profile that im carries (im->has_profile). */
-static void engine_process_profile(struct engine *e, const struct inbox_msg *im)
-{
-	struct profile p;
-	char *err = NULL;
-
-	engine_timer_cancel(e, e->profile_timer);
-	/* A large message's profile was parsed on the worker; a small one's is parsed here. */
-	if (im->preread) {
-		if (im->profile)
-			engine_take_profile(e, im->profile);
-		else
-			engine_profile_invalid(e, im->profile_err);
-		return;
-	}
-	if (profile_parse(im->profile_json.p, im->profile_json.n, e->ft, &p, &err) < 0) {
-		engine_profile_invalid(e, err);
-		free(err);
-		return;
-	}
-	engine_take_profile(e, &p);
-	profile_release(&p);
-}
-
-static void engine_arm_window(struct engine *e)
-{
-	double now = engine_mono_s(e);
-
-	/* Windows keep a fixed cadence; after a stall, skip to the next slot. */
-	e->next_window_s += e->cfg.delay_s;
-	if (e->next_window_s < now)
-		e->next_window_s = now + e->cfg.delay_s;
-	engine_timer_arm(e, e->window_timer, e->next_window_s - now);
-}
-
-static void engine_on_rotated(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-
-	if (!engine_reply_ok(e, o, m, "the window rotation (console.profile)"))
-		return;
-	/* The profile comes (as an event) before this reply; if it has not, wait a little. */
-	if (e->state == ST_RUNNING && e->end_pending)
-		engine_timer_arm(e, e->profile_timer, e->cfg.timeout_s);
-}
-
-static void engine_on_profile_timeout(void *ud)
-{
-	struct engine *e = ud;
-
-	if (e->state == ST_RUNNING && e->end_pending)
-		engine_fail(e, EXIT_TIMEOUT, xasprintf("the target ended a window but did not send "
-			"its profile within %g s.", e->cfg.timeout_s));
-}
-
-static void engine_on_restarted(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	engine_reply_ok(ud, o, m, "Profiler.start");
-}
-
-static void engine_on_stopped(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-	const struct inbox_msg *im;
-
-	if (!engine_reply_ok(e, o, m, "Profiler.stop"))
-		return;
-	im = engine_msg(e, m);
-	if (!im->has_profile) {
-		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target's Profiler.stop reply has no profile."));
-		return;
-	}
-	if (e->state == ST_RUNNING)
-		engine_process_profile(e, im);
-}
-
-/* Without the CPU profiler (--no-cpu, or until it has started) a window is a tick with no
- * samples: batch reports, -n and the live view keep their cadence, with memory only. */
-static void engine_empty_window(struct engine *e)
-{
-	double now = engine_mono_s(e);
-
-	window_stats_free(&e->ws);
-	e->ws.end_us = (e->last_tick_s > 0 ? now - e->last_tick_s : e->cfg.delay_s) * 1e6;
-	e->last_tick_s = now;
-	engine_window_done(e);
-}
-
-static void engine_on_window_timer(void *ud)
-{
-	struct engine *e = ud;
-	char expr[768];
-
-	if (e->state != ST_RUNNING)
-		return;
-	engine_door_renew(e);
-	if (!e->cpu_on) {
-		engine_arm_window(e);
-		engine_evloop_read(e);
-		engine_requests_read(e);
-		engine_empty_window(e);
-		if (e->state == ST_RUNNING)
-			engine_burst_due(e);
-		return;
-	}
-	if (e->end_pending) {
-		/* The previous window's profile has not arrived yet: the target is slow to answer.
-		 * Let the running window grow rather than pile up requests. */
-		e->windows_late++;
-		engine_arm_window(e);
-		return;
-	}
-	/* Before the rotation: its reply comes before the profile, so the window carries it. */
-	engine_evloop_read(e);
-	engine_requests_read(e);
-	e->end_pending = true;
-	/* A burst is one window: it ends here, with no next profile (engine_burst_end). */
-	e->burst_ending = e->cfg.cpu_every_s > 0;
-	if (e->eval_mode && e->burst_ending) {
-		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profileEnd('%s%llu')})("
-			INSPECTOR_MODULE ".console)", e->title_prefix, e->seq);
-		e->seq++;
-		engine_evaluate(e, expr, engine_on_rotated);
-	} else if (e->eval_mode) {
-		char lease[256];
-		engine_jit_renewal(e, lease, sizeof lease);
-		/* Named: its cost (V8 serializing the ended profile) gets a row of its own. */
-		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profile('%s%llu');"
-			"c.profileEnd('%s%llu')})(" INSPECTOR_MODULE ".console)%s", e->title_prefix,
-			e->seq + 1, e->title_prefix, e->seq, lease);
-		e->seq++;
-		engine_evaluate(e, expr, engine_on_rotated);
-	} else {
-		/* Stop and start back to back: the inspector runs them in order, so the gap between
-		 * windows is as short as it can be without evaluating code. */
-		engine_call(e, "Profiler.stop", NULL, engine_on_stopped);
-		if (e->state == ST_RUNNING && !e->burst_ending)
-			engine_call(e, "Profiler.start", NULL, engine_on_restarted);
-	}
-	if (e->state == ST_RUNNING)
-		engine_arm_window(e);
-}
-
-static void engine_on_first_started(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-
-	if (!engine_reply_ok(e, o, m, e->eval_mode ? "console.profile" : "Profiler.start"))
-		return;
-	if (e->state != ST_SETUP && !(e->cpu_starting && e->state == ST_RUNNING))
-		return;
-	/* The profiler runs now: code optimized from here on keeps its inlined frames. */
-	engine_jit_start(e);
-}
-
-void engine_running(struct engine *e)
-{
-	if (e->cpu_starting) {
-		/* Started later (--no-cpu, then engine_start_cpu): the windows already tick. A
-		 * re-attach (--follow) keeps the profiler the user asked for. */
-		e->cpu_starting = false;
-		e->cpu_on = true;
-		e->cfg.no_cpu = false;
-		return;
-	}
-	e->state = ST_RUNNING;
-	e->cpu_on = !e->cfg.no_cpu;
-	e->next_window_s = engine_mono_s(e);
-	e->last_tick_s = e->next_window_s;
-	/* The first burst is the first window; the next is due a period after its start. */
-	e->next_burst_s = e->next_window_s + e->cfg.cpu_every_s;
-	e->burst_ending = false;
-	engine_arm_window(e);
-	engine_mem_start(e);
-	engine_workers_start(e);
-}
-
-static void engine_start_first_window(struct engine *e)
-{
-	char expr[512];
-
-	if (e->eval_mode) {
-		snprintf(expr, sizeof expr, "(function ntopJsWindow(c){c.profile('%s%llu')})("
-			INSPECTOR_MODULE ".console)", e->title_prefix, e->seq);
-		engine_evaluate(e, expr, engine_on_first_started);
-	} else {
-		engine_call(e, "Profiler.start", NULL, engine_on_first_started);
-	}
-}
 
 static void engine_on_notify_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
@@ -574,7 +238,7 @@ static void engine_on_notify_set(void *ud, enum session_outcome o, const struct 
 /* Without this the target would wait for ntop-js to disconnect before it can exit. A worker
  * does not wait unless asked to by this very call (it then holds its exit until the session
  * detaches): a worker is never asked. */
-static void engine_notify_exit(struct engine *e)
+void engine_notify_exit(struct engine *e)
 {
 	if (e->notify_sent || e->cfg.worker)
 		return;
@@ -583,49 +247,16 @@ static void engine_notify_exit(struct engine *e)
 		engine_on_notify_set);
 }
 
-static void engine_on_enabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-
-	if (!engine_reply_ok(e, o, m, "Profiler.enable"))
-		return;
-	engine_notify_exit(e);
-	if (e->state == ST_SETUP || (e->cpu_starting && e->state == ST_RUNNING))
-		engine_start_first_window(e);
-}
-
-static void engine_on_interval_set(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-
-	if (!engine_reply_ok(e, o, m, "Profiler.setSamplingInterval"))
-		return;
-	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
-}
 
 /* ---- events ---- */
 
 static void engine_on_event(void *ud, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	const struct inbox_msg *im = engine_msg(e, m);
-	char want[96];
 
-	if (json_string_eq(m->method, "Profiler.consoleProfileFinished")) {
-		if (e->state != ST_RUNNING || !e->end_pending || !e->eval_mode)
-			return;
-		/* Profiles started by the app itself or by another debugger carry other titles. */
-		snprintf(want, sizeof want, "%s%llu", e->title_prefix, e->seq - 1);
-		if (!im->title.n || !json_string_eq(im->title, want))
-			return;
-		if (!im->has_profile) {
-			engine_fail(e, EXIT_PROTOCOL, xstrdup("a finished profile came without its data."));
-			return;
-		}
-		engine_process_profile(e, im);
-	} else if (engine_mem_event(e, m) || engine_workers_event(e, m)) {
+	if (engine_window_event(e, m) || engine_mem_event(e, m) || engine_workers_event(e, m))
 		return;
-	} else if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {
+	if (json_string_eq(m->method, "NodeRuntime.waitingForDisconnect")) {
 		/* The target wants to exit: let it go at once. */
 		engine_fail(e, EXIT_TARGET_GONE, e->target.pid ?
 			xasprintf("the target (PID %d) exited.", (int)e->target.pid) :
@@ -653,47 +284,6 @@ static void engine_on_open(void *ud)
 		engine_door_open(e);
 		engine_pause_check(e);
 	}
-}
-
-/* The interval before the enable: V8 refuses to change it once this session's agent has a
- * profiler, and an enabled agent gets one from any console.profile() in the target, such as
- * another ntop-js's rotation. */
-void engine_profiler_begin(struct engine *e)
-{
-	char params[64];
-
-	snprintf(params, sizeof params, "{\"interval\":%ld}", e->cfg.interval_us);
-	engine_call(e, "Profiler.setSamplingInterval", params, engine_on_interval_set);
-}
-
-int engine_start_cpu(struct engine *e, char **cause)
-{
-	if (e->state != ST_RUNNING || !e->sess) {
-		*cause = xstrdup("no target is connected.");
-		return -1;
-	}
-	if (e->cpu_on || e->cpu_starting) {
-		*cause = xstrdup("the CPU profiler is already running.");
-		return -1;
-	}
-	e->cpu_starting = true;
-	/* Started by hand (the live view's c) between bursts: that is a burst, the next a period on. */
-	if (e->cfg.cpu_every_s > 0)
-		e->next_burst_s = engine_mono_s(e) + e->cfg.cpu_every_s;
-	/* A fresh profile: its first sample covers the start (V8 listing the code), left out. */
-	e->have_trim = false;
-	engine_profiler_begin(e);
-	return 0;
-}
-
-bool engine_cpu_on(const struct engine *e)
-{
-	return e->cpu_on;
-}
-
-bool engine_cpu_starting(const struct engine *e)
-{
-	return e->cpu_starting;
 }
 
 static void engine_on_message(void *ud, const char *data, size_t len)
@@ -866,7 +456,7 @@ void engine_stop(struct engine *e)
 	engine_mem_leave(e);
 	engine_evloop_leave(e);
 	engine_requests_leave(e);
-	engine_timer_cancel(e, e->window_timer);
+	engine_window_stop(e);
 	engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
 	/* Allocation sampling stops with the HeapProfiler domain (without the full GC that
 	 * stopSampling would force). */
@@ -898,24 +488,16 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	e->eval_mode = !cfg->no_eval;
 	nonce = ((unsigned long long)getpid() << 20) ^ (unsigned long long)(engine_wall_s(e) * 1e6);
 	snprintf(e->title_prefix, sizeof e->title_prefix, "ntop-js-%llx-", nonce & 0xffffffffffULL);
-	e->window_timer = engine_timer_new(e, engine_on_window_timer);
 	e->expiry_timer = engine_timer_new(e, engine_on_expiry);
 	e->leave_timer = engine_timer_new(e, engine_on_leave_timeout);
-	e->profile_timer = engine_timer_new(e, engine_on_profile_timeout);
-	e->merge_timer = engine_timer_new(e, engine_on_merge_slice);
 	e->ft = functab_create();
-	origins_init(&e->origins);
 	e->inbox = inbox_create(l, e->ft, ENGINE_BIG_MESSAGE_BYTES, engine_on_inbox,
 		engine_take_message, e);
-	cumulative_init(&e->cum);
 	window_stats_init(&e->ws);
 	engine_mem_init(e);
 	engine_evloop_init(e);
 	engine_requests_init(e);
-	if (cfg->calltree_max_samples) {
-		e->ct = calltree_create(cfg->calltree_max_samples);
-		e->window_ct = calltree_create(cfg->calltree_max_samples);
-	}
+	engine_window_new(e);
 	return e;
 }
 
@@ -951,10 +533,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	inbox_drop(e->inbox);
 	memseries_mark_gap(e->mem.series, engine_wall_s(e));
 	e->target = *target;
-	e->seq = 0;
-	e->end_pending = false;
-	e->have_trim = false;
-	e->invalid_in_row = 0;
+	engine_window_reset(e);
 	e->fail_status = EXIT_OK;
 	free(e->fail_why);
 	e->fail_why = NULL;
@@ -962,7 +541,6 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	e->notify_sent = false;
 	e->cpu_on = false;
 	e->cpu_starting = false;
-	e->last_tick_s = 0;
 	engine_jit_reset(e);
 	engine_fix_free(e);
 	engine_door_reset(e);
@@ -973,11 +551,8 @@ void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
-	engine_timer_free(e, e->window_timer);
 	engine_timer_free(e, e->expiry_timer);
 	engine_timer_free(e, e->leave_timer);
-	engine_timer_free(e, e->profile_timer);
-	engine_timer_free(e, e->merge_timer);
 	inbox_free(e->inbox);
 	session_free(e->sess);
 	if (e->conn)
@@ -986,59 +561,12 @@ void engine_free(struct engine *e)
 	engine_mem_free(e);
 	engine_evloop_free(e);
 	engine_requests_free(e);
-	calltree_free(e->ct);
-	calltree_free(e->window_ct);
-	profile_release(&e->last_profile);
+	engine_window_free(e);
 	window_stats_free(&e->ws);
-	cumulative_free(&e->cum);
 	functab_free(e->ft);
-	origins_free(&e->origins);
 	engine_fix_free(e);
 	engine_jit_free(e);
 	free(e->fail_why);
 	free(e);
 }
 
-const struct functab *engine_functab(const struct engine *e)
-{
-	return e->ft;
-}
-
-const struct cumulative *engine_cumulative(const struct engine *e)
-{
-	return &e->cum;
-}
-
-const struct calltree *engine_calltree(struct engine *e)
-{
-	if (e->ct)
-		calltree_merge_finish(e->ct);
-	return e->ct;
-}
-
-const struct calltree *engine_window_calltree(struct engine *e)
-{
-	if (e->window_ct && e->window_ct_stale) {
-		calltree_reset(e->window_ct);
-		calltree_add(e->window_ct, &e->last_profile, e->last_trim_us);
-		e->window_ct_stale = false;
-	}
-	return e->window_ct;
-}
-
-void engine_reset_cumulative(struct engine *e)
-{
-	cumulative_reset(&e->cum);
-	if (e->ct)
-		calltree_reset(e->ct);
-}
-
-size_t engine_windows_done(const struct engine *e)
-{
-	return e->windows_done;
-}
-
-size_t engine_windows_late(const struct engine *e)
-{
-	return e->windows_late;
-}

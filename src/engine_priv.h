@@ -1,5 +1,6 @@
-/* engine_priv.h: the engine's state, shared by engine.c (connection, CPU windows, leaving)
- * and engine_mem.c (memory readings, allocation sampling, heap snapshots). Private to them. */
+/* engine_priv.h: the engine's state, shared by the engine*.c files: engine.c (connection,
+ * dispatch, leaving), engine_window.c (CPU windows), engine_mem.c (memory readings, allocation
+ * sampling, heap snapshots) and the others. Private to them. */
 #ifndef NTOP_ENGINE_PRIV_H
 #define NTOP_ENGINE_PRIV_H
 
@@ -129,27 +130,13 @@ struct engine {
 	struct engine_clock clock;    /* every time and timer the engine uses */
 	void *conn;                   /* the connection tp made, or NULL */
 	struct session *sess;
-	struct engine_timer *window_timer, *expiry_timer, *leave_timer;
-	struct engine_timer *profile_timer; /* a window ended: its profile must follow */
-	struct engine_timer *merge_timer;   /* merges the last profile into ct, a slice a turn */
+	struct engine_timer *expiry_timer, *leave_timer;
 	bool eval_mode;
-	char title_prefix[64];
-	unsigned long long seq;       /* the window whose profile is running */
-	bool end_pending;             /* waiting for the profile of window seq - 1 */
-	double next_window_s;         /* monotonic time the running window is due to end */
-	double trim_until_us;         /* last kept sample of the previous window */
-	bool have_trim;
+	char title_prefix[64];        /* the windows' profile titles: this session's own */
 	struct functab *ft;
-	struct origins origins;     /* which functions the source maps were asked about */
-	struct cumulative cum;
-	struct calltree *ct;
-	struct calltree *window_ct; /* the last window alone, for saving it: built on demand */
-	bool window_ct_stale;       /* from last_profile, when it is asked for */
-	struct profile last_profile;
-	double last_trim_us;
-	struct window_stats ws;
-	size_t windows_done, windows_late;
-	unsigned invalid_in_row;      /* profiles refused one after the other */
+	struct engine_windows *win;   /* the CPU windows' rotation: engine_window.c's own */
+	struct window_stats ws;       /* the window being handed over */
+	size_t windows_done;
 	int fail_status;
 	char *fail_why;
 	struct engine_mem mem;
@@ -162,8 +149,6 @@ struct engine {
 	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
-	double last_tick_s;           /* monotonic end of the last window without a profile */
-	double next_burst_s;          /* cpu_every_s: monotonic time the next burst is due */
 	bool burst_ending;            /* the profile that ends the burst is on its way */
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 	struct engine_door door;
@@ -192,16 +177,31 @@ void engine_call_timeout(struct engine *e, const char *method, const char *param
 	double timeout_s, session_reply_fn cb);
 void engine_evaluate(struct engine *e, const char *expr, session_reply_fn cb);
 
-/* The set-up is over: windows and memory readings start (or, after engine_start_cpu(), the
- * windows start carrying profiles). */
-void engine_running(struct engine *e);
+/* The message being dispatched, of which m is the envelope: with the profile it carries,
+ * parsed already when it was large. */
+const struct inbox_msg *engine_msg(const struct engine *e, const struct protocol_msg *m);
+/* Asks the target not to wait for ntop-js to disconnect before it exits (once). */
+void engine_notify_exit(struct engine *e);
 /* Leaving: Profiler.disable, then the JIT's flags put back (engine_jit_leave), then the
  * inspector closed if ntop-js opened it (engine_close_inspector). */
 void engine_disable_profiler(struct engine *e);
 void engine_close_inspector(struct engine *e);
 
+/* engine_window.c */
+void engine_window_new(struct engine *e);
+/* A new session of the same engine (--follow): the window count starts again; the counters
+ * and call trees go on. */
+void engine_window_reset(struct engine *e);
+/* No window ends from here on (the session is leaving or over). */
+void engine_window_stop(struct engine *e);
+void engine_window_free(struct engine *e);
+/* The set-up is over: windows and memory readings start (or, after engine_start_cpu(), the
+ * windows start carrying profiles). */
+void engine_running(struct engine *e);
 /* Starts the CPU profiler's set-up (Profiler.enable, the interval, the first window). */
 void engine_profiler_begin(struct engine *e);
+/* Profiler.consoleProfileFinished (true: m was that event, taken or ignored). */
+bool engine_window_event(struct engine *e, const struct protocol_msg *m);
 
 /* engine_pause.c */
 /* Reads what predicts the profiler's pause, then starts it, holds it back (the live view
