@@ -120,19 +120,13 @@ void app_container_of(const struct attach_result *t, struct report_target *rt)
 static void app_main_print(struct app *a, const struct window_stats *w,
 	const struct report_target *rt, struct report_window *rw)
 {
-	strbuf_reset(&a->threads_text);
+	const char *others = "";
+
 	rw->threads_json = NULL;
 	rw->processes_json = NULL;
-	if ((a->engine_cfg.workers || a->n_processes) && (a->log || a->opt.batch)) {
-		bool json = a->log || a->opt.json, text = a->opt.batch && !a->opt.json;
-
-		watch_report_others(a, json ? &a->threads_out : NULL, json ? &a->procs_out : NULL,
-			text ? &a->threads_text : NULL);
-		if (json && a->engine_cfg.workers)
-			rw->threads_json = a->threads_out.data ? a->threads_out.data : "";
-		if (json && a->n_processes)
-			rw->processes_json = a->procs_out.data ? a->procs_out.data : "";
-	}
+	if (a->log || a->opt.batch)
+		others = watch_report_others(a, rw, a->log || a->opt.json,
+			a->opt.batch && !a->opt.json);
 	if (a->log) {
 		/* The log's record is the window's JSON object with its type in front. */
 		strbuf_reset(&a->line);
@@ -151,8 +145,7 @@ static void app_main_print(struct app *a, const struct window_stats *w,
 	else {
 		report_text_window(&a->out, rt, rw, w, engine_cumulative(a->engine),
 			engine_functab(a->engine));
-		if (a->threads_text.len)
-			strbuf_puts(&a->out, a->threads_text.data);
+		strbuf_puts(&a->out, others);
 	}
 	if (a->output_broken)
 		return;
@@ -174,16 +167,18 @@ static void app_main_view(struct app *a, const struct window_stats *w,
 	size_t n;
 
 	/* with other processes, the main one goes by its PID too */
-	if (a->n_processes) {
+	if (watch_n_processes(a)) {
 		main_thread.pid = (int)a->target.pid;
 		main_thread.name[0] = '\0';
 	}
 	n = watch_summary(a, &main_thread, th, MODEL_THREADS_MAX);
-	if (a->engine_cfg.workers || a->n_processes) {
-		tui_on_threads(a->tui, th, n, a->n_threads + 1 > n ? a->n_threads + 1 - n : 0);
+	if (a->engine_cfg.workers || watch_n_processes(a)) {
+		size_t all = watch_n_threads(a) + 1;
+
+		tui_on_threads(a->tui, th, n, all > n ? all - n : 0);
 		watch_table_all(a, engine_cpu_on(a->engine) ? w : NULL);
 	}
-	if (!a->shown) {
+	if (watch_shows_main(a)) {
 		tui_on_contention(a->tui, win->rw.contention);
 		tui_on_requests(a->tui, win->rw.requests, win->rw.window_ms);
 		tui_on_window(a->tui, w, (w->end_us - w->start_us) / 1000.0);
@@ -245,7 +240,7 @@ void app_main_finished(struct app *a, int status, const char *why)
 		status = EXIT_OK;
 		why = NULL;
 	}
-	loop_timer_cancel(a->threads_grace);
+	watch_main_ended(a);
 	if (a->opt.follow && status == EXIT_TARGET_GONE && a->signals == 0 && !a->launch &&
 	    !a->stopping) {
 		app_follow_start(a, why);
@@ -846,6 +841,7 @@ int app_main(int argc, char **argv)
 		a.opt.batch = true;
 	strbuf_init(&a.out);
 	strbuf_init(&a.line);
+	watch_create(&a);
 	rc = a.opt.replay_path ? app_replay(&a) : app_run(&a);
 	app_follow_free(&a);
 	app_rescan_free(&a);
@@ -861,8 +857,7 @@ int app_main(int argc, char **argv)
 	app_baseline_free(&a);
 	memlog_close(a.log); /* a session that ended before its loop ran */
 	loop_free(a.loop);
-	memseries_free(a.replay);
-	free(a.replay_incidents);
+	app_replay_free(&a);
 	strbuf_free(&a.line);
 	if (a.launch)
 		launch_stop(a.launch, 2.0);

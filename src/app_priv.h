@@ -32,6 +32,8 @@ struct memlog;
 
 struct app_incident;
 struct app_baseline;
+struct app_replay;
+struct app_watch;
 
 struct app {
 	struct options opt;
@@ -60,18 +62,11 @@ struct app {
 	struct app_smap *smap;        /* the main process's source maps (NULL: --no-source-maps) */
 	struct engine_config engine_cfg;
 	struct engine_clock engine_clock;
-	struct app_thread **threads;
-	size_t n_threads, cap_threads;
-	struct loop_timer *threads_reap, *threads_grace;
-	struct app_thread *shown;     /* the live view shows this worker; NULL: the main thread */
+	struct app_watch *watch;      /* their engines: app_watch.c's own */
 	bool stopping;
 	size_t windows;               /* the main thread's, for -n */
-	size_t n_processes;           /* other processes watched (watch_add_process), ever */
 	struct service_member *members; /* several processes: attached, not yet started */
 	size_t n_members, main_member;
-	struct strbuf threads_out;    /* the workers' part of a report: JSON */
-	struct strbuf procs_out;      /* ...the other processes' */
-	struct strbuf threads_text;   /* ...and text */
 	struct app_serve *serve;      /* --serve (app_serve.c) */
 	struct app_push *push;        /* --push (app_push.c) */
 	struct app_rescan *rescan;    /* a service's new processes (app_rescan.c) */
@@ -80,12 +75,7 @@ struct app {
 	struct app_kin *kin;          /* the watched processes' descendants at attach (app_door.c) */
 	struct app_incident *incident; /* --trigger (app_incident.c) */
 	struct app_baseline *baseline; /* --baseline's profile (app_diff.c) */
-	/* --replay */
-	struct memseries *replay;
-	struct attach_result replay_target;
-	struct incident_summary *replay_incidents; /* the log's latest MODEL_INCIDENTS_MAX */
-	size_t n_replay_incidents;
-	unsigned long long replay_incidents_total; /* ...of how many */
+	struct app_replay *replay;    /* --replay's log (app_replay.c); NULL: a live session */
 };
 
 extern const struct tui_actions app_tui_actions;
@@ -168,13 +158,22 @@ void watch_stop(struct app *a);
 /* The main engine has finished: ends the loop once the other engines (other processes, whose
  * inspectors are open) have left, at once if there are none. */
 void watch_end(struct app *a);
+/* Its state (before anything else of app_watch.c); watch_free() frees it. */
+void watch_create(struct app *a);
 /* Its timers (the loop exists); watch_free() frees them and every worker's engine. */
 void watch_init(struct app *a);
+/* Worker threads and other processes watched now, and other processes ever. */
+size_t watch_n_threads(const struct app *a);
+size_t watch_n_processes(const struct app *a);
+/* The live view shows the main thread (not another one, with t). */
+bool watch_shows_main(const struct app *a);
+/* The main engine has finished: the stop no longer waits for a grace. */
+void watch_main_ended(struct app *a);
 /* The workers' and other processes' windows since the last report (and their exits), once
- * each, for the main thread's report: into json and procs_json (reset first) as objects
- * joined by commas, and appended to text as text reports; any may be NULL. */
-void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *procs_json,
-	struct strbuf *text);
+ * each, for the main thread's report: with json, rw's threads_json and processes_json (objects
+ * joined by commas; NULL without workers or processes); with text, the text reports returned
+ * ("" for none). Valid until the next call. */
+const char *watch_report_others(struct app *a, struct report_window *rw, bool json, bool text);
 /* What -o and --folded write at exit: the main thread's tree, then each worker's and other
  * process's still listed (export.h); the caller frees the array. */
 struct export_source;
@@ -264,6 +263,7 @@ void app_push_free(struct app *a);
 
 /* app_replay.c */
 int app_replay(struct app *a);
+void app_replay_free(struct app *a);
 /* app_diff.c: --diff A B, printed; returns the exit status. */
 int app_diff(const struct options *o);
 

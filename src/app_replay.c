@@ -1,4 +1,5 @@
-/* app_replay.c: --replay FILE: the memory charts of a --log file, on the terminal. */
+/* app_replay.c: --replay FILE: the memory charts of a --log file, on the terminal, and the
+ * incidents it recorded. */
 #include "config.h"
 
 #include "app_priv.h"
@@ -20,12 +21,21 @@
 #include <string.h>
 #include <time.h>
 
+/* What the log gave. */
+struct app_replay {
+	struct memseries *series;
+	struct attach_result target;      /* the latest attach's target */
+	struct incident_summary *incidents; /* the log's latest MODEL_INCIDENTS_MAX */
+	size_t n_incidents;
+	unsigned long long incidents_total; /* ...of how many */
+};
+
 
 static void replay_on_mem(void *ud, const struct mem_sample *m)
 {
 	struct app *a = ud;
 
-	memseries_add(a->replay, m);
+	memseries_add(a->replay->series, m);
 }
 
 static void replay_on_attach(void *ud, double t_s, int pid, const char *node_version,
@@ -35,20 +45,20 @@ static void replay_on_attach(void *ud, double t_s, int pid, const char *node_ver
 
 	/* A later run appended to the same log: its readings must not be fitted with the
 	 * earlier run's. */
-	if (memseries_last(a->replay))
-		memseries_mark_gap(a->replay, t_s);
-	a->replay_target.pid = pid;
-	snprintf(a->replay_target.node_version, sizeof a->replay_target.node_version, "%.*s",
-		(int)sizeof a->replay_target.node_version - 1, node_version ? node_version : "");
-	snprintf(a->replay_target.title, sizeof a->replay_target.title, "replay: %.*s",
-		(int)sizeof a->replay_target.title - 16, title ? title : "");
+	if (memseries_last(a->replay->series))
+		memseries_mark_gap(a->replay->series, t_s);
+	a->replay->target.pid = pid;
+	snprintf(a->replay->target.node_version, sizeof a->replay->target.node_version, "%.*s",
+		(int)sizeof a->replay->target.node_version - 1, node_version ? node_version : "");
+	snprintf(a->replay->target.title, sizeof a->replay->target.title, "replay: %.*s",
+		(int)sizeof a->replay->target.title - 16, title ? title : "");
 }
 
 static void replay_on_gap(void *ud, double t_s)
 {
 	struct app *a = ud;
 
-	memseries_mark_gap(a->replay, t_s);
+	memseries_mark_gap(a->replay->series, t_s);
 }
 
 /* The live run's collections, so that the growth rule fits what it fitted. */
@@ -58,9 +68,9 @@ static void replay_on_post_gc(void *ud, double t_s, double span_s, const double 
 	struct app *a = ud;
 
 	if (span_s < 0)
-		memseries_post_gc_restart(a->replay, t_s);
+		memseries_post_gc_restart(a->replay->series, t_s);
 	else
-		memseries_add_post_gc(a->replay, t_s, span_s, used, ago_s, n);
+		memseries_add_post_gc(a->replay->series, t_s, span_s, used, ago_s, n);
 }
 
 /* Kept until the screen exists: the latest MODEL_INCIDENTS_MAX, as the model keeps them. */
@@ -68,15 +78,15 @@ static void replay_on_incident(void *ud, const struct incident_summary *s)
 {
 	struct app *a = ud;
 
-	if (!a->replay_incidents)
-		a->replay_incidents = xcalloc(MODEL_INCIDENTS_MAX, sizeof *a->replay_incidents);
-	if (a->n_replay_incidents == MODEL_INCIDENTS_MAX) {
-		memmove(&a->replay_incidents[0], &a->replay_incidents[1],
-			(MODEL_INCIDENTS_MAX - 1) * sizeof *a->replay_incidents);
-		a->n_replay_incidents--;
+	if (!a->replay->incidents)
+		a->replay->incidents = xcalloc(MODEL_INCIDENTS_MAX, sizeof *a->replay->incidents);
+	if (a->replay->n_incidents == MODEL_INCIDENTS_MAX) {
+		memmove(&a->replay->incidents[0], &a->replay->incidents[1],
+			(MODEL_INCIDENTS_MAX - 1) * sizeof *a->replay->incidents);
+		a->replay->n_incidents--;
 	}
-	a->replay_incidents[a->n_replay_incidents++] = *s;
-	a->replay_incidents_total++;
+	a->replay->incidents[a->replay->n_incidents++] = *s;
+	a->replay->incidents_total++;
 }
 
 static const struct memlog_replay_handlers replay_handlers = {
@@ -98,13 +108,14 @@ int app_replay(struct app *a)
 	struct mem_growth g;
 	const struct mem_sample *last;
 
-	a->replay = memseries_create();
+	a->replay = xcalloc(1, sizeof *a->replay);
+	a->replay->series = memseries_create();
 	if (memlog_replay(a->opt.replay_path, &replay_handlers, a, &bad, &cause) < 0) {
 		fprintf(stderr, "ntop-js: %s\n", cause);
 		free(cause);
 		return EXIT_USAGE;
 	}
-	last = memseries_last(a->replay);
+	last = memseries_last(a->replay->series);
 	if (!last) {
 		fprintf(stderr, "ntop-js: %s has no memory readings to show.\n", a->opt.replay_path);
 		return EXIT_USAGE;
@@ -121,24 +132,24 @@ int app_replay(struct app *a)
 	cfg.delay_s = a->settings.delay_s;
 	cfg.timeout_s = a->opt.timeout_s;
 	engine_io_websocket(a->loop, &tp, &clock);
-	a->engine = watch_main(a, &tp, &clock, &a->replay_target, &cfg);
-	a->tui = tui_create(a->loop, a->engine, &a->replay_target, cfg.delay_s, 0, false,
+	a->engine = watch_main(a, &tp, &clock, &a->replay->target, &cfg);
+	a->tui = tui_create(a->loop, a->engine, &a->replay->target, cfg.delay_s, 0, false,
 		&a->settings.view, &app_tui_actions, a, &cause);
 	if (!a->tui) {
 		fprintf(stderr, "ntop-js: %s\n", cause);
 		free(cause);
 		return EXIT_USAGE;
 	}
-	memseries_growth(a->replay, a->opt.growth_window_s, last->t_s, &g);
+	memseries_growth(a->replay->series, a->opt.growth_window_s, last->t_s, &g);
 	tui_on_memory(a->tui, &g, a->opt.growth_window_s, false);
-	tui_show_replay(a->tui, a->replay);
-	for (size_t i = 0; i < a->n_replay_incidents; i++)
-		tui_on_incident(a->tui, &a->replay_incidents[i]);
-	if (a->replay_incidents_total > a->n_replay_incidents)
-		tui_set_incidents_total(a->tui, a->replay_incidents_total);
+	tui_show_replay(a->tui, a->replay->series);
+	for (size_t i = 0; i < a->replay->n_incidents; i++)
+		tui_on_incident(a->tui, &a->replay->incidents[i]);
+	if (a->replay->incidents_total > a->replay->n_incidents)
+		tui_set_incidents_total(a->tui, a->replay->incidents_total);
 	{
 		char from[32], to[32], *msg;
-		time_t t0 = (time_t)memseries_first_time(a->replay), t1 = (time_t)last->t_s;
+		time_t t0 = (time_t)memseries_first_time(a->replay->series), t1 = (time_t)last->t_s;
 		struct tm tm;
 
 		localtime_r(&t0, &tm);
@@ -161,3 +172,13 @@ int app_replay(struct app *a)
 	return EXIT_OK;
 }
 
+
+void app_replay_free(struct app *a)
+{
+	if (!a->replay)
+		return;
+	memseries_free(a->replay->series);
+	free(a->replay->incidents);
+	free(a->replay);
+	a->replay = NULL;
+}

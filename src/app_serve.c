@@ -102,7 +102,8 @@ static void fill_one(struct app *a, struct engine *e, const struct attach_result
 static void serve_metrics(struct app *a, struct serve_conn *c)
 {
 	struct app_serve *s = a->serve;
-	size_t n = 0, cap = 1 + (a->n_threads < APP_SERVE_MAX_TARGETS - 1 ? a->n_threads :
+	size_t others = watch_n_threads(a);
+	size_t n = 0, cap = 1 + (others < APP_SERVE_MAX_TARGETS - 1 ? others :
 		APP_SERVE_MAX_TARGETS - 1);
 	struct prom_target *t = xcalloc(cap, sizeof *t);
 	struct promfill_store *st = xcalloc(cap, sizeof *st);

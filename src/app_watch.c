@@ -41,7 +41,7 @@
 struct app_thread {
 	struct app *a;
 	struct engine *e;
-	bool main;              /* the main target's main thread (a->main, not in a->threads) */
+	bool main;              /* the main target's main thread (a->main, not in a->watch->threads) */
 	bool process;           /* another process (its own inspector), not a worker */
 	pid_t parent_pid;       /* a worker of another process: that process (0: of the main one,
 	                           or a process itself) */
@@ -64,6 +64,18 @@ struct app_thread {
 	 * main thread: a worker's kernel thread is not known). */
 	struct contention_sample kernel;
 	pid_t kernel_pid;
+};
+
+/* Every engine but the main thread's: worker threads and other processes. */
+struct app_watch {
+	struct app_thread **threads;
+	size_t n_threads, cap_threads;
+	struct loop_timer *threads_reap, *threads_grace;
+	struct app_thread *shown;     /* the live view shows this one; NULL: the main thread */
+	size_t n_processes;           /* other processes watched (watch_add_process), ever */
+	struct strbuf threads_out;    /* the workers' part of a report: JSON */
+	struct strbuf procs_out;      /* ...the other processes' */
+	struct strbuf threads_text;   /* ...and text */
 };
 
 static void thread_free(struct app_thread *th)
@@ -91,7 +103,7 @@ static struct app_source app_thread_source(const struct app_thread *th)
 /* The engine the live view shows. */
 static struct app_thread *shown_watch(const struct app *a)
 {
-	return a->shown ? a->shown : a->main;
+	return a->watch->shown ? a->watch->shown : a->main;
 }
 
 /* The process whose main thread th is (0: none known: a worker, or a target reached by
@@ -192,7 +204,7 @@ static void thread_keep_window(struct app_thread *th, const struct window_stats 
 	th->sum.have_window = !rw->cpu_off && w->sampled_us > 0;
 	th->sum.busy_pct = w->sampled_us > 0 ? 100.0 * (1 - w->idle_us / w->sampled_us) : NAN;
 	th->sum.heap_used_bytes = rw->mem ? rw->mem->v[MEM_HEAP_USED] : NAN;
-	if (a->tui && a->shown == th) {
+	if (a->tui && a->watch->shown == th) {
 		tui_on_contention(a->tui, rw->contention);
 		tui_on_requests(a->tui, rw->requests, rw->window_ms);
 		tui_on_window(a->tui, w, rw->window_ms);
@@ -297,7 +309,7 @@ static void thread_on_finished(struct app_thread *th, int status, const char *wh
 
 		app_push_source_gone(a, &src);
 	}
-	if (a->shown == th && a->tui) {
+	if (a->watch->shown == th && a->tui) {
 		char *msg = th->process ? xasprintf("PID %d is gone; showing PID %d",
 			(int)th->target.pid, (int)a->target.pid) : xasprintf("worker thread %ld exited; "
 			"showing the main thread", th->info.thread_id);
@@ -311,7 +323,7 @@ static void thread_on_finished(struct app_thread *th, int status, const char *wh
 	    (status != EXIT_TARGET_GONE && status != EXIT_UNREACHABLE)))
 		watch_say(th, false, why);
 	/* Freed outside the engine's own callback. */
-	loop_timer_arm(a->threads_reap, 0);
+	loop_timer_arm(a->watch->threads_reap, 0);
 }
 
 static void watch_on_finished(void *ud, int status, const char *why)
@@ -377,9 +389,9 @@ const struct mem_growth *watch_growth_of(const struct app *a, const struct engin
 {
 	if (a->main && a->main->e == e)
 		return a->main->have_growth ? &a->main->growth : NULL;
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (a->threads[i]->e == e)
-			return a->threads[i]->have_growth ? &a->threads[i]->growth : NULL;
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		if (a->watch->threads[i]->e == e)
+			return a->watch->threads[i]->have_growth ? &a->watch->threads[i]->growth : NULL;
 	return NULL;
 }
 
@@ -439,11 +451,11 @@ static void thread_start(struct app *a, struct app_thread *th)
 {
 	char *cause = NULL;
 
-	if (a->n_threads == a->cap_threads) {
-		a->cap_threads = a->cap_threads ? 2 * a->cap_threads : 8;
-		a->threads = xrealloc(a->threads, a->cap_threads * sizeof *a->threads);
+	if (a->watch->n_threads == a->watch->cap_threads) {
+		a->watch->cap_threads = a->watch->cap_threads ? 2 * a->watch->cap_threads : 8;
+		a->watch->threads = xrealloc(a->watch->threads, a->watch->cap_threads * sizeof *a->watch->threads);
 	}
-	a->threads[a->n_threads++] = th;
+	a->watch->threads[a->watch->n_threads++] = th;
 	if (engine_start(th->e, &cause) < 0) {
 		th->finished = true;
 		if (th->process)
@@ -452,7 +464,7 @@ static void thread_start(struct app *a, struct app_thread *th)
 		/* its engine will not close what service_attach opened */
 		if (th->process && th->target.opened_by_us)
 			app_close_opened(a, &th->target, false);
-		loop_timer_arm(a->threads_reap, 0);
+		loop_timer_arm(a->watch->threads_reap, 0);
 	}
 }
 
@@ -467,7 +479,7 @@ void watch_add_process(struct app *a, const struct attach_result *r)
 	th->target = *r;
 	th->info.thread_id = 0;
 	th->sum.pid = (int)r->pid;
-	a->n_processes++;
+	a->watch->n_processes++;
 	/* Its own inspector, profiler and memory, and its worker threads (thread_on_worker); -n
 	 * and allocation sampling stay with the main process. A pause over --max-pause is refused
 	 * (no one to ask for each process) and said. */
@@ -493,8 +505,8 @@ size_t watch_processes_live(const struct app *a)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < a->n_threads; i++)
-		n += a->threads[i]->process && !a->threads[i]->finished;
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		n += a->watch->threads[i]->process && !a->watch->threads[i]->finished;
 	return n;
 }
 
@@ -563,7 +575,7 @@ void watch_start_service(struct app *a)
 
 void watch_show(struct app *a, struct app_thread *th)
 {
-	a->shown = th;
+	a->watch->shown = th;
 	if (!a->tui)
 		return;
 	if (th && th->process)
@@ -582,32 +594,32 @@ void watch_show(struct app *a, struct app_thread *th)
 
 /* The threads in the order the PROCESSES/THREADS line shows them: the main process's
  * workers, then each other process followed by its own workers. Returns how many (all of
- * a->threads, into out, which has room for them). */
+ * a->watch->threads, into out, which has room for them). */
 static size_t threads_in_order(const struct app *a, struct app_thread **out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (!a->threads[i]->process && !a->threads[i]->parent_pid)
-			out[n++] = a->threads[i];
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *p = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		if (!a->watch->threads[i]->process && !a->watch->threads[i]->parent_pid)
+			out[n++] = a->watch->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		struct app_thread *p = a->watch->threads[i];
 
 		if (!p->process)
 			continue;
 		out[n++] = p;
-		for (size_t k = 0; k < a->n_threads; k++)
-			if (a->threads[k]->parent_pid == p->target.pid && !a->threads[k]->process)
-				out[n++] = a->threads[k];
+		for (size_t k = 0; k < a->watch->n_threads; k++)
+			if (a->watch->threads[k]->parent_pid == p->target.pid && !a->watch->threads[k]->process)
+				out[n++] = a->watch->threads[k];
 	}
 	/* workers whose process is no longer listed (it cannot be: a process is freed after
 	 * its workers), kept all the same */
-	for (size_t i = 0; i < a->n_threads && n < a->n_threads; i++) {
+	for (size_t i = 0; i < a->watch->n_threads && n < a->watch->n_threads; i++) {
 		bool listed = false;
 		for (size_t k = 0; k < n && !listed; k++)
-			listed = out[k] == a->threads[i];
+			listed = out[k] == a->watch->threads[i];
 		if (!listed)
-			out[n++] = a->threads[i];
+			out[n++] = a->watch->threads[i];
 	}
 	return n;
 }
@@ -615,14 +627,14 @@ static size_t threads_in_order(const struct app *a, struct app_thread **out)
 void watch_show_next(void *ud)
 {
 	struct app *a = ud;
-	struct app_thread **order = xcalloc(a->n_threads + 1, sizeof *order);
+	struct app_thread **order = xcalloc(a->watch->n_threads + 1, sizeof *order);
 	size_t n = threads_in_order(a, order), i = 0;
 
 	/* main, then each live thread in the order of the line, then main again */
-	if (a->shown)
-		for (; i < n && order[i] != a->shown; i++)
+	if (a->watch->shown)
+		for (; i < n && order[i] != a->watch->shown; i++)
 			;
-	for (i = a->shown ? i + 1 : 0; i < n; i++)
+	for (i = a->watch->shown ? i + 1 : 0; i < n; i++)
 		if (!order[i]->finished) {
 			watch_show(a, order[i]);
 			free(order);
@@ -634,44 +646,44 @@ void watch_show_next(void *ud)
 
 struct engine *watch_shown_engine(const struct app *a)
 {
-	return a->shown ? a->shown->e : a->engine;
+	return a->watch->shown ? a->watch->shown->e : a->engine;
 }
 
 struct app_smap *watch_smap_of(const struct app *a, const struct engine *e)
 {
 	pid_t pid = 0;
 
-	for (size_t i = 0; i < a->n_threads && !pid; i++)
-		if (a->threads[i]->e == e) {
-			if (a->threads[i]->process)
-				return a->threads[i]->smap;
-			pid = a->threads[i]->parent_pid;
+	for (size_t i = 0; i < a->watch->n_threads && !pid; i++)
+		if (a->watch->threads[i]->e == e) {
+			if (a->watch->threads[i]->process)
+				return a->watch->threads[i]->smap;
+			pid = a->watch->threads[i]->parent_pid;
 		}
 	/* a worker of another process: its process's */
-	for (size_t i = 0; pid && i < a->n_threads; i++)
-		if (a->threads[i]->process && a->threads[i]->target.pid == pid)
-			return a->threads[i]->smap;
+	for (size_t i = 0; pid && i < a->watch->n_threads; i++)
+		if (a->watch->threads[i]->process && a->watch->threads[i]->target.pid == pid)
+			return a->watch->threads[i]->smap;
 	return a->smap;
 }
 
 int watch_shown_pid(const struct app *a)
 {
-	return (int)(a->shown && (a->shown->process || a->shown->parent_pid) ?
-		a->shown->target.pid : a->target.pid);
+	return (int)(a->watch->shown && (a->watch->shown->process || a->watch->shown->parent_pid) ?
+		a->watch->shown->target.pid : a->target.pid);
 }
 
 long watch_shown_thread_id(const struct app *a)
 {
-	if (a->shown && a->shown->process)
+	if (a->watch->shown && a->watch->shown->process)
 		return 0;
-	return a->shown ? (a->shown->info.thread_id > 0 ? a->shown->info.thread_id : -1) : 0;
+	return a->watch->shown ? (a->watch->shown->info.thread_id > 0 ? a->watch->shown->info.thread_id : -1) : 0;
 }
 
 /* Whether a worker thread of process pid is still listed (live: not finished yet). */
 static bool has_workers(const struct app *a, pid_t pid, bool live)
 {
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (a->threads[i]->parent_pid == pid && (!live || !a->threads[i]->finished))
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		if (a->watch->threads[i]->parent_pid == pid && (!live || !a->watch->threads[i]->finished))
 			return true;
 	return false;
 }
@@ -681,8 +693,8 @@ static bool has_workers(const struct app *a, pid_t pid, bool live)
  * (called again as workers finish). */
 static void stop_threads(struct app *a)
 {
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *th = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		struct app_thread *th = a->watch->threads[i];
 
 		if (th->finished || th->stop_sent ||
 		    (th->process && has_workers(a, th->target.pid, true)))
@@ -696,8 +708,8 @@ static size_t threads_live(const struct app *a)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < a->n_threads; i++)
-		n += !a->threads[i]->finished;
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		n += !a->watch->threads[i]->finished;
 	return n;
 }
 
@@ -711,8 +723,8 @@ static void app_on_threads_reap(void *ud)
 	/* workers first: a process's engine and maps outlive its workers' */
 	for (int pass = 0; pass < 2; pass++) {
 		j = 0;
-		for (size_t i = 0; i < a->n_threads; i++) {
-			struct app_thread *th = a->threads[i];
+		for (size_t i = 0; i < a->watch->n_threads; i++) {
+			struct app_thread *th = a->watch->threads[i];
 
 			/* once stopping, what they collected stays for -o and --folded
 			 * (watch_free) */
@@ -720,14 +732,14 @@ static void app_on_threads_reap(void *ud)
 			    (pass == 0 ? !th->process : !has_workers(a, th->target.pid, false)))
 				thread_free(th);
 			else
-				a->threads[j++] = th;
+				a->watch->threads[j++] = th;
 		}
-		a->n_threads = j;
+		a->watch->n_threads = j;
 	}
 	if (a->stopping)
 		stop_threads(a);
 	if (a->stopping && threads_live(a) == 0) {
-		loop_timer_cancel(a->threads_grace);
+		loop_timer_cancel(a->watch->threads_grace);
 		if (a->finished)
 			loop_stop(a->loop);
 		else
@@ -741,8 +753,8 @@ static void app_on_stop_grace(void *ud)
 	bool again = false;
 
 	/* the processes still waiting for their workers leave now */
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *th = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		struct app_thread *th = a->watch->threads[i];
 
 		if (th->finished)
 			continue;
@@ -761,18 +773,43 @@ static void app_on_stop_grace(void *ud)
 	 * deadlines of their own), then the loop ends all the same and app_close_at_exit closes
 	 * what is left. */
 	if (again)
-		loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
+		loop_timer_arm(a->watch->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 	else
 		loop_stop(a->loop);
 }
 
+void watch_create(struct app *a)
+{
+	a->watch = xcalloc(1, sizeof *a->watch);
+	strbuf_init(&a->watch->threads_out);
+	strbuf_init(&a->watch->procs_out);
+	strbuf_init(&a->watch->threads_text);
+}
+
 void watch_init(struct app *a)
 {
-	a->threads_reap = loop_timer_create(a->loop, app_on_threads_reap, a);
-	a->threads_grace = loop_timer_create(a->loop, app_on_stop_grace, a);
-	strbuf_init(&a->threads_out);
-	strbuf_init(&a->procs_out);
-	strbuf_init(&a->threads_text);
+	a->watch->threads_reap = loop_timer_create(a->loop, app_on_threads_reap, a);
+	a->watch->threads_grace = loop_timer_create(a->loop, app_on_stop_grace, a);
+}
+
+size_t watch_n_threads(const struct app *a)
+{
+	return a->watch->n_threads;
+}
+
+size_t watch_n_processes(const struct app *a)
+{
+	return a->watch->n_processes;
+}
+
+bool watch_shows_main(const struct app *a)
+{
+	return !a->watch->shown;
+}
+
+void watch_main_ended(struct app *a)
+{
+	loop_timer_cancel(a->watch->threads_grace);
 }
 
 void watch_stop(struct app *a)
@@ -787,7 +824,7 @@ void watch_stop(struct app *a)
 		return;
 	}
 	stop_threads(a);
-	loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
+	loop_timer_arm(a->watch->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 }
 
 /* A thread's or process's end, once, for the report. */
@@ -830,11 +867,13 @@ void watch_end(struct app *a)
 	if (!a->stopping) {
 		a->stopping = true;
 		stop_threads(a);
-		loop_timer_arm(a->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
+		loop_timer_arm(a->watch->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 	}
 }
 
-void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *procs_json,
+/* The report's parts, into json and procs_json (reset first) and appended to text; any may be
+ * NULL. */
+static void report_others(struct app *a, struct strbuf *json, struct strbuf *procs_json,
 	struct strbuf *text)
 {
 	bool first_thread = true, first_proc = true;
@@ -843,8 +882,8 @@ void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *proc
 		strbuf_reset(json);
 	if (procs_json)
 		strbuf_reset(procs_json);
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *th = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		struct app_thread *th = a->watch->threads[i];
 		struct strbuf *out = th->process ? procs_json : json;
 		bool *first = th->process ? &first_proc : &first_thread;
 
@@ -863,7 +902,7 @@ void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *proc
 			if (out)
 				*first = false;
 			th->reported_exit = true;
-			loop_timer_arm(a->threads_reap, 0);
+			loop_timer_arm(a->watch->threads_reap, 0);
 		}
 	}
 	if (json && !json->data)
@@ -872,19 +911,37 @@ void watch_report_others(struct app *a, struct strbuf *json, struct strbuf *proc
 		strbuf_puts(procs_json, "");
 }
 
+const char *watch_report_others(struct app *a, struct report_window *rw, bool json, bool text)
+{
+	struct app_watch *aw = a->watch;
+
+	strbuf_reset(&aw->threads_text);
+	rw->threads_json = NULL;
+	rw->processes_json = NULL;
+	if (!a->engine_cfg.workers && !aw->n_processes)
+		return "";
+	report_others(a, json ? &aw->threads_out : NULL, json ? &aw->procs_out : NULL,
+		text ? &aw->threads_text : NULL);
+	if (json && a->engine_cfg.workers)
+		rw->threads_json = aw->threads_out.data ? aw->threads_out.data : "";
+	if (json && aw->n_processes)
+		rw->processes_json = aw->procs_out.data ? aw->procs_out.data : "";
+	return aw->threads_text.data ? aw->threads_text.data : "";
+}
+
 struct export_source *watch_export_sources(const struct app *a, size_t *n)
 {
-	struct export_source *s = xcalloc(a->n_threads + 1, sizeof *s);
+	struct export_source *s = xcalloc(a->watch->n_threads + 1, sizeof *s);
 
 	s[0].t = engine_calltree(a->engine);
 	s[0].ft = engine_functab(a->engine);
-	if (a->n_processes)
+	if (a->watch->n_processes)
 		snprintf(s[0].frame, sizeof s[0].frame, "pid %d", (int)a->target.pid);
 	else
 		snprintf(s[0].frame, sizeof s[0].frame, "main");
 	*n = 1;
-	for (size_t i = 0; i < a->n_threads; i++) {
-		const struct app_thread *th = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		const struct app_thread *th = a->watch->threads[i];
 		struct export_source *e = &s[*n];
 
 		e->t = engine_calltree(th->e);
@@ -915,14 +972,14 @@ void watch_table_all(struct app *a, const struct window_stats *main_w)
 {
 	char src[64];
 
-	tui_all_begin(a->tui, a->n_processes > 0);
-	if (a->n_processes)
+	tui_all_begin(a->tui, a->watch->n_processes > 0);
+	if (a->watch->n_processes)
 		snprintf(src, sizeof src, "pid %d", (int)a->target.pid);
 	else
 		snprintf(src, sizeof src, "main");
 	tui_all_add(a->tui, src, main_w, engine_functab(a->engine));
-	for (size_t i = 0; i < a->n_threads; i++) {
-		const struct app_thread *th = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		const struct app_thread *th = a->watch->threads[i];
 		char pid[24] = "";
 
 		if (th->finished || !th->last_w)
@@ -949,12 +1006,12 @@ size_t watch_summary(const struct app *a, const struct model_thread *main_thread
 	if (max == 0)
 		return 0;
 	out[n] = *main_thread;
-	out[n++].shown = !a->shown;
-	struct app_thread **order = xcalloc(a->n_threads + 1, sizeof *order);
+	out[n++].shown = !a->watch->shown;
+	struct app_thread **order = xcalloc(a->watch->n_threads + 1, sizeof *order);
 	size_t k = threads_in_order(a, order);
 	for (size_t i = 0; i < k && n < max; i++) {
 		out[n] = order[i]->sum;
-		out[n++].shown = a->shown == order[i];
+		out[n++].shown = a->watch->shown == order[i];
 	}
 	free(order);
 	return n;
@@ -962,30 +1019,33 @@ size_t watch_summary(const struct app *a, const struct model_thread *main_thread
 
 void watch_free(struct app *a)
 {
+	if (!a->watch)
+		return;
 	/* workers before processes: a worker's engine borrows its process's maps */
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (!a->threads[i]->process) {
-			thread_free(a->threads[i]);
-			a->threads[i] = NULL;
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		if (!a->watch->threads[i]->process) {
+			thread_free(a->watch->threads[i]);
+			a->watch->threads[i] = NULL;
 		}
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (a->threads[i])
-			thread_free(a->threads[i]);
-	free(a->threads);
-	a->threads = NULL;
-	a->n_threads = a->cap_threads = 0;
-	loop_timer_free(a->threads_reap);
-	loop_timer_free(a->threads_grace);
-	a->threads_reap = a->threads_grace = NULL;
-	strbuf_free(&a->threads_out);
-	strbuf_free(&a->procs_out);
-	strbuf_free(&a->threads_text);
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		if (a->watch->threads[i])
+			thread_free(a->watch->threads[i]);
+	free(a->watch->threads);
+	a->watch->threads = NULL;
+	a->watch->n_threads = a->watch->cap_threads = 0;
+	loop_timer_free(a->watch->threads_reap);
+	loop_timer_free(a->watch->threads_grace);
+	strbuf_free(&a->watch->threads_out);
+	strbuf_free(&a->watch->procs_out);
+	strbuf_free(&a->watch->threads_text);
+	free(a->watch);
+	a->watch = NULL;
 }
 
 void watch_close_left_open(struct app *a)
 {
-	for (size_t i = 0; i < a->n_threads; i++) {
-		struct app_thread *th = a->threads[i];
+	for (size_t i = 0; i < a->watch->n_threads; i++) {
+		struct app_thread *th = a->watch->threads[i];
 
 		/* with --no-eval, a leave that ran has said so (engine.c) */
 		if (th->process && engine_inspector_left_open(th->e))
@@ -1000,8 +1060,8 @@ bool watch_has_pid(const struct app *a, pid_t pid)
 	for (size_t i = 0; i < a->n_members; i++)
 		if (a->members[i].code == EXIT_OK && a->members[i].r.pid == pid)
 			return true;
-	for (size_t i = 0; i < a->n_threads; i++)
-		if (a->threads[i]->process && a->threads[i]->target.pid == pid)
+	for (size_t i = 0; i < a->watch->n_threads; i++)
+		if (a->watch->threads[i]->process && a->watch->threads[i]->target.pid == pid)
 			return true;
 	return false;
 }
@@ -1011,9 +1071,9 @@ bool watch_at(const struct app *a, size_t i, struct engine **e,
 {
 	const struct app_thread *th;
 
-	if (i >= a->n_threads)
+	if (i >= a->watch->n_threads)
 		return false;
-	th = a->threads[i];
+	th = a->watch->threads[i];
 	*e = th->finished ? NULL : th->e;
 	*target = &th->target;
 	*name = th->process ? "main" : th->info.name;

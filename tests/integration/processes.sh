@@ -192,7 +192,8 @@ check "it is reported gone once; the other three go on to the end, and the new w
 		p.top[0].function === 'priceOrder')).map(p => p.target.pid));
 	const joined = l.slice(-3).some(w => w.processes.some(p => !p.exited && p.target.pid === ${new:-0}));
 	return gone.length === 1 && gone[0].target.pid === $4 && busy.size === 3 && !busy.has($4) &&
-		joined || l.map(w => w.processes.map(p => p.target.pid + (p.exited ? ' exited' : ''))); }"
+		joined || l.map(w => w.processes.map(p => p.target.pid + (p.exited ? ' exited' :
+		' ' + (p.top && p.top[0] ? p.top[0].function : '-')))); }"
 check "and said on stderr" grep -q "^ntop-js: PID $4: " "$WORK/gone.err"
 check "the new worker's arrival too" grep -q "^ntop-js: PID ${new:-0} joined the service" "$WORK/gone.err"
 closed "every inspector closed again"
