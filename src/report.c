@@ -65,6 +65,15 @@ static void json_position(struct strbuf *sb, int32_t v)
 		strbuf_printf(sb, "%" PRId64, (int64_t)v + 1);
 }
 
+/* A count or an id: null when it is not known (negative; for ids, 0 too when zero_unknown). */
+static void json_int_or_null(struct strbuf *sb, long v, bool zero_unknown)
+{
+	if (v < 0 || (zero_unknown && v == 0))
+		strbuf_puts(sb, "null");
+	else
+		strbuf_printf(sb, "%ld", v);
+}
+
 static size_t top_count(const struct report_window *rw, const struct window_stats *w)
 {
 	return rw->top_n < w->n_funcs ? rw->top_n : w->n_funcs;
@@ -406,10 +415,7 @@ static void report_json_memory(struct strbuf *out, const struct report_window *r
 		strbuf_json_string(out, mem_growth_basis_name(rw->growth->basis),
 			strlen(mem_growth_basis_name(rw->growth->basis)));
 		strbuf_puts(out, ",\"major_gcs\":");
-		if (rw->growth->major_gcs >= 0)
-			strbuf_printf(out, "%ld", rw->growth->major_gcs);
-		else
-			strbuf_puts(out, "null");
+		json_int_or_null(out, rw->growth->major_gcs, false);
 		strbuf_putc(out, '}');
 	}
 	if (rw->alloc) {
@@ -511,10 +517,7 @@ static void json_window_head(struct strbuf *out, const char *type, const struct 
 	}
 	if (kind == JSON_THREAD) {
 		strbuf_puts(out, "\"thread_id\":");
-		if (t && t->thread_id > 0)
-			strbuf_printf(out, "%ld", t->thread_id);
-		else
-			strbuf_puts(out, "null");
+		json_int_or_null(out, t ? t->thread_id : -1, true);
 		strbuf_puts(out, ",\"thread_name\":");
 		json_str_or_null(out, t ? t->thread_name : NULL);
 		strbuf_putc(out, ',');
@@ -526,10 +529,7 @@ static void json_window_head(struct strbuf *out, const char *type, const struct 
 	strbuf_printf(out, ",\"samples\":%zu,\"interval_us\":", w->n_samples);
 	json_fixed(out, rw->interval_us, 0);
 	strbuf_puts(out, ",\"target\":{\"pid\":");
-	if (t && t->pid > 0)
-		strbuf_printf(out, "%d", t->pid);
-	else
-		strbuf_puts(out, "null");
+	json_int_or_null(out, t ? t->pid : -1, true);
 	strbuf_puts(out, ",\"node_version\":");
 	json_str_or_null(out, t ? t->node_version : NULL);
 	strbuf_puts(out, ",\"title\":");
@@ -598,26 +598,16 @@ static void report_json_contention(struct strbuf *out, const struct report_windo
 	strbuf_putc(out, '}');
 }
 
-static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
-	const struct report_window *rw, const struct window_stats *w,
-	const struct cumulative *c, const struct functab *ft, enum json_kind kind)
+/* The CPU split and the top functions ("cpu" null and no rows while the profiler is off). */
+static void json_cpu_top(struct strbuf *out, const struct report_window *rw,
+	const struct window_stats *w, const struct cumulative *c, const struct functab *ft)
 {
 	double sampled = w->sampled_us;
 	size_t n = top_count(rw, w);
 	bool first = true;
 
-	json_window_head(out, type, t, rw, w, kind);
-	if (isfinite(rw->next_burst_in_s)) {
-		strbuf_puts(out, ",\"next_cpu_burst_s\":");
-		json_fixed(out, rw->next_burst_in_s, 1);
-	}
 	if (rw->cpu_off) {
 		strbuf_puts(out, ",\"cpu\":null,\"top\":[]");
-		report_json_contention(out, rw, w);
-		report_json_requests(out, rw);
-		report_json_evloop(out, rw, ft);
-		report_json_memory(out, rw, ft);
-		json_window_end(out, rw, kind);
 		return;
 	}
 	strbuf_puts(out, ",\"cpu\":{\"js_pct\":");
@@ -642,6 +632,18 @@ static void json_window(struct strbuf *out, const char *type, const struct repor
 		strbuf_putc(out, '}');
 	}
 	strbuf_putc(out, ']');
+}
+
+static void json_window(struct strbuf *out, const char *type, const struct report_target *t,
+	const struct report_window *rw, const struct window_stats *w,
+	const struct cumulative *c, const struct functab *ft, enum json_kind kind)
+{
+	json_window_head(out, type, t, rw, w, kind);
+	if (isfinite(rw->next_burst_in_s)) {
+		strbuf_puts(out, ",\"next_cpu_burst_s\":");
+		json_fixed(out, rw->next_burst_in_s, 1);
+	}
+	json_cpu_top(out, rw, w, c, ft);
 	report_json_contention(out, rw, w);
 	report_json_requests(out, rw);
 	report_json_evloop(out, rw, ft);
