@@ -497,6 +497,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	engine_mem_init(e);
 	engine_evloop_init(e);
 	engine_requests_init(e);
+	engine_workers_init(e);
 	engine_window_new(e);
 	return e;
 }

@@ -15,6 +15,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Event-loop readings (engine_evloop.c). */
+struct engine_evl {
+	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
+	                              * histogram's timer every 10 ms (CPU profiling), or every 1 s */
+	bool pending;                 /* a reading is on its way */
+	bool installed;               /* a reading was sent (which installs the histogram) */
+	bool have_last;
+	struct evloop_reading last;
+	/* The readings over time (the loop screen's chart). While the CPU profiler runs, a reading
+	 * waits for its window's profile (fresh), whose samples give the busy share (evloop.h). */
+	struct tseries *series;
+	bool fresh;
+	double fresh_wall_s;
+	/* blocked-loop events: candidates from the profiles, confirmed by the readings */
+	struct blockscan *blocks;     /* NULL: off */
+	struct engine_block kept[ENGINE_BLOCKS_KEPT];
+	uint64_t n_blocks;            /* confirmed so far; number i is kept[i % ENGINE_BLOCKS_KEPT] */
+};
+
 #define EVLOOP_KEY "Symbol.for('ntop-js.loop')"
 /* A reading dated further than this from our monotonic clock was taken on another clock. */
 #define MONO_SAME_CLOCK_S 3600.0
@@ -77,40 +96,43 @@ void engine_evloop_init(struct engine *e)
 {
 	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
 
+	e->evl = xcalloc(1, sizeof *e->evl);
 	if (e->cfg.evloop && e->cfg.block_ms > 0)
-		e->evl.blocks = blockscan_create(e->cfg.block_ms);
+		e->evl->blocks = blockscan_create(e->cfg.block_ms);
 	if (e->cfg.evloop)
-		e->evl.series = tseries_create(EVLOOP_METRIC_COUNT);
+		e->evl->series = tseries_create(EVLOOP_METRIC_COUNT);
 
 	if (watchdog_s < EVLOOP_WATCHDOG_MIN_S)
 		watchdog_s = EVLOOP_WATCHDOG_MIN_S;
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->evl.expr_fine = xasprintf("%s%s%s%.0f%s%d)", evloop_head, e->title_prefix, evloop_mid,
+	e->evl->expr_fine = xasprintf("%s%s%s%.0f%s%d)", evloop_head, e->title_prefix, evloop_mid,
 		watchdog_s * 1e3, evloop_tail, EVLOOP_FINE_MS);
-	e->evl.expr_coarse = xasprintf("%s%s%s%.0f%s%.0f)", evloop_head, e->title_prefix, evloop_mid,
+	e->evl->expr_coarse = xasprintf("%s%s%s%.0f%s%.0f)", evloop_head, e->title_prefix, evloop_mid,
 		watchdog_s * 1e3, evloop_tail, fmin(EVLOOP_COARSE_MAX_MS, fmax(EVLOOP_COARSE_MIN_MS,
 		floor(e->cfg.delay_s * 1e3 / 3))));
 }
 
 void engine_evloop_free(struct engine *e)
 {
-	free(e->evl.expr_fine);
-	free(e->evl.expr_coarse);
-	blockscan_free(e->evl.blocks);
-	tseries_free(e->evl.series);
+	free(e->evl->expr_fine);
+	free(e->evl->expr_coarse);
+	blockscan_free(e->evl->blocks);
+	tseries_free(e->evl->series);
+	free(e->evl);
+	e->evl = NULL;
 }
 
 void engine_evloop_reset_session(struct engine *e)
 {
-	e->evl.pending = false;
-	e->evl.installed = false;
-	e->evl.have_last = false;
-	e->evl.fresh = false;
-	if (e->evl.blocks)
-		blockscan_reset(e->evl.blocks);
+	e->evl->pending = false;
+	e->evl->installed = false;
+	e->evl->have_last = false;
+	e->evl->fresh = false;
+	if (e->evl->blocks)
+		blockscan_reset(e->evl->blocks);
 	/* what the chart shows next is another process, or the same after a break */
-	if (e->evl.series)
-		tseries_mark_gap(e->evl.series, engine_wall_s(e));
+	if (e->evl->series)
+		tseries_mark_gap(e->evl->series, engine_wall_s(e));
 }
 
 
@@ -138,20 +160,20 @@ static void evloop_series_add(struct engine *e, const struct evloop_reading *r, 
 	double v[EVLOOP_METRIC_COUNT];
 
 	evloop_series_values(r, v);
-	tseries_add(e->evl.series, wall_s, v);
+	tseries_add(e->evl->series, wall_s, v);
 }
 
 void engine_evloop_window_done(struct engine *e)
 {
 	struct evloop_reading r;
 
-	if (!e->evl.fresh || !e->evl.series)
+	if (!e->evl->fresh || !e->evl->series)
 		return;
-	e->evl.fresh = false;
-	r = e->evl.last;
+	e->evl->fresh = false;
+	r = e->evl->last;
 	if (e->cpu_on)
 		evloop_busy_from_profile(&r, e->ws.sampled_us, e->ws.idle_us);
-	evloop_series_add(e, &r, e->evl.fresh_wall_s);
+	evloop_series_add(e, &r, e->evl->fresh_wall_s);
 }
 
 /* Keeps confirmed blocks, dated. */
@@ -159,7 +181,7 @@ static void evloop_keep_blocks(struct engine *e, const struct evloop_block *out,
 	double wall_minus_mono_s)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct engine_block *k = &e->evl.kept[e->evl.n_blocks++ % ENGINE_BLOCKS_KEPT];
+		struct engine_block *k = &e->evl->kept[e->evl->n_blocks++ % ENGINE_BLOCKS_KEPT];
 
 		k->b = out[i];
 		k->wall_s = out[i].start_us / 1e6 + wall_minus_mono_s;
@@ -172,12 +194,12 @@ void engine_evloop_take_profile(struct engine *e, const struct profile *p, doubl
 	size_t n;
 
 	/* without readings nothing could confirm a candidate (blockscan.h) */
-	if (!e->evl.blocks || !e->eval_mode)
+	if (!e->evl->blocks || !e->eval_mode)
 		return;
-	blockscan_feed(e->evl.blocks, p, e->ft, trim_until_us);
+	blockscan_feed(e->evl->blocks, p, e->ft, trim_until_us);
 	/* those whose delay a reading saw before their profile came in */
-	n = blockscan_take(e->evl.blocks, out, sizeof out / sizeof *out);
-	evloop_keep_blocks(e, out, n, e->evl.have_last ? evloop_wall_minus_mono_s(e, &e->evl.last) :
+	n = blockscan_take(e->evl->blocks, out, sizeof out / sizeof *out);
+	evloop_keep_blocks(e, out, n, e->evl->have_last ? evloop_wall_minus_mono_s(e, &e->evl->last) :
 		engine_wall_s(e) - engine_mono_s(e));
 }
 
@@ -188,33 +210,33 @@ static void evloop_confirm_blocks(struct engine *e, const struct evloop_reading 
 	size_t n;
 	double late;
 
-	if (!e->evl.blocks || !r->have_evloop || !isfinite(r->end_mono_us))
+	if (!e->evl->blocks || !r->have_evloop || !isfinite(r->end_mono_us))
 		return;
 	/* A slow timer's (CPU profiler off) delay is only known to within its period: it
 	 * confirms nothing, but its span still retires candidates. */
 	late = r->lag_max_ms;
 	if (!(r->lag_resolution_ms <= EVLOOP_FINE_MS))
 		late = NAN;
-	n = blockscan_confirm(e->evl.blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
+	n = blockscan_confirm(e->evl->blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
 		late, out, sizeof out / sizeof *out);
 	evloop_keep_blocks(e, out, n, evloop_wall_minus_mono_s(e, r));
 }
 
 double engine_block_threshold_ms(const struct engine *e)
 {
-	return e->evl.blocks && e->eval_mode ? e->cfg.block_ms : 0;
+	return e->evl->blocks && e->eval_mode ? e->cfg.block_ms : 0;
 }
 
 uint64_t engine_blocks_count(const struct engine *e)
 {
-	return e->evl.n_blocks;
+	return e->evl->n_blocks;
 }
 
 const struct engine_block *engine_block_get(const struct engine *e, uint64_t i)
 {
-	if (i >= e->evl.n_blocks || e->evl.n_blocks - i > ENGINE_BLOCKS_KEPT)
+	if (i >= e->evl->n_blocks || e->evl->n_blocks - i > ENGINE_BLOCKS_KEPT)
 		return NULL;
-	return &e->evl.kept[i % ENGINE_BLOCKS_KEPT];
+	return &e->evl->kept[i % ENGINE_BLOCKS_KEPT];
 }
 
 static void evloop_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -224,7 +246,7 @@ static void evloop_on_reading(void *ud, enum session_outcome o, const struct pro
 	char *text = NULL;
 	size_t len;
 
-	e->evl.pending = false;
+	e->evl->pending = false;
 	if (o == SESSION_CLOSED)
 		return;
 	/* A failed reading costs only the reading. */
@@ -234,18 +256,18 @@ static void evloop_on_reading(void *ud, enum session_outcome o, const struct pro
 		struct evloop_reading r;
 		if (evloop_parse(text, len, &r) == 0) {
 			/* one not yet charted (its window's profile never came) goes in as it is */
-			if (e->evl.fresh && e->evl.series)
-				evloop_series_add(e, &e->evl.last, e->evl.fresh_wall_s);
-			e->evl.last = r;
-			e->evl.have_last = true;
-			e->evl.fresh = false;
-			if (e->evl.series && (r.have_evloop || r.have_kinds)) {
+			if (e->evl->fresh && e->evl->series)
+				evloop_series_add(e, &e->evl->last, e->evl->fresh_wall_s);
+			e->evl->last = r;
+			e->evl->have_last = true;
+			e->evl->fresh = false;
+			if (e->evl->series && (r.have_evloop || r.have_kinds)) {
 				/* its busy share waits for the window's samples while the profiler runs */
-				e->evl.fresh_wall_s = evloop_reading_wall_s(e, &r);
+				e->evl->fresh_wall_s = evloop_reading_wall_s(e, &r);
 				if (e->cpu_on)
-					e->evl.fresh = true;
+					e->evl->fresh = true;
 				else
-					evloop_series_add(e, &r, e->evl.fresh_wall_s);
+					evloop_series_add(e, &r, e->evl->fresh_wall_s);
 			}
 			evloop_confirm_blocks(e, &r);
 		}
@@ -258,11 +280,11 @@ void engine_evloop_read(struct engine *e)
 	if (!e->cfg.evloop || !e->eval_mode || !e->sess || e->state != ST_RUNNING)
 		return;
 	/* The target has not answered the last one: no pile of requests. */
-	if (e->evl.pending)
+	if (e->evl->pending)
 		return;
-	e->evl.pending = true;
-	e->evl.installed = true; /* perhaps: engine_evloop_leave removes it if so */
-	engine_evaluate(e, e->cpu_on ? e->evl.expr_fine : e->evl.expr_coarse, evloop_on_reading);
+	e->evl->pending = true;
+	e->evl->installed = true; /* perhaps: engine_evloop_leave removes it if so */
+	engine_evaluate(e, e->cpu_on ? e->evl->expr_fine : e->evl->expr_coarse, evloop_on_reading);
 }
 
 static void evloop_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -274,9 +296,9 @@ void engine_evloop_leave(struct engine *e)
 {
 	char *expr;
 
-	if (!e->evl.installed || !e->eval_mode || !e->sess)
+	if (!e->evl->installed || !e->eval_mode || !e->sess)
 		return;
-	e->evl.installed = false;
+	e->evl->installed = false;
 	expr = xasprintf("%s%s%s", leave_head, e->title_prefix, leave_tail);
 	engine_evaluate(e, expr, evloop_on_left);
 	free(expr);
@@ -284,10 +306,10 @@ void engine_evloop_leave(struct engine *e)
 
 const struct evloop_reading *engine_evloop_last(const struct engine *e)
 {
-	return e->evl.have_last ? &e->evl.last : NULL;
+	return e->evl->have_last ? &e->evl->last : NULL;
 }
 
 const struct tseries *engine_evloop_series(const struct engine *e)
 {
-	return e->evl.series && tseries_has_data(e->evl.series) ? e->evl.series : NULL;
+	return e->evl->series && tseries_has_data(e->evl->series) ? e->evl->series : NULL;
 }

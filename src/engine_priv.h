@@ -54,34 +54,7 @@ struct engine_mem {
 
 struct engine;
 
-/* HTTP requests and calls (engine_requests.c). */
-struct engine_req {
-	char *expr;                   /* the reading's evaluation (this session's nonce) */
-	bool pending;                 /* a reading is on its way */
-	bool installed;               /* a reading was sent (which subscribes to the channels) */
-	bool fresh;                   /* last has not been taken (engine_requests_take) */
-	struct req_window *last;      /* the latest reading's (NULL: none yet) */
-	struct req_window *totals;    /* since attach */
-};
 
-/* Event-loop readings (engine_evloop.c). */
-struct engine_evl {
-	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
-	                              * histogram's timer every 10 ms (CPU profiling), or every 1 s */
-	bool pending;                 /* a reading is on its way */
-	bool installed;               /* a reading was sent (which installs the histogram) */
-	bool have_last;
-	struct evloop_reading last;
-	/* The readings over time (the loop screen's chart). While the CPU profiler runs, a reading
-	 * waits for its window's profile (fresh), whose samples give the busy share (evloop.h). */
-	struct tseries *series;
-	bool fresh;
-	double fresh_wall_s;
-	/* blocked-loop events: candidates from the profiles, confirmed by the readings */
-	struct blockscan *blocks;     /* NULL: off */
-	struct engine_block kept[ENGINE_BLOCKS_KEPT];
-	uint64_t n_blocks;            /* confirmed so far; number i is kept[i % ENGINE_BLOCKS_KEPT] */
-};
 
 /* What an evaluation changes in Node's own state (timers, diagnostics channels, observers) is
  * done later, in a microtask: the inspector runs an evaluation through an interrupt, in the
@@ -98,14 +71,6 @@ struct engine_evl {
  * line API's require). */
 #define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
 
-/* The target's worker threads (engine_workers.c). */
-struct worker_chan;
-struct engine_workers {
-	struct worker_chan **chans;
-	size_t n, cap;
-	bool enabled;                 /* NodeWorker.enable was sent in this session */
-	bool over_limit_said;
-};
 
 /* The inspector this session is to close (engine_door.c). */
 struct engine_door {
@@ -140,9 +105,9 @@ struct engine {
 	int fail_status;
 	char *fail_why;
 	struct engine_mem mem;
-	struct engine_evl evl;
-	struct engine_req req;
-	struct engine_workers workers;
+	struct engine_evl *evl;       /* event-loop readings: engine_evloop.c's own */
+	struct engine_req *req;       /* HTTP requests: engine_requests.c's own */
+	struct engine_workers *workers; /* worker threads: engine_workers.c's own */
 	struct inbox *inbox;          /* messages on their way in; large ones read on a worker */
 	struct inbox_msg *cur;        /* the message being dispatched */
 	struct engine_jit *jit;       /* the JIT step's state: engine_jit.c's own */
@@ -272,6 +237,7 @@ void engine_mem_reset_session(struct engine *e);
 bool engine_mem_event(struct engine *e, const struct protocol_msg *m);
 
 /* engine_workers.c */
+void engine_workers_init(struct engine *e);
 /* Events of the NodeWorker domain. Returns true if the event was one. */
 bool engine_workers_event(struct engine *e, const struct protocol_msg *m);
 /* The session runs: ask for the worker threads (cfg.workers). */

@@ -24,6 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* HTTP requests and calls (engine_requests.c). */
+struct engine_req {
+	char *expr;                   /* the reading's evaluation (this session's nonce) */
+	bool pending;                 /* a reading is on its way */
+	bool installed;               /* a reading was sent (which subscribes to the channels) */
+	bool fresh;                   /* last has not been taken (engine_requests_take) */
+	struct req_window *last;      /* the latest reading's (NULL: none yet) */
+	struct req_window *totals;    /* since attach */
+};
+
 #define REQ_KEY "Symbol.for('ntop-js.req')"
 /* The watchdog: as the event-loop reading's (a minute, or three windows and twice the
  * timeout if longer). */
@@ -155,25 +165,28 @@ void engine_requests_init(struct engine *e)
 {
 	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
 
+	e->req = xcalloc(1, sizeof *e->req);
 	if (watchdog_s < REQ_WATCHDOG_MIN_S)
 		watchdog_s = REQ_WATCHDOG_MIN_S;
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->req.expr = xasprintf("%s%s%s%d,%.0f,%d,%d,%d)", req_head, e->title_prefix, req_body,
+	e->req->expr = xasprintf("%s%s%s%d,%.0f,%d,%d,%d)", req_head, e->title_prefix, req_body,
 		REQ_ROWS_MAX, watchdog_s * 1e3, REQ_OPEN_MAX, REQ_WAITS_MAX, REQ_FOLLOW_PER_S);
 }
 
 void engine_requests_free(struct engine *e)
 {
-	free(e->req.expr);
-	free(e->req.last);
-	free(e->req.totals);
+	free(e->req->expr);
+	free(e->req->last);
+	free(e->req->totals);
+	free(e->req);
+	e->req = NULL;
 }
 
 void engine_requests_reset_session(struct engine *e)
 {
-	e->req.pending = false;
-	e->req.installed = false;
-	e->req.fresh = false;
+	e->req->pending = false;
+	e->req->installed = false;
+	e->req->fresh = false;
 }
 
 static void req_on_reading(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -183,18 +196,18 @@ static void req_on_reading(void *ud, enum session_outcome o, const struct protoc
 	char *text = NULL;
 	size_t len;
 
-	e->req.pending = false;
+	e->req->pending = false;
 	if (o != SESSION_REPLY || m->error.n || json_object_get(m->result, "result", &res) != 1 ||
 	    json_object_get(res, "value", &value) != 1 || json_span_type(value) != JSON_T_STRING ||
 	    json_string_decode(value, &text, &len) != 0)
 		return; /* a failed reading costs only the reading */
-	if (!e->req.last)
-		e->req.last = xcalloc(1, sizeof *e->req.last);
-	if (!e->req.totals)
-		e->req.totals = xcalloc(1, sizeof *e->req.totals);
-	if (requests_parse(text, len, e->req.last) == 0) {
-		requests_add(e->req.totals, e->req.last);
-		e->req.fresh = true;
+	if (!e->req->last)
+		e->req->last = xcalloc(1, sizeof *e->req->last);
+	if (!e->req->totals)
+		e->req->totals = xcalloc(1, sizeof *e->req->totals);
+	if (requests_parse(text, len, e->req->last) == 0) {
+		requests_add(e->req->totals, e->req->last);
+		e->req->fresh = true;
 	}
 	free(text);
 }
@@ -202,11 +215,11 @@ static void req_on_reading(void *ud, enum session_outcome o, const struct protoc
 void engine_requests_read(struct engine *e)
 {
 	if (!e->cfg.requests || e->cfg.worker || !e->eval_mode || !e->sess ||
-	    e->state != ST_RUNNING || e->req.pending)
+	    e->state != ST_RUNNING || e->req->pending)
 		return;
-	e->req.pending = true;
-	e->req.installed = true; /* perhaps: engine_requests_leave removes it if so */
-	engine_evaluate(e, e->req.expr, req_on_reading);
+	e->req->pending = true;
+	e->req->installed = true; /* perhaps: engine_requests_leave removes it if so */
+	engine_evaluate(e, e->req->expr, req_on_reading);
 }
 
 static void req_on_left(void *ud, enum session_outcome o, const struct protocol_msg *m)
@@ -218,9 +231,9 @@ void engine_requests_leave(struct engine *e)
 {
 	char *expr;
 
-	if (!e->req.installed || !e->eval_mode || !e->sess)
+	if (!e->req->installed || !e->eval_mode || !e->sess)
 		return;
-	e->req.installed = false;
+	e->req->installed = false;
 	expr = xasprintf("%s%s%s", leave_head, e->title_prefix, leave_tail);
 	engine_evaluate(e, expr, req_on_left);
 	free(expr);
@@ -233,13 +246,13 @@ bool engine_requests_on(const struct engine *e)
 
 const struct req_window *engine_requests_take(struct engine *e)
 {
-	if (!e->req.fresh)
+	if (!e->req->fresh)
 		return NULL;
-	e->req.fresh = false;
-	return e->req.last;
+	e->req->fresh = false;
+	return e->req->last;
 }
 
 const struct req_window *engine_requests_totals(const struct engine *e)
 {
-	return e->req.totals;
+	return e->req->totals;
 }

@@ -24,6 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The target's worker threads (engine_workers.c). */
+struct worker_chan;
+struct engine_workers {
+	struct worker_chan **chans;
+	size_t n, cap;
+	bool enabled;                 /* NodeWorker.enable was sent in this session */
+	bool over_limit_said;
+};
+
 /* More than any real pool; beyond it workers are left alone (a notice says so). */
 #define WORKERS_MAX 1024
 
@@ -169,7 +178,7 @@ static void chan_unlink(struct worker_chan *c)
 
 	if (!c->parent)
 		return;
-	w = &c->parent->workers;
+	w = c->parent->workers;
 	for (size_t i = 0; i < w->n; i++)
 		if (w->chans[i] == c) {
 			w->chans[i] = w->chans[--w->n];
@@ -206,9 +215,9 @@ static struct worker_chan *chan_find(struct engine *e, struct json_span params)
 	id[n] = '\0';
 	/* A closed channel's id may come back: Node numbers a session's workers from 1, and a
 	 * new session (--follow) starts again. */
-	for (size_t i = 0; i < e->workers.n; i++)
-		if (!e->workers.chans[i]->closed && strcmp(e->workers.chans[i]->session_id, id) == 0)
-			return e->workers.chans[i];
+	for (size_t i = 0; i < e->workers->n; i++)
+		if (!e->workers->chans[i]->closed && strcmp(e->workers->chans[i]->session_id, id) == 0)
+			return e->workers->chans[i];
 	return NULL;
 }
 
@@ -238,7 +247,7 @@ static void worker_title(const char *title, struct engine_worker_info *info)
 
 static void workers_attached(struct engine *e, struct json_span params)
 {
-	struct engine_workers *w = &e->workers;
+	struct engine_workers *w = e->workers;
 	struct json_span sid, info;
 	struct worker_chan *c;
 	struct engine_transport tp;
@@ -345,18 +354,23 @@ static void workers_on_enabled(void *ud, enum session_outcome o, const struct pr
 	(void)m;
 }
 
+void engine_workers_init(struct engine *e)
+{
+	e->workers = xcalloc(1, sizeof *e->workers);
+}
+
 void engine_workers_start(struct engine *e)
 {
-	if (!e->cfg.workers || !e->h->on_worker || e->workers.enabled || !e->sess)
+	if (!e->cfg.workers || !e->h->on_worker || e->workers->enabled || !e->sess)
 		return;
-	e->workers.enabled = true;
+	e->workers->enabled = true;
 	engine_call_timeout(e, "NodeWorker.enable", "{\"waitForDebuggerOnStart\":false}",
 		e->cfg.timeout_s, workers_on_enabled);
 }
 
 void engine_workers_session_ended(struct engine *e, const char *why)
 {
-	struct engine_workers *w = &e->workers;
+	struct engine_workers *w = e->workers;
 
 	w->enabled = false;
 	w->over_limit_said = false;
@@ -372,7 +386,7 @@ void engine_workers_session_ended(struct engine *e, const char *why)
 
 void engine_workers_free(struct engine *e)
 {
-	struct engine_workers *w = &e->workers;
+	struct engine_workers *w = e->workers;
 
 	/* Channels still held by a worker's engine outlive the main one: they only say closed. */
 	for (size_t i = 0; i < w->n; i++) {
@@ -387,7 +401,7 @@ void engine_workers_free(struct engine *e)
 			chan_free(c);
 	}
 	free(w->chans);
-	w->chans = NULL;
-	w->n = w->cap = 0;
+	free(w);
+	e->workers = NULL;
 }
 
