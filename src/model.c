@@ -48,6 +48,7 @@ void model_free(struct model *m)
 	free(m->all);
 	m->all = NULL;
 	m->n_all = m->all_cap = 0;
+	model_drop_baseline(m);
 }
 
 static int cmp_lines(const void *pa, const void *pb)
@@ -258,6 +259,73 @@ static void model_row_push(const struct model *m, struct model_row **rows, size_
 	r->total_pct = total_pct;
 	r->self_us = m->cum ? cumulative_self_us(m->cum, func) : 0;
 	r->total_us = m->cum ? cumulative_total_us(m->cum, func) : 0;
+	r->dself_pct = r->dtotal_pct = NAN;
+}
+
+bool model_pin_baseline(struct model *m, double now_wall_s)
+{
+	struct model_row *rows = NULL;
+	size_t cap = 0, n, top = 0;
+
+	if (!m->cum || m->cum->sampled_us - m->cum->idle_us <= 0)
+		return false;
+	model_drop_baseline(m);
+	n = model_rows(m, MODE_CUMULATIVE, &rows, &cap);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].func >= top)
+			top = rows[i].func + 1;
+	m->base_self_pct = xcalloc(top ? top : 1, sizeof(double));
+	m->base_total_pct = xcalloc(top ? top : 1, sizeof(double));
+	m->base_n = top;
+	for (size_t i = 0; i < n; i++) {
+		m->base_self_pct[rows[i].func] = rows[i].self_pct;
+		m->base_total_pct[rows[i].func] = rows[i].total_pct;
+	}
+	free(rows);
+	m->have_baseline = true;
+	m->baseline_busy_s = (m->cum->sampled_us - m->cum->idle_us) / 1e6;
+	m->baseline_wall_s = now_wall_s;
+	return true;
+}
+
+void model_drop_baseline(struct model *m)
+{
+	free(m->base_self_pct);
+	free(m->base_total_pct);
+	m->base_self_pct = m->base_total_pct = NULL;
+	m->base_n = 0;
+	m->have_baseline = false;
+}
+
+/* The rows' changes against the baseline, and a row for each function of the baseline that
+ * has no time now. */
+static void model_rows_against_baseline(const struct model *m, struct model_row **rows,
+	size_t *cap, size_t *n)
+{
+	bool *seen = xcalloc(m->base_n ? m->base_n : 1, sizeof(bool));
+	size_t have = *n;
+
+	for (size_t i = 0; i < have; i++) {
+		struct model_row *r = &(*rows)[i];
+		bool in = r->func < m->base_n;
+
+		r->dself_pct = r->self_pct - (in ? m->base_self_pct[r->func] : 0);
+		r->dtotal_pct = r->total_pct - (in ? m->base_total_pct[r->func] : 0);
+		if (in)
+			seen[r->func] = true;
+	}
+	for (size_t f = 0; f < m->base_n; f++) {
+		struct model_row *r;
+
+		if (seen[f] || (m->base_self_pct[f] < MODEL_BASELINE_GONE_PCT &&
+		    m->base_total_pct[f] < MODEL_BASELINE_GONE_PCT) || !model_is_js(m, (uint32_t)f))
+			continue;
+		model_row_push(m, rows, cap, n, (uint32_t)f, 0, 0);
+		r = &(*rows)[*n - 1];
+		r->dself_pct = -m->base_self_pct[f];
+		r->dtotal_pct = -m->base_total_pct[f];
+	}
+	free(seen);
 }
 
 size_t model_rows(const struct model *m, enum model_mode mode, struct model_row **rows,
@@ -307,6 +375,8 @@ size_t model_rows(const struct model *m, enum model_mode mode, struct model_row 
 	default:
 		break;
 	}
+	if (m->have_baseline)
+		model_rows_against_baseline(m, rows, cap, &n);
 	return n;
 }
 

@@ -33,7 +33,15 @@ struct model_row {
 	uint32_t func;
 	double self_pct, total_pct; /* of the mode's sampled time, 0-100 */
 	double self_us, total_us;   /* cumulative since attach or reset */
+	/* With a pinned baseline (b): self_pct and total_pct minus the function's shares in it,
+	 * in points (a function new since has its whole share); NAN without one. */
+	double dself_pct, dtotal_pct;
 };
+
+/* A function of the baseline with at least this self or total share there gets a row when it
+ * has no time now (a function that is gone, or that a fix made idle), with its whole share as
+ * a loss. */
+#define MODEL_BASELINE_GONE_PCT 0.1
 
 /* A worker thread of the target, for the THREADS line (the main thread is the rest of the
  * model). */
@@ -195,6 +203,13 @@ struct model {
 	struct incident_summary incidents[MODEL_INCIDENTS_MAX];
 	size_t n_incidents;
 	uint64_t incidents_total;
+	/* A pinned baseline (b): each function's self and total share of the cumulative profile
+	 * when it was pinned, indexed by function in the shown thread's table (base_n of them);
+	 * what it covered (busy seconds) and when it was pinned. */
+	bool have_baseline;
+	double *base_self_pct, *base_total_pct;
+	size_t base_n;
+	double baseline_busy_s, baseline_wall_s;
 };
 
 void model_init(struct model *m);
@@ -234,6 +249,11 @@ struct model_split model_split(const struct model *m, enum model_mode mode);
 size_t model_callers(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
 size_t model_callees(const struct model *m, uint32_t func, struct model_row **rows, size_t *cap);
 
+/* Pins the cumulative profile as the baseline that rows are compared with (false: it has no
+ * busy sample to compare with; nothing changes). */
+bool model_pin_baseline(struct model *m, double now_wall_s);
+/* Forgets the baseline (b again, or another thread shown: its functions are another table's). */
+void model_drop_baseline(struct model *m);
 /* An incident: a copy of s, its text made safe, the oldest dropped past MODEL_INCIDENTS_MAX. */
 void model_add_incident(struct model *m, const struct incident_summary *s);
 

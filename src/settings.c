@@ -18,6 +18,7 @@
 static const char *const sort_names[COL_COUNT] = {
 	[COL_SELF_PCT] = "self", [COL_TOTAL_PCT] = "total", [COL_SELF_TIME] = "self-time",
 	[COL_TOTAL_TIME] = "total-time", [COL_NAME] = "name", [COL_LOCATION] = "location",
+	[COL_DSELF_PCT] = "delta-self", [COL_DTOTAL_PCT] = "delta-total",
 };
 static const char *const mode_names[MODE_COUNT] = {
 	[MODE_WINDOW] = "window", [MODE_DECAYED] = "decayed", [MODE_CUMULATIVE] = "cumulative",

@@ -124,6 +124,29 @@ static void tui_pull_cpu(struct tui *t)
 	tui_pull_blocks(t);
 }
 
+/* b: pins the cumulative profile as the baseline (the counters then start again, so that the
+ * cumulative mode is "since the pin"), or drops the one pinned. */
+static void tui_baseline(struct tui *t)
+{
+	struct model *m = &t->model;
+	double busy_s;
+
+	if (m->have_baseline) {
+		model_drop_baseline(m);
+		model_set_status(m, false, util_now_wall_s(), "baseline dropped");
+		return;
+	}
+	if (!model_pin_baseline(m, util_now_wall_s())) {
+		model_set_status(m, true, util_now_wall_s(), "no CPU profile to pin as a baseline yet");
+		return;
+	}
+	busy_s = m->baseline_busy_s;
+	t->actions->reset(t->ud);
+	model_set_status(m, false, util_now_wall_s(), "baseline pinned (%.1f s of busy CPU): each "
+		"row's change against it is beside SELF%% and TOTAL%%; cumulative times restart; b "
+		"drops it", busy_s);
+}
+
 static void tui_on_keys(void *ud)
 {
 	struct tui *t = ud;
@@ -174,6 +197,10 @@ static void tui_on_keys(void *ud)
 		case VA_THREAD:
 			if (t->actions->thread_next)
 				t->actions->thread_next(t->ud);
+			redraw = true;
+			break;
+		case VA_BASELINE:
+			tui_baseline(t);
 			redraw = true;
 			break;
 		case VA_GENERATED:
@@ -318,7 +345,12 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	for (size_t i = 0; i < m->n_threads; i++)
 		m->threads[i].shown = m->threads[i].thread_id == thread_id &&
 			(m->threads[i].pid == pid || (!pid && m->threads[i].pid == m->pid));
-	/* The rows and averages were the other thread's (its function table, its windows). */
+	/* The rows and averages were the other thread's (its function table, its windows), and so
+	 * was a baseline. */
+	if (m->have_baseline)
+		model_set_status(m, false, util_now_wall_s(), "baseline dropped: it was another "
+			"thread's");
+	model_drop_baseline(m);
 	model_reset_decay(m);
 	model_forget_window(m);
 	m->windows = engine_windows_done(e);

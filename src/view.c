@@ -30,6 +30,7 @@ static void view_set_glyphs(struct view *v, bool uni, bool uni_blocks, bool brai
 	v->ellipsis = uni ? "\xe2\x80\xa6" : "~";
 	v->arrow_down = uni ? "\xe2\x96\xbc" : "v";
 	v->arrow_up = uni ? "\xe2\x96\xb2" : "^";
+	v->delta = uni ? "\xce\x94" : "d";
 	for (int i = 0; i < 8; i++)
 		v->blocks[i] = uni_blocks ? blocks_uni[i] : blocks_ascii[i];
 	v->gap_mark = uni_blocks ? "\xc2\xa6" : "|";
@@ -47,7 +48,8 @@ struct view *view_create(const struct view_settings *s)
 		v->s = *s;
 	else
 		v->s.sort = COL_SELF_PCT;
-	if ((unsigned)v->s.sort >= COL_COUNT)
+	/* (a change against a baseline: none is pinned yet) */
+	if ((unsigned)v->s.sort >= COL_DSELF_PCT)
 		v->s.sort = COL_SELF_PCT;
 	if ((unsigned)v->s.mode >= MODE_COUNT)
 		v->s.mode = MODE_WINDOW;
@@ -819,7 +821,8 @@ void view_draw(struct view *v, const struct model *m, struct grid *g, double now
 {
 	/* The ellipsis, arrows, blocks and braille only where the locale can show them (ncurses
 	 * agrees: it measures with the same wcwidth). */
-	bool uni = wcwidth(0x2026) == 1 && wcwidth(0x25bc) == 1 && wcwidth(0x25b2) == 1;
+	bool uni = wcwidth(0x2026) == 1 && wcwidth(0x25bc) == 1 && wcwidth(0x25b2) == 1 &&
+		wcwidth(0x394) == 1;
 	bool uni_blocks = wcwidth(0x2581) == 1 && wcwidth(0x2588) == 1 && wcwidth(0xa6) == 1 &&
 		wcwidth(0x2500) == 1 && wcwidth(0x2502) == 1 && wcwidth(0x2514) == 1;
 	bool braille = wcwidth(0x2800) == 1 && wcwidth(0x2801) == 1 && wcwidth(0x28ff) == 1;

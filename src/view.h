@@ -25,10 +25,13 @@ enum view_action {
 	VA_START_CPU,    /* the user confirmed starting the CPU profiler (--no-cpu) */
 	VA_THREAD,       /* show the next thread of the target (the app switches the model) */
 	VA_GENERATED,    /* g: switch between original (source-mapped) and generated positions */
+	VA_BASELINE,     /* b: pin the cumulative profile as the baseline, or drop it */
 };
 
+/* The table's columns, in the order of their sort keys (1-8); the changes against a baseline
+ * (shown beside the shares, and only while one is pinned) last. */
 enum view_column { COL_SELF_PCT, COL_TOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME,
-	COL_LOCATION, COL_COUNT };
+	COL_LOCATION, COL_DSELF_PCT, COL_DTOTAL_PCT, COL_COUNT };
 
 /* What is worth keeping between sessions (the config file and the command line). */
 struct view_settings {

@@ -35,7 +35,7 @@ struct view {
 	struct view_settings s;
 	enum view_screen screen, help_from;
 	/* Characters that depend on the locale being able to show them. */
-	const char *ellipsis, *arrow_down, *arrow_up;
+	const char *ellipsis, *arrow_down, *arrow_up, *delta;
 	/* Sparkline blocks (lowest to highest), the gap mark and the chart's axis lines. */
 	const char *blocks[8], *gap_mark, *axis_v, *axis_h, *axis_corner;
 	/* The chart plots braille dots (2 by 4 a cell) rather than an ASCII glyph a cell. */

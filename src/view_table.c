@@ -40,9 +40,21 @@ void view_column_heading(const struct view *v, const struct model *m, enum view_
 	case COL_SELF_TIME: snprintf(out, outsz, "SELF(tot)"); break;
 	case COL_TOTAL_TIME: snprintf(out, outsz, "TOTAL(tot)"); break;
 	case COL_NAME: snprintf(out, outsz, "FUNCTION"); break;
+	case COL_DSELF_PCT: snprintf(out, outsz, "%sSELF", v->delta ? v->delta : "d"); break;
+	case COL_DTOTAL_PCT: snprintf(out, outsz, "%sTOTAL", v->delta ? v->delta : "d"); break;
 	default: snprintf(out, outsz, "LOCATION"); break;
 	}
 }
+
+/* Numbers: right-aligned, and sorted larger first unless reversed. */
+static bool col_numeric(enum view_column c)
+{
+	return c <= COL_TOTAL_TIME || c == COL_DSELF_PCT || c == COL_DTOTAL_PCT;
+}
+
+/* The columns as drawn, left to right: a change beside the share it changes. */
+static const enum view_column col_order[COL_COUNT] = { COL_SELF_PCT, COL_TOTAL_PCT,
+	COL_DSELF_PCT, COL_DTOTAL_PCT, COL_SELF_TIME, COL_TOTAL_TIME, COL_NAME, COL_LOCATION };
 
 /* --- building the visible rows --- */
 
@@ -68,6 +80,8 @@ static int cmp_rows(const void *pa, const void *pb, void *pc)
 	case COL_TOTAL_PCT: r = cmp_num(a->total_pct, b->total_pct); break;
 	case COL_SELF_TIME: r = cmp_num(a->self_us, b->self_us); break;
 	case COL_TOTAL_TIME: r = cmp_num(a->total_us, b->total_us); break;
+	case COL_DSELF_PCT: r = cmp_num(a->dself_pct, b->dself_pct); break;
+	case COL_DTOTAL_PCT: r = cmp_num(a->dtotal_pct, b->dtotal_pct); break;
 	case COL_NAME:
 		r = strcmp(view_func_name(c->m, a->func), view_func_name(c->m, b->func));
 		break;
@@ -105,7 +119,8 @@ static bool row_visible(const struct view *v, const struct model *m, const struc
 		return false;
 	if (v->s.hide_node_modules && fi && fi->url && strstr(fi->url, "/node_modules/"))
 		return false;
-	if (t > 0 && r->self_pct < t && r->total_pct < t)
+	if (t > 0 && r->self_pct < t && r->total_pct < t &&
+	    !(fabs(r->dself_pct) >= t || fabs(r->dtotal_pct) >= t))
 		return false;
 	if (v->s.filter[0] && !view_row_matches(m, r->func, v->s.filter))
 		return false;
@@ -131,8 +146,9 @@ void view_table_build(struct view *v, const struct model *m)
 	for (size_t i = 0; i < n; i++)
 		if (row_visible(v, m, &src[i]))
 			v->rows[v->n_rows++] = src[i];
-	if ((unsigned)ctx.col >= COL_COUNT)
-		ctx.col = COL_SELF_PCT;
+	/* A change against a baseline that is no longer pinned: back to the self share. */
+	if ((unsigned)ctx.col >= COL_COUNT || (!m->have_baseline && ctx.col >= COL_DSELF_PCT))
+		v->s.sort = ctx.col = COL_SELF_PCT;
 	qsort_r(v->rows, v->n_rows, sizeof(*v->rows), v->s.reverse ? cmp_rows_reverse : cmp_rows,
 		&ctx);
 	/* The selection follows its function; while that is not shown, it keeps its place. */
@@ -209,13 +225,23 @@ static enum view_action table_threshold(struct view *v, const struct model *m, i
 
 static enum view_action table_sort(struct view *v, const struct model *m, int key)
 {
+	/* the changes (7, 8) only while a baseline is pinned */
+	int n = m->have_baseline ? COL_COUNT : COL_DSELF_PCT, c = (int)v->s.sort;
+
 	if (key == '<' || key == VK_LEFT)
-		v->s.sort = v->s.sort > 0 ? v->s.sort - 1 : COL_COUNT - 1;
+		v->s.sort = (enum view_column)(c > 0 && c <= n ? c - 1 : n - 1);
 	else if (key == '>' || key == VK_RIGHT)
-		v->s.sort = (enum view_column)((v->s.sort + 1) % COL_COUNT);
-	else
+		v->s.sort = (enum view_column)((c + 1) % n);
+	else if (key - '1' < n)
 		v->s.sort = (enum view_column)(key - '1');
+	else
+		return VA_NONE;
 	return VA_SETTINGS;
+}
+
+static enum view_action table_baseline(struct view *v, const struct model *m, int key)
+{
+	return VA_BASELINE;
 }
 
 static enum view_action table_reverse(struct view *v, const struct model *m, int key)
@@ -296,9 +322,10 @@ static enum view_action table_open(struct view *v, const struct model *m, int ke
 }
 
 static const struct binding table_bindings[] = {
-	{ { '<', '>', '1', '2', '3', '4', '5', '6', VK_LEFT, VK_RIGHT }, "<, >, 1-6",
-		"sort column: 1 SELF% 2 TOTAL% 3 SELF 4 TOTAL 5 FUNCTION 6 LOCATION; the sorted "
-		"heading is highlighted, its arrow shows the direction", 3, table_sort },
+	{ { '<', '>', '1', '2', '3', '4', '5', '6', '7', '8', VK_LEFT, VK_RIGHT }, "<, >, 1-8",
+		"sort column: 1 SELF% 2 TOTAL% 3 SELF 4 TOTAL 5 FUNCTION 6 LOCATION, and with a "
+		"baseline 7 and 8 its changes; the sorted heading is highlighted, its arrow shows the "
+		"direction", 3, table_sort },
 	{ { 'R' }, "R", "reverse the sort order", 4, table_reverse },
 	{ { '/', 'n', 'N' }, "/, n, N", "search function names and locations; next and previous "
 		"match", 7, table_search },
@@ -320,6 +347,10 @@ static const struct binding table_bindings[] = {
 	{ { 'H' }, "H", "take a heap snapshot for Chrome DevTools, after a y/n confirmation that "
 		"shows the heap and the free memory: the target pauses while it is written and needs "
 		"about twice the heap in memory", 24, table_snapshot },
+	{ { 'b' }, "b", "pin the profile so far as a baseline: the table gains the change of each "
+		"function's SELF% and TOTAL% against it (points of a core, a point is 10 ms of CPU a "
+		"second), the cumulative counters start again; b again drops it", 27,
+		table_baseline },
 	{ { VK_ESC }, NULL, NULL, 0, table_clear },
 };
 
@@ -483,7 +514,7 @@ static void draw_settings_line(const struct view *v, const struct model *m, stru
 	view_column_heading(v, m, v->s.sort, head, sizeof(head));
 	snprintf(pct, sizeof(pct), "%g%%", v->s.threshold_pct);
 	snprintf(buf, sizeof(buf), "%zu of %zu functions  sort %s %s  threshold %s", v->n_rows,
-		v->n_all, head, (v->s.sort <= COL_TOTAL_TIME) != v->s.reverse ? "desc" : "asc", pct);
+		v->n_all, head, col_numeric(v->s.sort) != v->s.reverse ? "desc" : "asc", pct);
 	x = view_put_at(g, 0, y, GA_NORMAL, buf);
 	if (v->s.filter[0]) {
 		x = view_put_at(g, x, y, GA_NORMAL, "  filter \"");
@@ -513,20 +544,21 @@ struct table_layout {
 static void table_layout(const struct view *v, const struct model *m, int width,
 	struct table_layout *l)
 {
-	static const enum view_column drop[] = { COL_TOTAL_TIME, COL_SELF_TIME, COL_TOTAL_PCT };
+	static const enum view_column drop[] = { COL_TOTAL_TIME, COL_SELF_TIME, COL_DTOTAL_PCT,
+		COL_TOTAL_PCT };
 	int avail = 0, longest = 8, x = 0;
 
 	for (int c = 0; c < COL_COUNT; c++) {
 		view_column_heading(v, m, (enum view_column)c, l->head[c], sizeof(l->head[c]));
-		l->show[c] = true;
+		l->show[c] = m->have_baseline || (c != COL_DSELF_PCT && c != COL_DTOTAL_PCT);
 		l->w[c] = grid_text_cols(l->head[c]);
-		if (c <= COL_TOTAL_TIME && l->w[c] < 6)
+		if (col_numeric((enum view_column)c) && l->w[c] < 6)
 			l->w[c] = 6;
 	}
 	for (size_t d = 0; d <= sizeof(drop) / sizeof(drop[0]); d++) {
 		avail = width;
-		for (int c = 0; c <= COL_TOTAL_TIME; c++)
-			if (l->show[c])
+		for (int c = 0; c < COL_COUNT; c++)
+			if (l->show[c] && col_numeric((enum view_column)c))
 				avail -= l->w[c] + 1;
 		if (avail >= 16 || d == sizeof(drop) / sizeof(drop[0]))
 			break;
@@ -556,17 +588,20 @@ static void table_layout(const struct view *v, const struct model *m, int width,
 		if (l->w[COL_NAME] <= 0)
 			l->show[COL_NAME] = false;
 	}
-	for (int c = 0; c < COL_COUNT; c++)
+	for (int i = 0; i < COL_COUNT; i++) {
+		enum view_column c = col_order[i];
+
 		if (l->show[c]) {
 			l->x[c] = ++x;
 			x += l->w[c];
 		}
+	}
 }
 
 static void draw_headings(const struct view *v, struct grid *g, int y,
 	const struct table_layout *l)
 {
-	bool desc = (v->s.sort <= COL_TOTAL_TIME) != v->s.reverse;
+	bool desc = col_numeric(v->s.sort) != v->s.reverse;
 
 	grid_fill_attr(g, 0, y, g->width, GA_TITLE);
 	for (int c = 0; c < COL_COUNT; c++) {
@@ -576,7 +611,7 @@ static void draw_headings(const struct view *v, struct grid *g, int y,
 
 		if (!l->show[c])
 			continue;
-		if (c <= COL_TOTAL_TIME)
+		if (col_numeric((enum view_column)c))
 			hx = l->x[c] + l->w[c] - hw; /* numbers are right-aligned: so are their headings */
 		if (hx < l->x[c])
 			hx = l->x[c];
@@ -585,6 +620,21 @@ static void draw_headings(const struct view *v, struct grid *g, int y,
 		if (sorted)
 			grid_put(g, hx - 1, y, a, desc ? v->arrow_down : v->arrow_up, 1);
 	}
+}
+
+/* A change against the baseline, in points: "+12.3", "-4.0"; a gain of 5 points or more stands
+ * out. */
+static void draw_change(struct grid *g, int x, int y, double d, int w)
+{
+	char buf[32];
+
+	if (!isfinite(d))
+		snprintf(buf, sizeof buf, "?");
+	else if (fabs(d) < 0.05)
+		snprintf(buf, sizeof buf, "0.0");
+	else
+		snprintf(buf, sizeof buf, "%+.1f", d);
+	view_put_right(g, x, y, d >= 5 ? GA_HEAT3 : fabs(d) < 0.05 ? GA_DIM : GA_NORMAL, buf, w);
 }
 
 static void draw_row(const struct view *v, const struct model *m, struct grid *g, int y,
@@ -603,6 +653,10 @@ static void draw_row(const struct view *v, const struct model *m, struct grid *g
 		view_put_right(g, l->x[COL_TOTAL_PCT], y, view_heat(r->total_pct), buf,
 			l->w[COL_TOTAL_PCT]);
 	}
+	if (l->show[COL_DSELF_PCT])
+		draw_change(g, l->x[COL_DSELF_PCT], y, r->dself_pct, l->w[COL_DSELF_PCT]);
+	if (l->show[COL_DTOTAL_PCT])
+		draw_change(g, l->x[COL_DTOTAL_PCT], y, r->dtotal_pct, l->w[COL_DTOTAL_PCT]);
 	if (l->show[COL_SELF_TIME]) {
 		view_fmt_time(r->self_us, buf, sizeof(buf));
 		view_put_right(g, l->x[COL_SELF_TIME], y, GA_NORMAL, buf, l->w[COL_SELF_TIME]);

@@ -308,9 +308,86 @@ static void test_all(void)
 	functab_free(fb);
 }
 
+/* b: the cumulative profile pinned, then each row's change against it: a function that grew, one
+ * that shrank, one new since, one gone (a row of its own), one too small in the baseline to
+ * get a row when gone; dropped, the rows have no change. */
+static void test_baseline(void)
+{
+	struct functab *ft = functab_create();
+	uint32_t grew = fn(ft, "grew", "file:///app/a.js", 1);
+	uint32_t shrank = fn(ft, "shrank", "file:///app/a.js", 9);
+	uint32_t gone = fn(ft, "gone", "file:///app/b.js", 2);
+	uint32_t tiny = fn(ft, "tiny", "file:///app/b.js", 7);
+	uint32_t fresh = fn(ft, "fresh", "file:///app/c.js", 3);
+	struct func_stat before[] = { { grew, 100, 100 }, { shrank, 400, 600 }, { gone, 200, 200 },
+		{ tiny, 0.5, 0.5 } };
+	struct func_stat after[] = { { grew, 300, 300 }, { shrank, 100, 150 }, { fresh, 50, 50 } };
+	struct window_stats w1, w2;
+	struct cumulative cum;
+	struct model m;
+	struct model_row *rows = NULL;
+	const struct model_row *r;
+	size_t cap = 0, n;
+
+	model_init(&m);
+	m.ft = ft;
+	window_stats_init(&w1);
+	w1.sampled_us = 1000, w1.js_us = 700.5, w1.idle_us = 299.5, w1.n_samples = 100;
+	w1.funcs = before, w1.n_funcs = 4;
+	window_stats_init(&w2);
+	w2.sampled_us = 1000, w2.js_us = 450, w2.idle_us = 550, w2.n_samples = 100;
+	w2.funcs = after, w2.n_funcs = 3;
+	cumulative_init(&cum);
+	m.cum = &cum;
+	ok(!model_pin_baseline(&m, 100), "nothing to pin before any busy sample");
+	ok(!m.have_baseline, "and no baseline");
+	cumulative_add(&cum, &w1);
+	model_on_window(&m, &w1, 1000);
+	n = model_rows(&m, MODE_WINDOW, &rows, &cap);
+	ok(n && isnan(rows[0].dself_pct) && isnan(rows[0].dtotal_pct), "no baseline: no change");
+	ok(model_pin_baseline(&m, 100), "the cumulative profile pinned");
+	ok(m.have_baseline && m.baseline_wall_s == 100, "the baseline is there, with its time");
+	is_num(m.baseline_busy_s, 700.5e-6, 1e-12, "it covers the busy time so far");
+	/* the app resets the counters at the pin: what follows is the second window alone */
+	cumulative_reset(&cum);
+	cumulative_add(&cum, &w2);
+	model_on_window(&m, &w2, 1000);
+	n = model_rows(&m, MODE_CUMULATIVE, &rows, &cap);
+	is_int(n, 4, "rows: the three now, and the one gone (the tiny one left out)");
+	r = find(rows, n, grew);
+	ok(r && fabs(r->dself_pct - 20) < 1e-9 && fabs(r->dtotal_pct - 20) < 1e-9,
+		"grew: 10%% -> 30%%, +20 points self and total");
+	r = find(rows, n, shrank);
+	ok(r && fabs(r->dself_pct + 30) < 1e-9 && fabs(r->dtotal_pct + 45) < 1e-9,
+		"shrank: self 40%% -> 10%%, total 60%% -> 15%%");
+	r = find(rows, n, fresh);
+	ok(r && fabs(r->dself_pct - 5) < 1e-9, "new since: its whole share, +5");
+	r = find(rows, n, gone);
+	ok(r && r->self_pct == 0 && r->total_pct == 0 && fabs(r->dself_pct + 20) < 1e-9,
+		"gone: a row with no time now and -20 points");
+	ok(find(rows, n, tiny) == NULL, "a function under 0.1%% of the baseline gets no row gone");
+	n = model_rows(&m, MODE_WINDOW, &rows, &cap);
+	r = find(rows, n, grew);
+	ok(n == 4 && r && fabs(r->dself_pct - 20) < 1e-9, "every mode compares with it");
+	model_drop_baseline(&m);
+	ok(!m.have_baseline && m.base_n == 0, "dropped");
+	n = model_rows(&m, MODE_CUMULATIVE, &rows, &cap);
+	ok(n == 3 && isnan(rows[0].dself_pct), "no change once dropped, and no row for the gone");
+	ok(model_pin_baseline(&m, 200) && model_pin_baseline(&m, 300) && m.baseline_wall_s == 300,
+		"pinned again, twice: the latest counts");
+	free(rows);
+	w1.funcs = w2.funcs = NULL;
+	window_stats_free(&w1);
+	window_stats_free(&w2);
+	cumulative_free(&cum);
+	model_free(&m);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	test_decay_and_rows();
+	test_baseline();
 	test_callers_callees();
 	test_all();
 	return done_testing();

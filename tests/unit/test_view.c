@@ -1134,11 +1134,85 @@ static void test_bindings(struct fixture *fx)
 					unbound++;
 				}
 		}
-		ok(labels == 26 && unbound == 0, "every key help lists is in a table (%zu labels)",
+		ok(labels == 27 && unbound == 0, "every key help lists is in a table (%zu labels)",
 			labels);
 		view_free(v);
 	}
 	grid_free(&g);
+}
+
+/* b pins the profile so far; the table then has each function's change beside SELF% and TOTAL%,
+ * sortable (7, 8), and loses them when it is dropped. */
+static void test_baseline_columns(struct fixture *fx)
+{
+	static const int fn[] = { F_ROOT, F_MAIN, F_HOT, F_HELPER, F_IDLE };
+	static const int32_t parent[] = { -1, 0, 1, 2, 0 };
+	static const int64_t weight[] = { 0, 0, 100, 500, 400 };
+	struct view_settings s = { .sort = COL_SELF_PCT, .mode = MODE_WINDOW };
+	struct view *v = view_create(&s);
+	struct grid g;
+	int xs, xd, xt, y;
+	double hot0, helper0, tiny0, lowest = INFINITY;
+	char want[32];
+
+	grid_init(&g);
+	grid_resize(&g, 100, 24);
+	ok(view_key(v, &fx->m, 'b') == VA_BASELINE, "b asks for a baseline");
+	ok(view_key(v, &fx->m, '7') == VA_NONE && v->s.sort == COL_SELF_PCT,
+		"7 sorts nothing without a baseline");
+	ok(model_pin_baseline(&fx->m, NOW), "the cumulative profile pinned");
+	hot0 = fx->m.base_self_pct[fx->id[F_HOT]];
+	helper0 = fx->m.base_self_pct[fx->id[F_HELPER]];
+	tiny0 = fx->m.base_self_pct[fx->id[F_TINY]];
+	ok(hot0 > 10 && helper0 < 50 && tiny0 >= MODEL_BASELINE_GONE_PCT,
+		"in it hotLoop %.1f%%, helper %.1f%%, tiny %.1f%%", hot0, helper0, tiny0);
+	/* the app resets the counters at the pin; the next window: hotLoop 10%, helper 50% */
+	cumulative_reset(&fx->cum);
+	fixture_window(fx, 5, fn, parent, weight, -1);
+	view_draw(v, &fx->m, &g, NOW);
+	xs = find_cell(&g, 5, "TOTAL%(1s)");
+	xd = find_cell(&g, 5, "\xce\x94SELF");
+	xt = find_cell(&g, 5, "\xce\x94TOTAL");
+	ok(xs >= 0 && xd > xs && xt > xd && find_cell(&g, 5, "SELF(tot)") > xt,
+		"the changes' headings beside the shares: %s", row(&g, 5));
+	y = find_line(&g, "helper");
+	snprintf(want, sizeof want, "%+.1f", 50 - helper0);
+	ok(y > 5 && strstr(row(&g, y), want), "helper: %s self (%s)", want, y > 0 ? row(&g, y) : "");
+	view_key(v, &fx->m, VK_DOWN); /* (the selected row has the selection's colour) */
+	view_draw(v, &fx->m, &g, NOW);
+	ok(y > 5 && attr_at(&g, find_cell(&g, y, want), y) == GA_HEAT3, "a large gain stands out");
+	view_key(v, &fx->m, VK_UP);
+	y = find_line(&g, "hotLoop");
+	snprintf(want, sizeof want, "%+.1f", 10 - hot0);
+	ok(y > 5 && strstr(row(&g, y), want), "hotLoop: %s (%s)", want, y > 0 ? row(&g, y) : "");
+	y = find_line(&g, "tiny");
+	snprintf(want, sizeof want, "%+.1f", -tiny0);
+	ok(y > 5 && strstr(row(&g, y), " 0.0%") && strstr(row(&g, y), want),
+		"a function of the baseline with no time now has its row: %s", want);
+	ok(view_key(v, &fx->m, '7') == VA_SETTINGS && v->s.sort == COL_DSELF_PCT, "7 sorts by the change");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(strstr(row(&g, first_row), "helper") != NULL, "the largest gain first: %s",
+		row(&g, first_row));
+	ok(strstr(row(&g, 5), "\xe2\x96\xbc\xce\x94SELF") != NULL, "its heading marked");
+	keys(v, &fx->m, "R");
+	view_draw(v, &fx->m, &g, NOW);
+	for (size_t i = 0; i < v->n_rows; i++)
+		if (v->rows[i].dself_pct < lowest)
+			lowest = v->rows[i].dself_pct;
+	ok(v->n_rows && v->rows[0].dself_pct == lowest, "R: the largest loss first: %s",
+		row(&g, first_row));
+	keys(v, &fx->m, "R>");
+	ok(v->s.sort == COL_DTOTAL_PCT, "> moves on to the total's change");
+	keys(v, &fx->m, ">");
+	ok(v->s.sort == COL_SELF_PCT, "and round to SELF%%");
+	keys(v, &fx->m, "8");
+	model_drop_baseline(&fx->m);
+	view_draw(v, &fx->m, &g, NOW);
+	ok(find_cell(&g, 5, "\xce\x94SELF") < 0 && find_line(&g, "tiny") < 0,
+		"dropped: no change columns, no row for what has no time");
+	ok(v->s.sort == COL_SELF_PCT, "and a sort by a change goes back to SELF%%");
+	grid_free(&g);
+	view_free(v);
 }
 
 int main(void)
@@ -1163,6 +1237,7 @@ int main(void)
 	test_incidents_screen(&fx);
 	test_bindings(&fx);
 	test_key_bars();
+	test_baseline_columns(&fx);
 	fixture_free(&fx);
 	test_wide_names();
 	view_fixture_done();
