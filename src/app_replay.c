@@ -116,8 +116,9 @@ int app_replay(struct app *a)
 		return EXIT_USAGE;
 	}
 	last = memseries_last(a->replay->series);
-	if (!last) {
-		fprintf(stderr, "ntop-js: %s has no memory readings to show.\n", a->opt.replay_path);
+	if (!last && !a->replay->n_incidents) {
+		fprintf(stderr, "ntop-js: %s has no memory readings or incidents to show.\n",
+			a->opt.replay_path);
 		return EXIT_USAGE;
 	}
 	a->loop = loop_create(transport_protocol(), &cause);
@@ -140,16 +141,22 @@ int app_replay(struct app *a)
 		free(cause);
 		return EXIT_USAGE;
 	}
-	memseries_growth(a->replay->series, a->opt.growth_window_s, last->t_s, &g);
-	tui_on_memory(a->tui, &g, a->opt.growth_window_s, false);
-	tui_show_replay(a->tui, a->replay->series);
+	if (last) {
+		memseries_growth(a->replay->series, a->opt.growth_window_s, last->t_s, &g);
+		tui_on_memory(a->tui, &g, a->opt.growth_window_s, false);
+	}
 	for (size_t i = 0; i < a->replay->n_incidents; i++)
 		tui_on_incident(a->tui, &a->replay->incidents[i]);
 	if (a->replay->incidents_total > a->replay->n_incidents)
 		tui_set_incidents_total(a->tui, a->replay->incidents_total);
+	tui_show_replay(a->tui, a->replay->series);
 	{
 		char from[32], to[32], *msg;
-		time_t t0 = (time_t)memseries_first_time(a->replay->series), t1 = (time_t)last->t_s;
+		/* the readings' span, or without any the incidents' */
+		time_t t0 = (time_t)(last ? memseries_first_time(a->replay->series) :
+			a->replay->incidents[0].fired_s);
+		time_t t1 = (time_t)(last ? last->t_s :
+			a->replay->incidents[a->replay->n_incidents - 1].fired_s);
 		struct tm tm;
 
 		localtime_r(&t0, &tm);

@@ -434,7 +434,8 @@ static int replay_incident(struct json_span obj, const struct memlog_replay_hand
 	if (r < 0 || (r == 1 && !isfinite(s.value)) || !isfinite(s.fired_s) ||
 	    !isfinite(s.from_s) || !isfinite(s.to_s))
 		return -1;
-	if (r == 0)
+	/* heap=growing reads no number: null, or in records older than the unit, 1 */
+	if (r == 0 || (!s.unit[0] && strncmp(s.trigger, "heap=", 5) == 0))
 		s.value = NAN;
 	/* "top" came later: a record without it is an incident with no functions named */
 	if (json_object_get(obj, "top", &top) == 1) {

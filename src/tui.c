@@ -482,11 +482,12 @@ void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth
 
 void tui_show_replay(struct tui *t, const struct memseries *s)
 {
-	t->model.have_memory = true;
+	t->model.have_memory = memseries_last(s) != NULL;
 	t->model.mem = s;
 	t->model.connected = false;
 	t->model.replay = true;
-	view_key(t->view, &t->model, 'm');
+	/* a log of incidents alone (--no-cpu was not given, --mem-interval 0 was) opens on them */
+	view_key(t->view, &t->model, t->model.have_memory ? 'm' : 'I');
 	tui_draw(t);
 }
 

@@ -42,8 +42,10 @@ static void inc_value(const struct incident_summary *s, char *out, size_t outsz)
 		snprintf(out, outsz, "growing");
 	else if (strcmp(s->unit, "bytes") == 0)
 		view_fmt_bytes(s->value, out, outsz);
-	else
+	else if (s->unit[0])
 		snprintf(out, outsz, "%.0f %s", s->value, s->unit);
+	else
+		snprintf(out, outsz, "%.0f", s->value);
 }
 
 /* "-60s +10s": the profile from before the firing to after it. */

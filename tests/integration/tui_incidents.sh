@@ -63,4 +63,16 @@ keys q
 check "q leaves the replay with status 0" wait_screen 10 '^EXIT=0'
 check "the replay said nothing on stderr" test ! -s "$WORK/replay.err"
 term_stop
+
+# a log of incidents and no memory reading opens on its incidents
+grep '"type":"incident"' "$WORK/run.log" >"$WORK/incidents-only.log"
+term_start 200 45 "LANG=$utf8 $NTOP_JS --replay $WORK/incidents-only.log --no-config 2>$WORK/replay2.err; \
+echo EXIT=\$?; sleep 60"
+check "a log of incidents alone opens on the incidents screen" \
+	wait_screen 10 'cpu>60% +[0-9]+ % +-[0-9]+s \+[0-9]+s +spikeHash'
+diag "$(screen | sed -n 1,4p)"
+keys q
+check "and q leaves it with status 0" wait_screen 10 '^EXIT=0'
+check "nothing on stderr" test ! -s "$WORK/replay2.err"
+term_stop
 done_testing

@@ -686,6 +686,8 @@ static void test_incident(const char *dir)
 	/* an older ntop-js's record (no top, no dir, no unit) and bad ones */
 	append_str(path, "{\"type\":\"incident\",\"time\":5,\"name\":\"x\",\"trigger\":\"block>300ms\","
 		"\"value\":512,\"from\":1,\"to\":9,\"removed\":0}\n");
+	append_str(path, "{\"type\":\"incident\",\"time\":6,\"name\":\"y\",\"trigger\":\"heap=growing\","
+		"\"value\":1,\"from\":1,\"to\":9,\"removed\":0}\n");
 	append_str(path, "{\"type\":\"incident\",\"time\":5,\"name\":\"x\",\"value\":1,\"from\":1,"
 		"\"to\":9}\n");
 	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"t\",\"value\":1,\"from\":1,"
@@ -697,7 +699,7 @@ static void test_incident(const char *dir)
 	append_str(path, "{\"type\":\"incident\",\"time\":5,\"trigger\":\"\",\"value\":1,\"from\":1,"
 		"\"to\":9}\n");
 	ok(memlog_replay(path, &h, &seen, &bad, &cause) == 0, "incident: replayed");
-	is_int((int)seen.n, 3, "incident: the two written and the old one are read");
+	is_int((int)seen.n, 4, "incident: the two written and the two old ones are read");
 	is_int((int)bad, 5, "incident: no trigger, a share over 100, a string value, a top that "
 		"is not an array and an empty trigger are bad lines");
 	ok(seen.s[0].fired_s == a.fired_s && seen.s[0].from_s == a.from_s &&
@@ -714,6 +716,8 @@ static void test_incident(const char *dir)
 		"heap=growing") == 0, "incident: growing back with no value");
 	ok(seen.s[2].value == 512 && seen.s[2].n_top == 0 && seen.s[2].dir[0] == '\0' &&
 		seen.s[2].unit[0] == '\0', "incident: a record without top, dir and unit is read");
+	ok(isnan(seen.s[3].value) && strcmp(seen.s[3].trigger, "heap=growing") == 0,
+		"incident: an old heap=growing record's 1 (no unit) is read as no value");
 	free(path);
 }
 
