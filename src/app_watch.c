@@ -827,24 +827,33 @@ void watch_stop(struct app *a)
 	loop_timer_arm(a->watch->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 }
 
+/* A thread or process named, with one state instead of a window: {"target":{"pid":N},
+ * "exited":true} for a process, with "thread_id" and "thread_name" first for a worker. */
+static void thread_report_state(const struct app_thread *th, struct strbuf *json, bool first,
+	const char *state)
+{
+	if (th->process) {
+		strbuf_printf(json, "%s{\"target\":{\"pid\":%d},\"%s\":true}", first ? "" : ",",
+			(int)th->target.pid, state);
+		return;
+	}
+	strbuf_printf(json, "%s{\"thread_id\":", first ? "" : ",");
+	if (th->info.thread_id > 0)
+		strbuf_printf(json, "%ld", th->info.thread_id);
+	else
+		strbuf_puts(json, "null");
+	strbuf_puts(json, ",\"thread_name\":");
+	strbuf_json_string(json, th->info.name, strlen(th->info.name));
+	strbuf_printf(json, ",\"target\":{\"pid\":%d},\"%s\":true}", (int)th->target.pid,
+		state);
+}
+
 /* A thread's or process's end, once, for the report. */
 static void thread_report_exit(const struct app_thread *th, struct strbuf *json, bool first,
 	struct strbuf *text)
 {
-	if (json && th->process) {
-		strbuf_printf(json, "%s{\"target\":{\"pid\":%d},\"exited\":true}", first ? "" : ",",
-			(int)th->target.pid);
-	} else if (json) {
-		strbuf_printf(json, "%s{\"thread_id\":", first ? "" : ",");
-		if (th->info.thread_id > 0)
-			strbuf_printf(json, "%ld", th->info.thread_id);
-		else
-			strbuf_puts(json, "null");
-		strbuf_puts(json, ",\"thread_name\":");
-		strbuf_json_string(json, th->info.name, strlen(th->info.name));
-		strbuf_printf(json, ",\"target\":{\"pid\":%d},\"exited\":true}",
-			(int)th->target.pid);
-	}
+	if (json)
+		thread_report_state(th, json, first, "exited");
 	if (text && th->process) {
 		strbuf_printf(text, "PROCESS: pid %d is gone\n\n", (int)th->target.pid);
 	} else if (text) {
@@ -896,6 +905,11 @@ static void report_others(struct app *a, struct strbuf *json, struct strbuf *pro
 			if (text && th->text.data)
 				strbuf_puts(text, th->text.data);
 			th->fresh = false;
+		} else if (out && !th->finished && th->json.len) {
+			/* It has had windows, and this line's is late (a busy target or machine): said
+			 * so, that a reader does not take it for gone. */
+			thread_report_state(th, out, *first, "late");
+			*first = false;
 		}
 		if (th->finished && !th->reported_exit) {
 			thread_report_exit(th, out, *first, text);

@@ -329,6 +329,8 @@ static void engine_on_window_timer(void *ud)
 		engine_arm_window(e);
 }
 
+/* ---- the profiler's start ---- */
+
 static void engine_on_first_started(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
@@ -375,6 +377,7 @@ static void engine_start_first_window(struct engine *e)
 		engine_call(e, "Profiler.start", NULL, engine_on_first_started);
 	}
 }
+
 static void engine_on_enabled(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
@@ -394,6 +397,7 @@ static void engine_on_interval_set(void *ud, enum session_outcome o, const struc
 		return;
 	engine_call(e, "Profiler.enable", NULL, engine_on_enabled);
 }
+
 /* The interval before the enable: V8 refuses to change it once this session's agent has a
  * profiler, and an enabled agent gets one from any console.profile() in the target, such as
  * another ntop-js's rotation. */

@@ -51,7 +51,7 @@ check "in each, isPrime in pool-task.js is the hot function: 2/3 of the time out
 			f.self_pct >= 2 / 3 * total; })) ||
 		l.map(w => w.threads.map(t => t.top && t.top.map(f => f.function + " " + f.self_pct).join()))'
 check "with its heap and its own event loop" jsonl_check "$WORK/churn.jsonl" '
-	l => l.slice(2).every(w => w.threads.filter(t => !t.exited).every(t => t.mem &&
+	l => l.slice(2).every(w => w.threads.filter(t => !t.exited && !t.late).every(t => t.mem &&
 		t.mem.heap_used_bytes > 1e5 && t.event_loop)) || l.map(w => w.threads.map(t => t.mem))'
 check "short-lived workers (churner, every 4 s for 3 s) come with churnWork and go, each said exited once" \
 	jsonl_check "$WORK/churn.jsonl" 'l => {
@@ -59,7 +59,7 @@ check "short-lived workers (churner, every 4 s for 3 s) come with churnWork and 
 		for (const w of l) for (const t of w.threads.filter(t => t.thread_name === "churner")) {
 			const s = seen[t.thread_id] = seen[t.thread_id] || { windows: 0, hot: 0, exits: 0 };
 			if (t.exited) s.exits++;
-			else { s.windows++; if (t.top.some(f => f.function === "churnWork" && f.self_pct >= 15)) s.hot++; }
+			else if (!t.late) { s.windows++; if (t.top.some(f => f.function === "churnWork" && f.self_pct >= 15)) s.hot++; }
 		}
 		const ids = Object.keys(seen);
 		return ids.length >= 2 && ids.every(id => seen[id].exits <= 1) &&
@@ -151,7 +151,7 @@ during=$(wc -l <"$WORK/nested.out")
 # its samples over them: soon after the JIT step's deoptimization spin and nestedWork may still
 # run unoptimized, where the call costs spin a larger share)
 check "the inner worker, started by a worker, is found with nestedWork" jsonl_check "$WORK/nested.jsonl" '
-	l => { const inner = w => w.threads.find(t => t.thread_name === "inner"),
+	l => { const inner = w => w.threads.find(t => t.thread_name === "inner" && !t.late),
 		share = w => ((inner(w)?.top || []).find(f => f.function === "nestedWork") || {}).self_pct || 0,
 		seen = l.slice(2).filter(inner);
 		return (l.length >= 5 && seen.length >= 2 && l.slice(2).every(w => w.threads.some(t =>
