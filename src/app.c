@@ -290,7 +290,8 @@ static void app_reset(void *ud)
 {
 	struct app *a = ud;
 
-	engine_reset_cumulative(a->engine);
+	/* the engine the live view shows: its counters are the ones on the screen */
+	engine_reset_cumulative(watch_shown_engine(a));
 	tui_after_reset(a->tui);
 	app_say(a, false, "cumulative times reset");
 }
@@ -300,9 +301,14 @@ static void app_settings_changed(void *ud, const struct view_settings *s)
 	struct app *a = ud;
 	char *cause = NULL;
 
-	if (memcmp(&a->settings.view, s, sizeof *s) == 0)
+	struct view_settings keep = *s;
+
+	/* a sort by a change against the baseline lasts as long as the baseline: not kept */
+	if (keep.sort >= COL_DSELF_PCT)
+		keep.sort = a->settings.view.sort;
+	if (memcmp(&a->settings.view, &keep, sizeof keep) == 0)
 		return;
-	a->settings.view = *s;
+	a->settings.view = keep;
 	if (a->settings_path && settings_save(&a->settings, a->settings_path, &cause) < 0) {
 		app_say(a, true, cause);
 		free(cause);

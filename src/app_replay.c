@@ -30,7 +30,6 @@ struct app_replay {
 	unsigned long long incidents_total; /* ...of how many */
 };
 
-
 static void replay_on_mem(void *ud, const struct mem_sample *m)
 {
 	struct app *a = ud;
@@ -178,7 +177,6 @@ int app_replay(struct app *a)
 	a->tui = NULL;
 	return EXIT_OK;
 }
-
 
 void app_replay_free(struct app *a)
 {

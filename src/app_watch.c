@@ -827,8 +827,9 @@ void watch_stop(struct app *a)
 	loop_timer_arm(a->watch->threads_grace, WORKERS_LEAVE_GRACE_S + a->opt.timeout_s);
 }
 
-/* A thread or process named, with one state instead of a window: {"target":{"pid":N},
- * "exited":true} for a process, with "thread_id" and "thread_name" first for a worker. */
+/* A thread or process named, with one state instead of a window ("exited", "late"):
+ * {"target":{"pid":N},"late":true} for a process, with "thread_id" and "thread_name" first
+ * for a worker. */
 static void thread_report_state(const struct app_thread *th, struct strbuf *json, bool first,
 	const char *state)
 {
@@ -1045,8 +1046,6 @@ void watch_free(struct app *a)
 		if (a->watch->threads[i])
 			thread_free(a->watch->threads[i]);
 	free(a->watch->threads);
-	a->watch->threads = NULL;
-	a->watch->n_threads = a->watch->cap_threads = 0;
 	loop_timer_free(a->watch->threads_reap);
 	loop_timer_free(a->watch->threads_grace);
 	strbuf_free(&a->watch->threads_out);

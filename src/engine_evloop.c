@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Event-loop readings (engine_evloop.c). */
+/* Event-loop readings: the evaluation, the latest reading, its series and the blocks. */
 struct engine_evl {
 	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
 	                              * histogram's timer every 10 ms (CPU profiling), or every 1 s */
@@ -134,7 +134,6 @@ void engine_evloop_reset_session(struct engine *e)
 	if (e->evl->series)
 		tseries_mark_gap(e->evl->series, engine_wall_s(e));
 }
-
 
 /* What to add to a time on the target's monotonic clock (a reading's end_mono_us, in s) for
  * unix time. The profile's clock is the target's CLOCK_MONOTONIC, and so is ours on one

@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "aggregate.h"
-#include "cumulative.h"
 #include "attach.h"
 #include "engine.h"
 #include "jsonpull.h"
@@ -17,7 +16,6 @@
 #include "heapprof.h"
 #include "pause.h"
 #include "memseries.h"
-#include "origins.h"
 #include "profile.h"
 #include "session.h"
 
@@ -52,9 +50,6 @@ struct engine_mem {
 	bool gc_installed;            /* a detail evaluation (which installs a GC observer) was sent */
 };
 
-struct engine;
-
-
 
 /* What an evaluation changes in Node's own state (timers, diagnostics channels, observers) is
  * done later, in a microtask: the inspector runs an evaluation through an interrupt, in the
@@ -70,7 +65,6 @@ struct engine;
 /* The v8 module in an evaluation, without touching the app's globals (older Node: the command
  * line API's require). */
 #define V8_MODULE "(process.getBuiltinModule ? process.getBuiltinModule('v8') : require('v8'))"
-
 
 /* The inspector this session is to close (engine_door.c). */
 struct engine_door {
@@ -120,7 +114,6 @@ struct engine {
 	struct engine_fix *fix;       /* the repair, while it runs: engine_fix.c's own */
 };
 
-
 /* The injected clock and timers (engine.h's struct engine_clock). */
 double engine_mono_s(const struct engine *e);
 double engine_wall_s(const struct engine *e);
@@ -154,8 +147,8 @@ void engine_close_inspector(struct engine *e);
 
 /* engine_window.c */
 void engine_window_new(struct engine *e);
-/* A new session of the same engine (--follow): the window count starts again; the counters
- * and call trees go on. */
+/* A new session of the same engine (--follow): the profiles' titles number from 0 again, no
+ * profile is awaited; the counters and call trees go on. */
 void engine_window_reset(struct engine *e);
 /* No window ends from here on (the session is leaving or over). */
 void engine_window_stop(struct engine *e);

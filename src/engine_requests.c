@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* HTTP requests and calls (engine_requests.c). */
+/* HTTP requests and calls: the reading's evaluation and what it returned. */
 struct engine_req {
 	char *expr;                   /* the reading's evaluation (this session's nonce) */
 	bool pending;                 /* a reading is on its way */

@@ -492,6 +492,7 @@ void engine_window_reset(struct engine *e)
 void engine_window_stop(struct engine *e)
 {
 	engine_timer_cancel(e, e->win->window_timer);
+	engine_timer_cancel(e, e->win->profile_timer);
 }
 
 void engine_window_free(struct engine *e)

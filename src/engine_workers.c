@@ -24,8 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The target's worker threads (engine_workers.c). */
-struct worker_chan;
+/* The target's worker threads: a channel each. */
 struct engine_workers {
 	struct worker_chan **chans;
 	size_t n, cap;

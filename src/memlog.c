@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -435,7 +436,7 @@ static int replay_incident(struct json_span obj, const struct memlog_replay_hand
 	    !isfinite(s.from_s) || !isfinite(s.to_s))
 		return -1;
 	/* heap=growing reads no number: null, or in records older than the unit, 1 */
-	if (r == 0 || (!s.unit[0] && strncmp(s.trigger, "heap=", 5) == 0))
+	if (r == 0 || (!s.unit[0] && strncasecmp(s.trigger, "heap=", 5) == 0))
 		s.value = NAN;
 	/* "top" came later: a record without it is an incident with no functions named */
 	if (json_object_get(obj, "top", &top) == 1) {

@@ -33,7 +33,8 @@ int settings_sort_parse(const char *name, enum view_column *col)
 {
 	int i;
 
-	for (i = 0; i < COL_COUNT; i++)
+	/* (a change against a baseline is no sort to start with: no baseline is pinned then) */
+	for (i = 0; i < COL_DSELF_PCT; i++)
 		if (strcmp(name, sort_names[i]) == 0) {
 			*col = (enum view_column)i;
 			return 0;

@@ -124,27 +124,24 @@ static void tui_pull_cpu(struct tui *t)
 	tui_pull_blocks(t);
 }
 
-/* b: pins the cumulative profile as the baseline (the counters then start again, so that the
- * cumulative mode is "since the pin"), or drops the one pinned. */
+/* b: pins the cumulative profile as the baseline, or drops the one pinned. Nothing is reset:
+ * the session's profile (what -o and s write) stays whole; r restarts the cumulative mode. */
 static void tui_baseline(struct tui *t)
 {
 	struct model *m = &t->model;
-	double busy_s;
 
 	if (m->have_baseline) {
 		model_drop_baseline(m);
 		model_set_status(m, false, util_now_wall_s(), "baseline dropped");
-		return;
-	}
-	if (!model_pin_baseline(m, util_now_wall_s())) {
+	} else if (!model_pin_baseline(m, util_now_wall_s())) {
 		model_set_status(m, true, util_now_wall_s(), "no CPU profile to pin as a baseline yet");
 		return;
+	} else {
+		model_set_status(m, false, util_now_wall_s(), "baseline pinned (%.1f s of busy CPU): "
+			"each row's change against it is beside SELF%% and TOTAL%% (r restarts the "
+			"cumulative mode from here); b drops it", m->baseline_busy_s);
 	}
-	busy_s = m->baseline_busy_s;
-	t->actions->reset(t->ud);
-	model_set_status(m, false, util_now_wall_s(), "baseline pinned (%.1f s of busy CPU): each "
-		"row's change against it is beside SELF%% and TOTAL%%; cumulative times restart; b "
-		"drops it", busy_s);
+	view_baseline_changed(t->view, m);
 }
 
 static void tui_on_keys(void *ud)
@@ -483,7 +480,7 @@ void tui_on_memory(struct tui *t, const struct mem_growth *growth, double growth
 void tui_show_replay(struct tui *t, const struct memseries *s)
 {
 	t->model.have_memory = memseries_last(s) != NULL;
-	t->model.mem = s;
+	t->model.mem = t->model.have_memory ? s : NULL; /* none: "not read in this session" */
 	t->model.connected = false;
 	t->model.replay = true;
 	/* a log of incidents alone (--no-cpu was not given, --mem-interval 0 was) opens on them */

@@ -595,6 +595,12 @@ void view_table_freeze(struct view *v, const struct model *m)
 	}
 }
 
+void view_baseline_changed(struct view *v, const struct model *m)
+{
+	if (v->paused)
+		view_table_freeze(v, m);
+}
+
 /* --- the keys shared by every screen with shared_keys --- */
 
 static enum view_action shared_help(struct view *v, const struct model *m, int key)

@@ -56,6 +56,9 @@ enum view_action view_key(struct view *v, const struct model *m, int key);
 /* Draws the current screen into g (already sized to the terminal). */
 void view_draw(struct view *v, const struct model *m, struct grid *g, double now_wall_s);
 bool view_paused(const struct view *v);
+/* A baseline was pinned or dropped: paused rows are taken again, with their changes or
+ * without. */
+void view_baseline_changed(struct view *v, const struct model *m);
 /* The model now shows another thread (another function table): forgets the selection, the
  * detail screen's functions and the pause. */
 void view_thread_changed(struct view *v);

@@ -20,7 +20,7 @@
 
 #define TABLE_KEYS "q quit  ? help  m memory  </> sort  R reverse  w window  p pause  " \
 	"/ search  \\ filter  i internals  M node_modules  +/- threshold  Enter detail  " \
-	"a alloc sampling  H heap snapshot  r reset  s save"
+	"a alloc sampling  H heap snapshot  b baseline  r reset  s save"
 /* --no-cpu, before the profiler is started: c comes first. */
 #define TABLE_KEYS_CPU_OFF "c start CPU profiler  m memory  q quit  ? help  " \
 	"a alloc sampling  H heap snapshot"
@@ -335,7 +335,8 @@ static const struct binding table_bindings[] = {
 		9, table_internals },
 	{ { 'M' }, "M", "hide or show code under node_modules", 10, table_modules },
 	{ { '+', '=', '-' }, "+, -", "raise or lower the threshold (0, 0.1, 0.5, 1, 2, 5, 10%): "
-		"rows under it in both SELF% and TOTAL% are hidden", 11, table_threshold },
+		"rows under it in both SELF% and TOTAL% (and, with a baseline, in both changes) are "
+		"hidden", 11, table_threshold },
 	{ { VK_UP, VK_DOWN, VK_PGUP, VK_PGDN, VK_HOME, VK_END }, "arrows", "Up, Down, PgUp, "
 		"PgDn, Home, End move the selection", 12, table_move },
 	{ { VK_ENTER, '\n', '\r' }, "Enter", "open the selected function's details", 13,
@@ -349,7 +350,7 @@ static const struct binding table_bindings[] = {
 		"about twice the heap in memory", 24, table_snapshot },
 	{ { 'b' }, "b", "pin the profile so far as a baseline: the table gains the change of each "
 		"function's SELF% and TOTAL% against it (points of a core, a point is 10 ms of CPU a "
-		"second), the cumulative counters start again; b again drops it", 27,
+		"second; nothing is reset, r restarts the cumulative mode); b again drops it", 27,
 		table_baseline },
 	{ { VK_ESC }, NULL, NULL, 0, table_clear },
 };

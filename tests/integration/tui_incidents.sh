@@ -71,6 +71,9 @@ echo EXIT=\$?; sleep 60"
 check "a log of incidents alone opens on the incidents screen" \
 	wait_screen 10 'cpu>60% +[0-9]+ % +-[0-9]+s \+[0-9]+s +spikeHash'
 diag "$(screen | sed -n 1,4p)"
+keys Escape
+check "Esc goes to the memory screen, which says the log has no reading" \
+	wait_screen 5 'memory is not read in this session'
 keys q
 check "and q leaves it with status 0" wait_screen 10 '^EXIT=0'
 check "nothing on stderr" test ! -s "$WORK/replay2.err"

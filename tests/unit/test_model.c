@@ -348,12 +348,11 @@ static void test_baseline(void)
 	ok(model_pin_baseline(&m, 100), "the cumulative profile pinned");
 	ok(m.have_baseline && m.baseline_wall_s == 100, "the baseline is there, with its time");
 	is_num(m.baseline_busy_s, 700.5e-6, 1e-12, "it covers the busy time so far");
-	/* the app resets the counters at the pin: what follows is the second window alone */
-	cumulative_reset(&cum);
+	/* nothing is reset at the pin: the cumulative counters go on */
 	cumulative_add(&cum, &w2);
 	model_on_window(&m, &w2, 1000);
-	n = model_rows(&m, MODE_CUMULATIVE, &rows, &cap);
-	is_int(n, 4, "rows: the three now, and the one gone (the tiny one left out)");
+	n = model_rows(&m, MODE_WINDOW, &rows, &cap);
+	is_int(n, 4, "window rows: the three now, and the one gone (the tiny one left out)");
 	r = find(rows, n, grew);
 	ok(r && fabs(r->dself_pct - 20) < 1e-9 && fabs(r->dtotal_pct - 20) < 1e-9,
 		"grew: 10%% -> 30%%, +20 points self and total");
@@ -366,12 +365,16 @@ static void test_baseline(void)
 	ok(r && r->self_pct == 0 && r->total_pct == 0 && fabs(r->dself_pct + 20) < 1e-9,
 		"gone: a row with no time now and -20 points");
 	ok(find(rows, n, tiny) == NULL, "a function under 0.1%% of the baseline gets no row gone");
-	n = model_rows(&m, MODE_WINDOW, &rows, &cap);
+	n = model_rows(&m, MODE_CUMULATIVE, &rows, &cap);
 	r = find(rows, n, grew);
-	ok(n == 4 && r && fabs(r->dself_pct - 20) < 1e-9, "every mode compares with it");
+	ok(r && fabs(r->dself_pct - 10) < 1e-9, "every mode compares with it: the whole session's "
+		"20%% against 10%%");
+	r = find(rows, n, gone);
+	ok(n == 5 && r && fabs(r->self_pct - 10) < 1e-9 && fabs(r->dself_pct + 10) < 1e-9,
+		"gone since, still in the session's counters: -10");
 	model_drop_baseline(&m);
 	ok(!m.have_baseline && m.base_n == 0, "dropped");
-	n = model_rows(&m, MODE_CUMULATIVE, &rows, &cap);
+	n = model_rows(&m, MODE_WINDOW, &rows, &cap);
 	ok(n == 3 && isnan(rows[0].dself_pct), "no change once dropped, and no row for the gone");
 	ok(model_pin_baseline(&m, 200) && model_pin_baseline(&m, 300) && m.baseline_wall_s == 300,
 		"pinned again, twice: the latest counts");
