@@ -1,3 +1,4 @@
+/* attach.c: see attach.h. */
 #include "config.h"
 #include "attach.h"
 

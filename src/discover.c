@@ -1,3 +1,4 @@
+/* discover.c: see discover.h. */
 #include "config.h"
 #include "discover.h"
 

@@ -1,3 +1,4 @@
+/* gcseries.c: see gcseries.h. */
 #include "config.h"
 #include "gcseries.h"
 

@@ -1,3 +1,4 @@
+/* http.c: see http.h. */
 #include "config.h"
 #include "http.h"
 

@@ -1,3 +1,4 @@
+/* launch.c: see launch.h. */
 #include "config.h"
 #include "launch.h"
 

@@ -1,3 +1,4 @@
+/* memlog.c: see memlog.h. */
 #include "config.h"
 #include "memlog.h"
 

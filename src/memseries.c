@@ -1,3 +1,4 @@
+/* memseries.c: see memseries.h. */
 #include "config.h"
 #include "memseries.h"
 

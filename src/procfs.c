@@ -1,3 +1,4 @@
+/* procfs.c: see procfs.h. */
 #include "config.h"
 #include "procfs.h"
 

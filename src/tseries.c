@@ -1,3 +1,4 @@
+/* tseries.c: see tseries.h. */
 #include "config.h"
 #include "tseries.h"
 

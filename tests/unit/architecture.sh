@@ -1,6 +1,7 @@
 #!/bin/sh
 # architecture.sh: doc/architecture.md is checked against the tree: every src/ file is named,
-# every file and C name it writes exists, and every includer of a private header is listed.
+# every file and C name it writes exists, and every includer of a private header is listed;
+# and every source file opens with a comment that names it.
 # Text only (grep, sed, awk); runs in the unit tier.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 doc=$top_srcdir/doc/architecture.md
@@ -94,5 +95,15 @@ for h in "$src"/*_priv.h; do
 	# shellcheck disable=SC2086
 	tap "$([ -n "$line" ] && [ -z "$missing" ]; echo $?)" "every includer of $hb is listed" $missing
 done
+
+# (5) every source file opens with a comment that names it ("/* x.c: ..."), so that a reader
+# tells from it what the file owns (a .c may say no more than "see x.h", its interface's).
+missing=""
+for f in "$src"/*.c "$src"/*.h; do
+	b=${f##*/}
+	head -n 1 "$f" | grep -qF "/* $b: " || missing="$missing $b"
+done
+# shellcheck disable=SC2086
+tap "$([ -z "$missing" ]; echo $?)" "every source file opens with a comment that names it" $missing
 
 echo "1..$n"
