@@ -37,3 +37,5 @@ check "the sort back on SELF%" screen_has '[▼▲]SELF%\(1s\)'
 keys q
 check "q quits with status 0" wait_screen 15 '^EXIT=0'
 check "nothing on stderr" test ! -s "$WORK/err.log"
+term_stop
+done_testing
