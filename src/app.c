@@ -694,6 +694,7 @@ static int app_start_view(struct app *a, const struct engine_config *cfg)
 			cfg->no_cpu, &a->settings.view, &app_tui_actions, a, &cause);
 		if (!a->tui)
 			return app_fail_start(a, cause, EXIT_USAGE);
+		app_baseline_show(a);
 		if (a->launch) {
 			char *msg = xasprintf("started %s (PID %d); its output goes to %s",
 				a->opt.command[0], (int)launch_child_pid(a->launch),
@@ -727,7 +728,7 @@ static int app_session_end(struct app *a)
 
 	/* Whatever ended the session, what was collected is written (and compared). */
 	rc = app_write_exports(a);
-	if (a->baseline) {
+	if (a->baseline && a->opt.batch) {
 		int r = app_baseline_report(a);
 
 		rc = rc != EXIT_OK ? rc : r;

@@ -23,6 +23,7 @@
 #include "profile.h"
 #include "report_diff.h"
 #include "strbuf.h"
+#include "tui.h"
 #include "util.h"
 
 /* A profile file larger than this is refused (a .cpuprofile of a long session is tens of MB). */
@@ -191,6 +192,13 @@ void app_baseline_free(struct app *a)
 	side_free(&a->baseline->side);
 	free(a->baseline);
 	a->baseline = NULL;
+}
+
+void app_baseline_show(struct app *a)
+{
+	if (a->baseline && a->tui)
+		tui_set_file_baseline(a->tui, &a->baseline->side.w, a->baseline->side.ft,
+			a->opt.baseline);
 }
 
 int app_baseline_report(struct app *a)

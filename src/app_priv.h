@@ -121,6 +121,8 @@ void app_incident_free(struct app *a);
  * stdout (an exit status). */
 int app_baseline_open(struct app *a);
 int app_baseline_report(struct app *a);
+/* The live view compares the main thread with --baseline's profile from its first window. */
+void app_baseline_show(struct app *a);
 void app_baseline_free(struct app *a);
 
 struct attach_opts;

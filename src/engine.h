@@ -186,6 +186,9 @@ double engine_max_pause_s(const struct engine *e);
 void engine_stop(struct engine *e);
 
 const struct functab *engine_functab(const struct engine *e);
+/* The same table, to name functions the session has not met yet (a saved baseline's, that
+ * the view shows as lost): main thread only, as the engine's own interning is. */
+struct functab *engine_functab_names(struct engine *e);
 const struct cumulative *engine_cumulative(const struct engine *e);
 /* The call tree since attach (NULL when none is kept), with the last window merged in. */
 const struct calltree *engine_calltree(struct engine *e);

@@ -518,6 +518,11 @@ const struct functab *engine_functab(const struct engine *e)
 	return e->ft;
 }
 
+struct functab *engine_functab_names(struct engine *e)
+{
+	return e->ft;
+}
+
 const struct cumulative *engine_cumulative(const struct engine *e)
 {
 	return &e->win->cum;

@@ -266,6 +266,7 @@ bool model_pin_baseline(struct model *m, double now_wall_s)
 {
 	struct model_row *rows = NULL;
 	size_t cap = 0, n, top = 0;
+	double *self, *total;
 
 	if (!m->cum || m->cum->sampled_us - m->cum->idle_us <= 0)
 		return false;
@@ -274,18 +275,28 @@ bool model_pin_baseline(struct model *m, double now_wall_s)
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].func >= top)
 			top = rows[i].func + 1;
-	m->base_self_pct = xcalloc(top ? top : 1, sizeof(double));
-	m->base_total_pct = xcalloc(top ? top : 1, sizeof(double));
-	m->base_n = top;
+	self = xcalloc(top ? top : 1, sizeof(double));
+	total = xcalloc(top ? top : 1, sizeof(double));
 	for (size_t i = 0; i < n; i++) {
-		m->base_self_pct[rows[i].func] = rows[i].self_pct;
-		m->base_total_pct[rows[i].func] = rows[i].total_pct;
+		self[rows[i].func] = rows[i].self_pct;
+		total[rows[i].func] = rows[i].total_pct;
 	}
 	free(rows);
-	m->have_baseline = true;
-	m->baseline_busy_s = (m->cum->sampled_us - m->cum->idle_us) / 1e6;
+	model_set_baseline(m, self, total, top, (m->cum->sampled_us - m->cum->idle_us) / 1e6);
 	m->baseline_wall_s = now_wall_s;
 	return true;
+}
+
+void model_set_baseline(struct model *m, double *self_pct, double *total_pct, size_t n,
+	double busy_s)
+{
+	free(m->base_self_pct);
+	free(m->base_total_pct);
+	m->base_self_pct = self_pct;
+	m->base_total_pct = total_pct;
+	m->base_n = n;
+	m->have_baseline = true;
+	m->baseline_busy_s = busy_s;
 }
 
 void model_drop_baseline(struct model *m)

@@ -252,6 +252,11 @@ size_t model_callees(const struct model *m, uint32_t func, struct model_row **ro
 /* Pins the cumulative profile as the baseline that rows are compared with (false: it has no
  * busy sample to compare with; nothing changes). */
 bool model_pin_baseline(struct model *m, double now_wall_s);
+/* Sets the baseline from shares of one's own (livebase.h: a saved profile's), indexed by
+ * function of the shown thread's table, n of them; takes both arrays (malloc'd). busy_s: the
+ * busy CPU it covered. */
+void model_set_baseline(struct model *m, double *self_pct, double *total_pct, size_t n,
+	double busy_s);
 /* Forgets the baseline (b again, or another thread shown: its functions are another table's). */
 void model_drop_baseline(struct model *m);
 /* An incident: a copy of s, its text made safe, the oldest dropped past MODEL_INCIDENTS_MAX. */

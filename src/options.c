@@ -105,8 +105,9 @@ static const char usage_text[] =
 	"      --diff A B         compare two profiles (.cpuprofile or pprof) function by\n"
 	"                         function (self and total shares, what changed most\n"
 	"                         first), and exit; --json: one object; -t N: N rows\n"
-	"      --baseline FILE    with -b: when the run ends, compare its profile with FILE\n"
-	"                         (a profile saved before a deploy) as --diff FILE would\n"
+	"      --baseline FILE    compare with FILE, a profile saved before a deploy: the live\n"
+	"                         view's rows carry their change against it from the start;\n"
+	"                         with -b the run ends with the comparison, as --diff would\n"
 	"      --follow           when the target exits, wait for it to come back and re-attach\n"
 	"\n"
 	"Incidents (for unattended runs):\n"
@@ -665,10 +666,6 @@ static int options_check_targets(struct options *o, char **msg)
 	if (o->baseline && (o->diff_a || o->replay_path || o->list)) {
 		*msg = xstrdup("--baseline compares a live target with a saved profile; use --diff A B "
 			"for two files.");
-		return EXIT_USAGE;
-	}
-	if (o->baseline && !o->batch) {
-		*msg = xstrdup("--baseline goes with -b: the comparison is printed when the run ends.");
 		return EXIT_USAGE;
 	}
 	if (o->baseline && o->no_cpu) {

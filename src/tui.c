@@ -7,6 +7,7 @@
 #include "contention.h"
 #include "engine.h"
 #include "grid.h"
+#include "livebase.h"
 #include "loop.h"
 #include "memseries.h"
 #include "model.h"
@@ -30,6 +31,10 @@ struct tui {
 	const struct tui_actions *actions;
 	void *ud;
 	bool first_status; /* the status line still holds the "attached" message */
+	/* --baseline FILE in the live view: the saved profile the main thread is compared with
+	 * from the first window, until b drops it; main_engine is the one it applies to. */
+	struct livebase *file_base;
+	struct engine *main_engine;
 };
 
 /* The detail screen's hot lines, their text from the app (the scripts, their source maps). */
@@ -132,6 +137,9 @@ static void tui_baseline(struct tui *t)
 
 	if (m->have_baseline) {
 		model_drop_baseline(m);
+		/* a saved profile's too: b pins the session's own next time */
+		livebase_free(t->file_base);
+		t->file_base = NULL;
 		model_set_status(m, false, util_now_wall_s(), "baseline dropped");
 	} else if (!model_pin_baseline(m, util_now_wall_s())) {
 		model_set_status(m, true, util_now_wall_s(), "no CPU profile to pin as a baseline yet");
@@ -225,6 +233,7 @@ struct tui *tui_create(struct loop *l, struct engine *e, const struct attach_res
 	t = xcalloc(1, sizeof *t);
 	t->loop = l;
 	t->engine = e;
+	t->main_engine = e;
 	t->actions = actions;
 	t->ud = ud;
 	model_init(&t->model);
@@ -274,6 +283,7 @@ void tui_free(struct tui *t)
 	view_free(t->view);
 	grid_free(&t->grid);
 	model_free(&t->model);
+	livebase_free(t->file_base);
 	free(t);
 }
 
@@ -282,11 +292,41 @@ void tui_restore_terminal(void)
 	term_close();
 }
 
+/* The saved profile against the main thread's counters so far, while the main thread is
+ * shown (another thread's functions are another table's). */
+static void tui_apply_file_base(struct tui *t)
+{
+	bool had = t->model.have_baseline;
+
+	if (!t->file_base || t->engine != t->main_engine)
+		return;
+	livebase_apply(t->file_base, &t->model, engine_cumulative(t->engine),
+		engine_functab_names(t->engine));
+	if (!had)
+		view_baseline_changed(t->view, &t->model);
+}
+
+void tui_set_file_baseline(struct tui *t, const struct window_stats *w,
+	const struct functab *ft, const char *name)
+{
+	char safe[256];
+
+	livebase_free(t->file_base);
+	t->file_base = livebase_create(w, ft);
+	tui_apply_file_base(t);
+	util_sanitize(name, strlen(name), safe, sizeof safe);
+	model_set_status(&t->model, false, util_now_wall_s(), "compared with %s (%.1f s of busy "
+		"CPU): each row's change is beside SELF%% and TOTAL%%; b drops it", safe,
+		t->model.baseline_busy_s);
+	t->first_status = false;
+}
+
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms)
 {
 	struct engine_jit_info jit;
 
 	model_on_window(&t->model, w, window_ms);
+	tui_apply_file_base(t);
 	if (t->model.windows == 1 && !t->model.status_is_error && t->first_status)
 		t->model.status[0] = '\0'; /* "the first window arrives in..." has arrived */
 	t->first_status = false;

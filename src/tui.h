@@ -41,6 +41,12 @@ void tui_free(struct tui *t);
  * no tui may exist and nothing else may be freed. */
 void tui_restore_terminal(void);
 void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms);
+/* --baseline FILE: the main thread's rows are compared with the profile w (aggregated whole,
+ * with table ft; both borrowed for the tui's life) from now on, until b drops it; name is the
+ * file's, for the status line. */
+struct functab;
+void tui_set_file_baseline(struct tui *t, const struct window_stats *w,
+	const struct functab *ft, const char *name);
 /* The CPU the shown engine's thread could not get in the window about to come
  * (tui_on_window); NULL: not known. */
 struct contention_window;
@@ -58,7 +64,6 @@ void tui_show_thread(struct tui *t, struct engine *e, long thread_id, int pid,
 	const char *name);
 /* The table across threads and processes (T), as model_all_begin/add/end: each one's latest
  * window, named by source ("main", "3 pool", "pid 1240"); drawn with the next redraw. */
-struct functab;
 void tui_all_begin(struct tui *t, bool processes);
 void tui_all_add(struct tui *t, const char *source, const struct window_stats *w,
 	const struct functab *ft);

@@ -80,9 +80,10 @@ static void help_columns(struct help_list *L, const struct model *m)
 		"window; a recursive function counts once per sample, so it never exceeds 100%%");
 	ENTRY("SELF(tot)", "time in the function's own code since attach or the last reset");
 	ENTRY("TOTAL(tot)", "time in the function and its callees since attach or the last reset");
-	ENTRY("\xce\x94SELF \xce\x94TOTAL", "with a baseline pinned (b): the function's SELF%% and "
-		"TOTAL%% now minus its shares in the baseline, in points of one core (a point is 10 ms "
-		"of CPU a second); a function of the baseline with no time now keeps a row with its loss");
+	ENTRY("\xce\x94SELF \xce\x94TOTAL", "with a baseline pinned (b, or --baseline FILE): the "
+		"function's SELF%% and TOTAL%% now minus its shares in the baseline, in points of one "
+		"core (a point is 10 ms of CPU a second); a function of the baseline with no time now "
+		"keeps a row with its loss");
 	ENTRY("FUNCTION", "the function's name; without one, (native code), (evaluated code) or (anonymous)");
 	ENTRY("LOCATION", "file:line, counting lines from 1; long paths lose their start");
 	ENTRY("CPU line", "the sampled time split into JS (JavaScript), GC (garbage collector), "

@@ -97,7 +97,6 @@ check "hotMain is in both, and its share moved little (the same load)" jsonl_che
 check "in text, after the report: the table, with hotMain" grep -q "hotMain" "$WORK/base.txt"
 refused baseline-junk "baseline: $WORK/junk.cpuprofile is neither" -- --pid "$hot_PID" -b -n 1 \
 	--baseline "$WORK/junk.cpuprofile"
-refused baseline-live "goes with -b" -- --pid "$hot_PID" --baseline "$WORK/live.cpuprofile"
 refused baseline-diff "use --diff A B" -- --diff "$fx/a.cpuprofile" "$fx/b.cpuprofile" \
 	--baseline "$WORK/live.cpuprofile"
 check "the live target runs on, never signalled again" alive "$hot_PID"

@@ -7,6 +7,7 @@
 #include "cumulative.h"
 #include "calltree.h"
 #include "functab.h"
+#include "livebase.h"
 #include "profile.h"
 #include "tap.h"
 
@@ -387,10 +388,87 @@ static void test_baseline(void)
 	functab_free(ft);
 }
 
+/* --baseline FILE in the live view (livebase.h): a saved profile's functions matched with the
+ * session's as --diff matches them: the same key; an edited file's function at another line;
+ * one the session has not run, named in its table so that its loss has a row; one the file
+ * does not have. Shares are of every sample, idle included, as the live columns are. */
+static void test_file_baseline(void)
+{
+	struct functab *file = functab_create(), *sess = functab_create();
+	/* the file: 2000 us sampled, 1000 of them idle */
+	uint32_t fa_same = fn(file, "same", "file:///app/a.js", 4);
+	uint32_t fa_moved = fn(file, "moved", "file:///app/a.js", 10);
+	uint32_t fa_gone = fn(file, "gone", "file:///app/b.js", 2);
+	uint32_t fa_idle = functab_intern(file, "(idle)", 6, "", 0, -1, -1);
+	struct func_stat fstats[] = { { fa_idle, 1000, 1000 }, { fa_same, 400, 600 },
+		{ fa_moved, 200, 200 }, { fa_gone, 400, 400 } };
+	/* the session: moved two lines down (an edit above it), and a new one */
+	uint32_t same = fn(sess, "same", "file:///app/a.js", 4);
+	uint32_t moved = fn(sess, "moved", "file:///app/a.js", 12);
+	uint32_t fresh = fn(sess, "fresh", "file:///app/c.js", 1);
+	struct func_stat now[] = { { same, 300, 300 }, { moved, 500, 500 }, { fresh, 100, 100 } };
+	struct window_stats fw, w;
+	struct cumulative cum;
+	struct model m;
+	struct model_row *rows = NULL;
+	const struct model_row *r;
+	struct livebase *lb;
+	size_t cap = 0, n, before;
+	uint32_t gone;
+
+	window_stats_init(&fw);
+	fw.sampled_us = 2000, fw.idle_us = 1000, fw.js_us = 1000, fw.n_samples = 200;
+	fw.funcs = fstats, fw.n_funcs = 4;
+	window_stats_init(&w);
+	w.sampled_us = 1000, w.js_us = 900, w.idle_us = 100, w.n_samples = 100;
+	w.funcs = now, w.n_funcs = 3;
+	cumulative_init(&cum);
+	model_init(&m);
+	m.ft = sess;
+	m.cum = &cum;
+	lb = livebase_create(&fw, file);
+	before = functab_count(sess);
+	livebase_apply(lb, &m, &cum, sess);
+	ok(m.have_baseline, "a saved profile is a baseline before the session has a sample");
+	is_num(m.baseline_busy_s, 1000e-6, 1e-12, "it covers the file's busy time");
+	is_int(functab_count(sess), before + 2, "the functions the session has not met are named in "
+		"its table: gone, and moved at its old line (nothing matches it yet)");
+	cumulative_add(&cum, &w);
+	model_on_window(&m, &w, 1000);
+	livebase_apply(lb, &m, &cum, sess);
+	livebase_apply(lb, &m, &cum, sess);
+	is_int(functab_count(sess), before + 2, "and not again at the next windows");
+	gone = functab_intern(sess, "gone", 4, "file:///app/b.js", 16, 2, 0);
+	n = model_rows(&m, MODE_CUMULATIVE, &rows, &cap);
+	r = find(rows, n, same);
+	ok(r && fabs(r->dself_pct - 10) < 1e-9 && fabs(r->dtotal_pct) < 1e-9,
+		"the same function: self 20%% -> 30%%, total 30%% -> 30%% (shares of every sample)");
+	r = find(rows, n, moved);
+	ok(r && fabs(r->dself_pct - 40) < 1e-9, "moved two lines by an edit: still matched, "
+		"10%% -> 50%%");
+	r = find(rows, n, fresh);
+	ok(r && fabs(r->dself_pct - 10) < 1e-9, "new since the file: its whole share");
+	r = find(rows, n, gone);
+	ok(r && r->self_pct == 0 && fabs(r->dself_pct + 20) < 1e-9,
+		"in the file only: a row with its loss, -20");
+	is_int(n, 4, "four rows: (idle) is none");
+	model_drop_baseline(&m);
+	livebase_free(lb);
+	free(rows);
+	fw.funcs = w.funcs = NULL;
+	window_stats_free(&fw);
+	window_stats_free(&w);
+	cumulative_free(&cum);
+	model_free(&m);
+	functab_free(file);
+	functab_free(sess);
+}
+
 int main(void)
 {
 	test_decay_and_rows();
 	test_baseline();
+	test_file_baseline();
 	test_callers_callees();
 	test_all();
 	return done_testing();
