@@ -148,7 +148,7 @@ static void watch_report_window(struct app_thread *th, const struct window_stats
 	memset(rw, 0, sizeof *rw);
 	rw->time_s = wall_time_s;
 	rw->window_ms = (w->end_us - w->start_us) / 1000.0;
-	rw->interval_us = (double)a->settings.interval_us;
+	rw->interval_us = (double)engine_interval_us(e);
 	rw->top_n = a->opt.top_n;
 	rw->mem = memseries_last(engine_memseries(e));
 	rw->growth = th->have_growth ? &th->growth : NULL;

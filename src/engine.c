@@ -69,6 +69,7 @@ static void engine_finish(struct engine *e)
 	if (e->state == ST_DONE)
 		return;
 	e->state = ST_DONE;
+	engine_second_close(e);
 	engine_workers_session_ended(e, e->fail_why ? e->fail_why : "the target's session ended");
 	engine_mem_stop(e);
 	engine_window_stop(e);
@@ -93,6 +94,7 @@ void engine_fail(struct engine *e, int status, char *why)
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
 	engine_window_stop(e);
+	engine_second_close(e);
 	if (e->conn) {
 		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
 		engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
@@ -171,7 +173,10 @@ void engine_arm_expiry(struct engine *e)
 {
 	double now = engine_mono_s(e);
 	double next = e->sess ? session_expire(e->sess, now) : 0;
+	double next2 = engine_second_expire(e, now);
 
+	if (next2 > 0 && (next <= 0 || next2 < next))
+		next = next2;
 	if (e->state == ST_DONE)
 		return;
 	if (next > 0)
@@ -421,6 +426,9 @@ void engine_disable_profiler(struct engine *e)
 		engine_close_inspector(e);
 		return;
 	}
+	/* The second session's profiler first (it calls back here when it is off). */
+	if (engine_second_leave(e))
+		return;
 	/* Disabling the profiler ends every profile this session started. */
 	if (!e->sess || session_call(e->sess, "Profiler.disable", NULL, engine_mono_s(e),
 			e->cfg.timeout_s, engine_on_disabled, e) < 0)
@@ -499,6 +507,7 @@ struct engine *engine_create(struct loop *l, const struct engine_transport *tp,
 	engine_requests_init(e);
 	engine_workers_init(e);
 	engine_window_new(e);
+	engine_second_new(e);
 	return e;
 }
 
@@ -535,6 +544,7 @@ int engine_restart(struct engine *e, const struct attach_result *target, char **
 	memseries_mark_gap(e->mem.series, engine_wall_s(e));
 	e->target = *target;
 	engine_window_reset(e);
+	engine_second_reset(e);
 	e->fail_status = EXIT_OK;
 	free(e->fail_why);
 	e->fail_why = NULL;
@@ -554,6 +564,7 @@ void engine_free(struct engine *e)
 		return;
 	engine_timer_free(e, e->expiry_timer);
 	engine_timer_free(e, e->leave_timer);
+	engine_second_free(e);
 	inbox_free(e->inbox);
 	session_free(e->sess);
 	if (e->conn)

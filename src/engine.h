@@ -38,6 +38,9 @@ struct engine_transport;
 struct engine_config {
 	double delay_s;
 	long interval_us;
+	long later_interval_us;   /* > interval_us: the sampling interval after later_after_s
+	                           * (a second session, engine_second.c); 0: interval_us always */
+	double later_after_s;
 	bool no_eval;
 	bool no_cpu;              /* never start the CPU profiler unless engine_start_cpu() */
 	enum jit_method jit_method; /* how inlined functions get their time (jitplan.h) */
@@ -186,6 +189,8 @@ double engine_max_pause_s(const struct engine *e);
 void engine_stop(struct engine *e);
 
 const struct functab *engine_functab(const struct engine *e);
+/* The sampling interval of the windows now (cfg.interval_us, later cfg.later_interval_us). */
+long engine_interval_us(const struct engine *e);
 /* The same table, to name functions the session has not met yet (a saved baseline's, that
  * the view shows as lost): main thread only, as the engine's own interning is. */
 struct functab *engine_functab_names(struct engine *e);

@@ -64,7 +64,7 @@ static void estimate_now(const struct engine *e, struct pause_estimate *est)
 /* The pause the profiler's start costs this session: the start, and the deoptimization when
  * the JIT step will do one (eval mode without --leave-jit, up to the newest V8 measured or a
  * version not known yet; the plan may still skip it). */
-double engine_start_pause_s(const struct engine *e)
+double engine_start_pause_one_s(const struct engine *e)
 {
 	struct pause_estimate est;
 	int major = e->pause_in.v8_major;
@@ -76,6 +76,22 @@ double engine_start_pause_s(const struct engine *e)
 	if (e->eval_mode && e->cfg.jit_method != JIT_KEEP && major <= JIT_V8_MEASURED)
 		return est.start_s + est.deopt_s;
 	return est.start_s;
+}
+
+double engine_listing_pause_s(const struct engine *e)
+{
+	struct pause_estimate est;
+
+	estimate_now(e, &est);
+	return est.start_s;
+}
+
+/* With the coarse sampler's session, its profiler lists the code once more at the start. */
+double engine_start_pause_s(const struct engine *e)
+{
+	double one = engine_start_pause_one_s(e);
+
+	return engine_second_wanted(e) ? one + engine_listing_pause_s(e) : one;
 }
 
 double engine_coverage_pause_s(const struct engine *e)

@@ -112,6 +112,7 @@ struct engine {
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
 	struct engine_door door;
 	struct engine_fix *fix;       /* the repair, while it runs: engine_fix.c's own */
+	struct engine_second *sec;    /* the coarse sampler's session: engine_second.c's own */
 };
 
 /* The injected clock and timers (engine.h's struct engine_clock). */
@@ -160,8 +161,40 @@ void engine_running(struct engine *e);
 void engine_profiler_begin(struct engine *e);
 /* Profiler.consoleProfileFinished (true: m was that event, taken or ignored). */
 bool engine_window_event(struct engine *e, const struct protocol_msg *m);
+/* The same event from the first session or (second) the coarse sampler's: a window's profile
+ * when the window is that session's to read (engine_second_reads). */
+void engine_window_profile_event(struct engine *e, const struct protocol_msg *m, bool second);
+
+/* engine_second.c: the coarse sampler's session */
+void engine_second_new(struct engine *e);
+void engine_second_free(struct engine *e);
+/* Forgets the session before a re-attach (--follow). */
+void engine_second_reset(struct engine *e);
+/* Whether this session opens one: a later interval coarser than the first, a main thread in
+ * eval mode without bursts, and a second code listing within --max-pause. */
+bool engine_second_wanted(const struct engine *e);
+/* Opens it when wanted (its interval set, its profiler enabled), then calls then(e): at once
+ * when not wanted, or after a failure (said as a notice: the first interval stays). */
+void engine_second_open(struct engine *e, void (*then)(struct engine *e));
+/* The windows run: the switch is due after later_after_s. */
+void engine_second_running(struct engine *e);
+/* A rotation was sent that started window next: the switch, if it is due. */
+void engine_second_rotated(struct engine *e, unsigned long long next);
+/* True if window's profile is to be read from the second session. */
+bool engine_second_reads(const struct engine *e, unsigned long long window);
+/* Leaving: its profiler off first. True while that is under way (engine_disable_profiler is
+ * called again when it is done). */
+bool engine_second_leave(struct engine *e);
+/* Closes it at once (a failure, the end). */
+void engine_second_close(struct engine *e);
+/* Its calls' deadlines (session_expire), for engine_arm_expiry. */
+double engine_second_expire(struct engine *e, double now);
 
 /* engine_pause.c */
+/* The profiler's start as engine_start_pause_s without a second session, and the code
+ * listing a second profiler adds. */
+double engine_start_pause_one_s(const struct engine *e);
+double engine_listing_pause_s(const struct engine *e);
 /* Reads what predicts the profiler's pause, then starts it, holds it back (the live view
  * asks) or refuses (batch), by --max-pause. With no_cpu it only takes the readings. */
 void engine_pause_check(struct engine *e);

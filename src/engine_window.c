@@ -318,6 +318,8 @@ static void engine_on_window_timer(void *ud)
 			e->win->seq + 1, e->title_prefix, e->win->seq, lease);
 		e->win->seq++;
 		engine_evaluate(e, expr, engine_on_rotated);
+		if (e->state == ST_RUNNING)
+			engine_second_rotated(e, e->win->seq);
 	} else {
 		/* Stop and start back to back: the inspector runs them in order, so the gap between
 		 * windows is as short as it can be without evaluating code. */
@@ -351,6 +353,7 @@ void engine_running(struct engine *e)
 		e->cpu_starting = false;
 		e->cpu_on = true;
 		e->cfg.no_cpu = false;
+		engine_second_running(e);
 		return;
 	}
 	e->state = ST_RUNNING;
@@ -361,6 +364,8 @@ void engine_running(struct engine *e)
 	e->win->next_burst_s = e->win->next_window_s + e->cfg.cpu_every_s;
 	e->burst_ending = false;
 	engine_arm_window(e);
+	if (e->cpu_on)
+		engine_second_running(e);
 	engine_mem_start(e);
 	engine_workers_start(e);
 }
@@ -401,12 +406,19 @@ static void engine_on_interval_set(void *ud, enum session_outcome o, const struc
 /* The interval before the enable: V8 refuses to change it once this session's agent has a
  * profiler, and an enabled agent gets one from any console.profile() in the target, such as
  * another ntop-js's rotation. */
-void engine_profiler_begin(struct engine *e)
+static void engine_profiler_begin_first(struct engine *e)
 {
 	char params[64];
 
 	snprintf(params, sizeof params, "{\"interval\":%ld}", e->cfg.interval_us);
 	engine_call(e, "Profiler.setSamplingInterval", params, engine_on_interval_set);
+}
+
+/* The coarse sampler's session first, when there is one: its profiler must start with this
+ * session's first window (engine_second.c says why). */
+void engine_profiler_begin(struct engine *e)
+{
+	engine_second_open(e, engine_profiler_begin_first);
 }
 
 int engine_start_cpu(struct engine *e, char **cause)
@@ -443,24 +455,32 @@ bool engine_cpu_starting(const struct engine *e)
  * event was this one, whatever became of it). */
 bool engine_window_event(struct engine *e, const struct protocol_msg *m)
 {
+	if (!json_string_eq(m->method, "Profiler.consoleProfileFinished"))
+		return false;
+	engine_window_profile_event(e, m, false);
+	return true;
+}
+
+void engine_window_profile_event(struct engine *e, const struct protocol_msg *m, bool second)
+{
 	const struct inbox_msg *im;
 	char want[96];
 
-	if (!json_string_eq(m->method, "Profiler.consoleProfileFinished"))
-		return false;
 	if (e->state != ST_RUNNING || !e->win->end_pending || !e->eval_mode)
-		return true;
+		return;
+	/* Both sessions send every window's profile while both run: one of them is read. */
+	if (engine_second_reads(e, e->win->seq - 1) != second)
+		return;
 	/* Profiles started by the app itself or by another debugger carry other titles. */
 	snprintf(want, sizeof want, "%s%llu", e->title_prefix, e->win->seq - 1);
 	im = engine_msg(e, m);
 	if (!im->title.n || !json_string_eq(im->title, want))
-		return true;
+		return;
 	if (!im->has_profile) {
 		engine_fail(e, EXIT_PROTOCOL, xstrdup("a finished profile came without its data."));
-		return true;
+		return;
 	}
 	engine_process_profile(e, im);
-	return true;
 }
 
 /* ---- life cycle ---- */
@@ -516,6 +536,13 @@ void engine_window_free(struct engine *e)
 const struct functab *engine_functab(const struct engine *e)
 {
 	return e->ft;
+}
+
+/* The window handed over last was window seq - 1 (its profile came after the rotation). */
+long engine_interval_us(const struct engine *e)
+{
+	return e->win->seq && engine_second_reads(e, e->win->seq - 1) ? e->cfg.later_interval_us :
+		e->cfg.interval_us;
 }
 
 struct functab *engine_functab_names(struct engine *e)

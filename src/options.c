@@ -66,6 +66,10 @@ static const char usage_text[] =
 	"Sampling:\n"
 	"  -d, --delay SECS       length of each CPU window (default 1, 0.05 to 3600)\n"
 	"  -i, --interval USEC    sampling interval in microseconds (default 1000, 100 to 1000000)\n"
+	"      --later-interval USEC  the interval after the first 5 s (default 4000 unless -i\n"
+	"                         is given; 0: -i throughout): a second inspector session\n"
+	"                         samples at it from the attach, and the windows are its own\n"
+	"                         from then on (a fourth of the sampler's cost)\n"
 	"      --no-eval          never run code in the target: profile with Profiler.start/stop\n"
 	"                         per window instead (stalls large apps at every window, and\n"
 	"                         cannot close an inspector that ntop-js opened)\n"
@@ -344,6 +348,18 @@ static int opt_interval(struct options *o, const struct opt_row *r, const char *
 	return 0;
 }
 
+static int opt_later_interval(struct options *o, const struct opt_row *r, const char *arg,
+	char **msg)
+{
+	double d;
+
+	if (parse_double(arg, &d) < 0)
+		return -1;
+	o->later_interval_us = d == 0 ? 0 : (long)clamp_row(o, r, floor(d));
+	o->later_interval_set = true;
+	return 0;
+}
+
 static int opt_inlining(struct options *o, const struct opt_row *r, const char *arg, char **msg)
 {
 	if (!strcmp(arg, "repair"))
@@ -429,6 +445,7 @@ static const struct opt_row rows[] = {
 	FUNC("serve-allow-host", 0, opt_serve_allow_host, 0, 0, NULL),
 	FUNC("delay", 'd', opt_delay, OPT_DELAY_MIN_S, OPT_DELAY_MAX_S, "s"),
 	FUNC("interval", 'i', opt_interval, OPT_INTERVAL_MIN_US, OPT_INTERVAL_MAX_US, "us"),
+	FUNC("later-interval", 0, opt_later_interval, OPT_INTERVAL_MIN_US, OPT_INTERVAL_MAX_US, "us"),
 	FLAG("no-eval", 0, no_eval),
 	CONST("leave-jit", inlining, JIT_KEEP),
 	CONST("repair-inlining", inlining, JIT_REPAIR),
@@ -584,6 +601,7 @@ static void options_defaults(struct options *o)
 	o->host = "127.0.0.1";
 	o->delay_s = 1.0;
 	o->interval_us = 1000;
+	o->later_interval_us = 4000;
 	o->top_n = 20;
 	o->push_every_s = 15;
 	o->timeout_s = 10.0;

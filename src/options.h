@@ -42,6 +42,8 @@ struct options {
 	size_t n_serve_allow_host;
 	double delay_s;
 	long interval_us;
+	long later_interval_us; /* --later-interval: after the first seconds (0: never) */
+	bool later_interval_set;
 	bool batch;
 	bool json;
 	long iterations;      /* 0: until interrupted */

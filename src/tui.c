@@ -332,6 +332,7 @@ void tui_on_window(struct tui *t, const struct window_stats *w, double window_ms
 	t->first_status = false;
 	t->model.windows = engine_windows_done(t->engine);
 	t->model.windows_late = engine_windows_late(t->engine);
+	t->model.interval_us = engine_interval_us(t->engine);
 	engine_jit_info(t->engine, &jit);
 	tui_pull_cpu(t);
 	t->model.inlined_in_callers = !jit.exact && !t->model.cpu_off;
