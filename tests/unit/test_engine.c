@@ -54,6 +54,8 @@ struct sent {
 	char method[64];
 	char *expression;  /* Runtime.evaluate's, or the message of sendMessageToWorker; else NULL */
 	char session[64];  /* NodeWorker calls' sessionId */
+	long interval;     /* Profiler.setSamplingInterval's, else 0 */
+	struct conn *c;    /* the connection it came on (answered there while it is open) */
 	bool taken;        /* the test has answered it, or chosen not to */
 };
 
@@ -72,6 +74,8 @@ struct fake {
 	struct engine_timer *timers[MAX_TIMERS];
 	int n_timers;
 	struct conn *conn;    /* the latest connection */
+	struct conn *open[4]; /* every connection not freed yet (the coarse sampler's is a second) */
+	int n_open;
 	int connects, frees;
 	struct sent sent[MAX_SENT];
 	int n_sent;
@@ -157,13 +161,16 @@ static void *fake_connect(void *ctx, const struct attach_result *target, size_t 
 	struct conn *c = xcalloc(1, sizeof *c);
 	int i;
 
-	/* What was asked on an earlier connection can never be answered on this one. */
+	/* What was asked on an earlier connection, now closed, can never be answered. */
 	for (i = 0; i < f->n_sent; i++)
-		f->sent[i].taken = true;
+		if (!f->sent[i].c || f->sent[i].c->closed || f->sent[i].c->close_asked)
+			f->sent[i].taken = true;
 	c->f = f;
 	c->h = h;
 	c->ud = ud;
 	f->conn = c;
+	if (f->n_open < 4)
+		f->open[f->n_open++] = c;
 	f->connects++;
 	return c;
 }
@@ -200,6 +207,12 @@ static int fake_send(void *conn, const char *data, size_t len)
 		"expression");
 	s = &f->sent[f->n_sent++];
 	memset(s, 0, sizeof *s);
+	s->c = c;
+	{
+		cJSON *iv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root,
+			"params"), "interval");
+		s->interval = cJSON_IsNumber(iv) ? (long)iv->valuedouble : 0;
+	}
 	s->id = cJSON_IsNumber(id) ? (long long)id->valuedouble : -1;
 	snprintf(s->method, sizeof s->method, "%s", cJSON_IsString(method) ? method->valuestring : "?");
 	if (cJSON_IsString(expr)) {
@@ -243,10 +256,18 @@ static void fake_close(void *conn)
 static void fake_free(void *conn)
 {
 	struct conn *c = conn;
+	struct fake *f = c->f;
+	int i;
 
-	if (c->f->conn == c)
-		c->f->conn = NULL;
-	c->f->frees++;
+	if (f->conn == c)
+		f->conn = NULL;
+	for (i = 0; i < f->n_open; i++)
+		if (f->open[i] == c)
+			f->open[i--] = f->open[--f->n_open];
+	for (i = 0; i < f->n_sent; i++)
+		if (f->sent[i].c == c)
+			f->sent[i].c = NULL;
+	f->frees++;
 	free(c);
 }
 
@@ -308,11 +329,15 @@ static void advance(struct fake *f, double dt)
 
 	for (;;) {
 		struct engine_timer *next = NULL;
+		struct conn *closing = NULL;
 		int i;
 
-		if (f->conn && f->conn->close_asked && !f->conn->closed) {
-			f->conn->closed = true;
-			f->conn->h->on_closed(f->conn->ud, "closed.");
+		for (i = 0; i < f->n_open && !closing; i++)
+			if (f->open[i]->close_asked && !f->open[i]->closed)
+				closing = f->open[i];
+		if (closing) {
+			closing->closed = true;
+			closing->h->on_closed(closing->ud, "closed.");
 			continue;
 		}
 		for (i = 0; i < f->n_timers; i++)
@@ -357,12 +382,27 @@ static void reply(struct fake *f, long long id, const char *result)
 	free(msg);
 }
 
+/* Answers the oldest request for method not yet taken, on the connection it came on. */
 static void answer(struct fake *f, const char *method, const char *result)
 {
-	long long id = take(f, method);
+	int i;
 
-	if (id >= 0)
-		reply(f, id, result);
+	for (i = 0; i < f->n_sent; i++)
+		if (!f->sent[i].taken && strcmp(f->sent[i].method, method) == 0)
+			break;
+	if (i == f->n_sent) {
+		ok(0, "the engine sent %s", method);
+		return;
+	}
+	f->sent[i].taken = true;
+	if (f->sent[i].c && f->sent[i].c != f->conn) {
+		char *msg = xasprintf("{\"id\":%lld,\"result\":%s}", f->sent[i].id, result);
+		if (!f->sent[i].c->closed)
+			f->sent[i].c->h->on_message(f->sent[i].c->ud, msg, strlen(msg));
+		free(msg);
+		return;
+	}
+	reply(f, f->sent[i].id, result);
 }
 
 /* The methods sent from request `from` on, space-separated. */
@@ -406,15 +446,22 @@ static char *small_profile(double start_us, const int *deltas, int n)
 	return b.data;
 }
 
-/* The event that ends window k in eval mode, as Node sends it. */
-static void profile_finished(struct fake *f, unsigned k, const char *profile)
+/* The event that ends window k in eval mode, as Node sends it, on connection c. */
+static void profile_finished_on(struct fake *f, struct conn *c, unsigned k, const char *profile)
 {
 	char *msg = xasprintf("{\"method\":\"Profiler.consoleProfileFinished\",\"params\":{\"id\":"
 		"\"%u\",\"location\":{\"scriptId\":\"12\",\"lineNumber\":0,\"columnNumber\":40},"
 		"\"profile\":%s,\"title\":\"%s%u\"}}", k + 1, profile, f->prefix, k);
 
-	deliver(f, msg);
+	if (c && !c->closed)
+		c->h->on_message(c->ud, msg, strlen(msg));
 	free(msg);
+}
+
+/* The same on the latest connection. */
+static void profile_finished(struct fake *f, unsigned k, const char *profile)
+{
+	profile_finished_on(f, f->conn, k, profile);
 }
 
 /* The next make_engine's target had its inspector opened by ntop-js. */
@@ -624,6 +671,118 @@ static void test_rotation(void)
 	reply(&f, id, "{\"result\":{\"type\":\"undefined\"}}");
 	is_int(f.windows, 2, "rotation: the second window is handed over");
 	is_int(f.finished, 0, "rotation: the session goes on");
+	free_fake(&f);
+}
+
+#define PAUSE_READING "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,\"b\":1048576," \
+	"\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}"
+#define UNDEFINED "{\"result\":{\"type\":\"undefined\"}}"
+
+/* --later-interval: a second connection whose profiler starts at the later interval before
+ * the first session's; the windows are the first session's until later_after_s, then the
+ * first profiler is disabled at a rotation and the windows are the second's (each session's
+ * copy of the other's windows ignored); leaving disables the second's profiler first. A second
+ * connection that cannot be opened leaves the first interval, said once. */
+static void test_second(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	struct conn *c1, *c2;
+	char methods[300];
+	int from;
+
+	base_config(&cfg);
+	cfg.later_interval_us = 4000;
+	cfg.later_after_s = 1.5;
+	make_engine(&f, &cfg);
+	if (!start_and_open(&f))
+		return;
+	c1 = f.conn;
+	answer(&f, "Runtime.evaluate", PAUSE_READING);
+	is_int(f.connects, 2, "second: a second connection once the pause is known");
+	c2 = f.conn;
+	c2->h->on_open(c2->ud);
+	ok(f.n_sent && !strcmp(f.sent[f.n_sent - 1].method, "Profiler.setSamplingInterval") &&
+		f.sent[f.n_sent - 1].interval == 4000 && f.sent[f.n_sent - 1].c == c2,
+		"second: its interval, 4000, before anything else");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "Profiler.enable", "{}");
+	ok(f.n_sent && f.sent[f.n_sent - 1].interval == 1000 && f.sent[f.n_sent - 1].c == c1,
+		"second: then the first session's, 1000");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "Profiler.enable", "{}");
+	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	advance(&f, DELAY_S);
+	profile_finished_on(&f, c2, 0, fib_profile);
+	is_int(f.windows, 0, "second: its copy of a window is not read before the switch");
+	profile_finished_on(&f, c1, 0, fib_profile);
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	is_int(f.windows, 1, "second: the first session's is");
+	is_int(engine_interval_us(f.e), 1000, "second: at the first interval");
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Runtime.evaluate Profiler.disable", "second: after later_after_s, a "
+		"rotation, then the first session's profiler off");
+	ok(f.sent[f.n_sent - 1].c == c1, "second: on the first connection");
+	profile_finished_on(&f, c1, 1, fib_profile);
+	profile_finished_on(&f, c2, 1, fib_profile);
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	answer(&f, "Profiler.disable", "{}");
+	is_int(f.windows, 2, "second: the window that ended at the switch is the first's, once");
+	is_int(engine_interval_us(f.e), 1000, "second: it was sampled at the first interval");
+	advance(&f, DELAY_S);
+	profile_finished_on(&f, c1, 2, fib_profile);
+	is_int(f.windows, 2, "second: after the switch the first session's copy is not read");
+	profile_finished_on(&f, c2, 2, fib_profile);
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	is_int(f.windows, 3, "second: the second's is");
+	is_int(engine_interval_us(f.e), 4000, "second: at the later interval");
+	from = f.n_sent;
+	engine_stop(f.e);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Profiler.disable", "second: leaving disables one profiler at a time");
+	ok(f.sent[f.n_sent - 1].c == c2, "second: the second session's first");
+	answer(&f, "Profiler.disable", "{}");
+	ok(c2->close_asked, "second: then its connection is closed");
+	ok(f.sent[f.n_sent - 1].c == c1 && !strcmp(f.sent[f.n_sent - 1].method, "Profiler.disable"),
+		"second: then the first session's profiler is disabled");
+	answer(&f, "Profiler.disable", "{}");
+	advance(&f, 0);
+	is_int(f.finished, 1, "second: the session ends");
+	is_int(f.status, EXIT_OK, "second: cleanly");
+	is_int(f.notices, 0, "second: nothing to say");
+	free_fake(&f);
+
+	/* the second connection closes before it opens: the first interval stays */
+	make_engine(&f, &cfg);
+	if (!start_and_open(&f))
+		return;
+	c1 = f.conn;
+	answer(&f, "Runtime.evaluate", PAUSE_READING);
+	c2 = f.conn;
+	c2->closed = true;
+	c2->h->on_closed(c2->ud, "refused.");
+	is_int(f.notices, 1, "second refused: said once");
+	ok(f.n_sent && f.sent[f.n_sent - 1].interval == 1000 && f.sent[f.n_sent - 1].c == c1,
+		"second refused: the first session goes on");
+	answer(&f, "Profiler.setSamplingInterval", "{}");
+	answer(&f, "Profiler.enable", "{}");
+	answer(&f, "NodeRuntime.notifyWhenWaitingForDisconnect", "{}");
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	advance(&f, DELAY_S);
+	profile_finished_on(&f, c1, 0, fib_profile);
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	from = f.n_sent;
+	advance(&f, DELAY_S);
+	methods_since(&f, from, methods, sizeof methods);
+	is_str(methods, "Runtime.evaluate", "second refused: no switch");
+	profile_finished_on(&f, c1, 1, fib_profile);
+	answer(&f, "Runtime.evaluate", UNDEFINED);
+	is_int(f.windows, 2, "second refused: the windows go on");
+	is_int(engine_interval_us(f.e), 1000, "second refused: at the first interval");
+	is_int(f.finished, 0, "second refused: the session goes on");
 	free_fake(&f);
 }
 
@@ -1462,6 +1621,7 @@ int main(void)
 	fib_expected_samples = count_fib_samples();
 	ok(fib_expected_samples > 100, "the fixture has samples (%zu)", fib_expected_samples);
 	test_rotation();
+	test_second();
 	test_trim();
 	test_large();
 	test_no_eval();
