@@ -316,8 +316,9 @@ bool engine_second_leave(struct engine *e)
 		/* its profiler off before the first's: the JIT's leave wants no profiler running */
 		s->state = SEC_LEAVING;
 		engine_timer_cancel(e, s->switch_timer);
+		/* (its reply, or a failure to send, goes on with the leave: second_on_disabled) */
 		second_call(e, "Profiler.disable", NULL, second_on_disabled);
-		return s->state == SEC_LEAVING;
+		return true;
 	case SEC_LEAVING:
 		return true;
 	default:

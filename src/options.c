@@ -66,10 +66,9 @@ static const char usage_text[] =
 	"Sampling:\n"
 	"  -d, --delay SECS       length of each CPU window (default 1, 0.05 to 3600)\n"
 	"  -i, --interval USEC    sampling interval in microseconds (default 1000, 100 to 1000000)\n"
-	"      --later-interval USEC  the interval after the first 5 s (default 4000 unless -i\n"
-	"                         is given; 0: -i throughout): a second inspector session\n"
-	"                         samples at it from the attach, and the windows are its own\n"
-	"                         from then on (a fourth of the sampler's cost)\n"
+	"      --later-interval USEC  sample every USEC after the first 5 s (default: -i\n"
+	"                         throughout): a second inspector session samples at it from\n"
+	"                         the attach, and the windows are its own from then on\n"
 	"      --no-eval          never run code in the target: profile with Profiler.start/stop\n"
 	"                         per window instead (stalls large apps at every window, and\n"
 	"                         cannot close an inspector that ntop-js opened)\n"
@@ -356,7 +355,6 @@ static int opt_later_interval(struct options *o, const struct opt_row *r, const 
 	if (parse_double(arg, &d) < 0)
 		return -1;
 	o->later_interval_us = d == 0 ? 0 : (long)clamp_row(o, r, floor(d));
-	o->later_interval_set = true;
 	return 0;
 }
 
@@ -601,7 +599,6 @@ static void options_defaults(struct options *o)
 	o->host = "127.0.0.1";
 	o->delay_s = 1.0;
 	o->interval_us = 1000;
-	o->later_interval_us = 4000;
 	o->top_n = 20;
 	o->push_every_s = 15;
 	o->timeout_s = 10.0;

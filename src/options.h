@@ -43,7 +43,6 @@ struct options {
 	double delay_s;
 	long interval_us;
 	long later_interval_us; /* --later-interval: after the first seconds (0: never) */
-	bool later_interval_set;
 	bool batch;
 	bool json;
 	long iterations;      /* 0: until interrupted */

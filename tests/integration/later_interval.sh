@@ -1,10 +1,10 @@
 #!/bin/bash
-# The coarse sampler (--later-interval): without -i, the first 5 s are sampled every 1 ms and
-# the rest every 4 ms, by a second inspector session whose profiler started with the first
-# one's; the windows say which interval they carry, the hot functions stay on top after the
-# switch, the batch output has nothing more on stderr, and whatever ends the session (-n, a
-# signal, the live view's q) the inspector ntop-js opened is closed after it. -i, or
-# --later-interval 0, keeps one interval; --later-interval with -i switches to it.
+# The coarse sampler (--later-interval 4000): the first 5 s are sampled every 1 ms (-i) and the
+# rest every 4 ms, by a second inspector session whose profiler started with the first one's;
+# the windows say which interval they carry, the hot functions stay on top after the switch,
+# the batch output has nothing more on stderr, and whatever ends the session (-n, a signal,
+# the live view's q) the inspector ntop-js opened is closed after it. Without it (the default)
+# and with --later-interval 0 one interval; with -i 2000, 2 ms then the later one.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
@@ -24,8 +24,8 @@ run() {
 }
 windows='l => l.filter(x => x.interval_us !== undefined && x.thread === undefined)'
 
-run default -n 9
-check "default: 1 ms for the first 5 s, 4 ms after, the first windows at 1 ms" jsonl_check \
+run default -n 9 --later-interval 4000
+check "--later-interval 4000: 1 ms for the first 5 s, 4 ms after, the first windows at 1 ms" jsonl_check \
 	"$WORK/default.jsonl" "l => { const w = ($windows)(l), iv = w.map(x => x.interval_us);
 		return w.length === 9 && iv.slice(0, 5).every(v => v === 1000) && iv.slice(7).every(v => v === 4000) &&
 			iv.every((v, i) => i === 0 || v >= iv[i - 1]) || JSON.stringify(iv); }"
@@ -40,18 +40,18 @@ check "hotMain stays on top after the switch, its share within 10 points" jsonl_
 		const med = v => v.slice().sort((p, q) => p - q)[v.length >> 1];
 		return w.every(x => top(x).function === 'hotMain') && Math.abs(med(a) - med(b)) < 10 || JSON.stringify([a, b]); }"
 
-run fixed -n 7 -i 2000
-check "-i 2000: that interval throughout" jsonl_check "$WORK/fixed.jsonl" \
-	"l => { const w = ($windows)(l); return w.length === 7 && w.every(x => x.interval_us === 2000) || JSON.stringify(w.map(x => x.interval_us)); }"
-run off -n 7 --later-interval 0
-check "--later-interval 0: 1 ms throughout" jsonl_check "$WORK/off.jsonl" \
+run fixed -n 7
+check "without it: 1 ms throughout" jsonl_check "$WORK/fixed.jsonl" \
 	"l => { const w = ($windows)(l); return w.length === 7 && w.every(x => x.interval_us === 1000) || JSON.stringify(w.map(x => x.interval_us)); }"
+run off -n 7 --later-interval 0 -i 2000
+check "--later-interval 0 -i 2000: 2 ms throughout" jsonl_check "$WORK/off.jsonl" \
+	"l => { const w = ($windows)(l); return w.length === 7 && w.every(x => x.interval_us === 2000) || JSON.stringify(w.map(x => x.interval_us)); }"
 run both -n 8 -i 2000 --later-interval 10000
 check "-i 2000 --later-interval 10000: 2 ms, then 10 ms" jsonl_check "$WORK/both.jsonl" \
 	"l => { const w = ($windows)(l); return w[0].interval_us === 2000 && w[7].interval_us === 10000 || JSON.stringify(w.map(x => x.interval_us)); }"
 
 # a signal after the switch: the leave disables both profilers and closes the inspector
-( trap - EXIT; exec "$NTOP_JS" --no-config --pid "$t_PID" -b --json -d 1 >"$WORK/sig.jsonl" 2>"$WORK/sig.err" ) &
+( trap - EXIT; exec "$NTOP_JS" --no-config --pid "$t_PID" -b --json -d 1 --later-interval 4000 >"$WORK/sig.jsonl" 2>"$WORK/sig.err" ) &
 pid=$!
 pids_to_kill="$pids_to_kill $pid"
 wait_for 20 grep -q '"interval_us":4000' "$WORK/sig.jsonl"
@@ -63,7 +63,7 @@ check "and the inspector is closed after it" wait_for 3 quiet "$t_PID"
 
 if command -v "${TMUX_BIN:-tmux}" >/dev/null 2>&1; then
 	require_tmux
-	term_start 120 30 "$NTOP_JS --no-config --pid $t_PID -d 1 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
+	term_start 120 30 "$NTOP_JS --no-config --pid $t_PID -d 1 --later-interval 4000 2>$WORK/tui.err; echo EXIT=\$?; sleep 60"
 	check "the live view's header: interval 1ms first" wait_screen 15 'interval 1ms'
 	check "then interval 4ms" wait_screen 15 'interval 4ms'
 	keys q
