@@ -20,9 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Messages at least this large are read on a worker thread (inbox.h): about 3 ms of work. */
-#define ENGINE_BIG_MESSAGE_BYTES ((size_t)1 << 20)
-
 
 double engine_mono_s(const struct engine *e)
 {

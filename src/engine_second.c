@@ -20,9 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Messages at least this large are read on a worker thread (inbox.h), as the first session's. */
-#define SECOND_BIG_MESSAGE_BYTES ((size_t)1 << 20)
-
 enum second_state {
 	SEC_OFF,         /* not wanted, or not yet opened */
 	SEC_CONNECTING,
@@ -241,7 +238,7 @@ void engine_second_open(struct engine *e, void (*then)(struct engine *e))
 	e->sec->then = then;
 	e->sec->state = SEC_CONNECTING;
 	if (!e->sec->inbox)
-		e->sec->inbox = inbox_create(e->loop, e->ft, SECOND_BIG_MESSAGE_BYTES, second_on_inbox,
+		e->sec->inbox = inbox_create(e->loop, e->ft, ENGINE_BIG_MESSAGE_BYTES, second_on_inbox,
 			second_take_message, e);
 	e->sec->conn = e->tp.connect(e->tp.ctx, &e->target, e->cfg.max_message_bytes,
 		&second_handlers, e, &cause);
