@@ -96,6 +96,9 @@ void app_incident_free(struct app *a)
 	a->incident = NULL;
 }
 
+/* A route's key fits in p99[...] whole, so that every route the requests screen names can be. */
+_Static_assert(TRIGGER_ROUTE_MAX >= REQ_KEY_LEN, "a route key fits a trigger's route");
+
 /* p99[ROUTE]: that route's 99th percentile in the window (ctx: its requests, or NULL). */
 static double incident_route_p99(const void *ctx, const char *route)
 {

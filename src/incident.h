@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "trigger.h"
+
 /* What one incident was, in short: the --log's "incident" record, and what the live view and
  * --replay list (model.h keeps a copy made safe for the terminal). Strings are cut to fit. */
 #define INCIDENT_TOP_MAX 5
@@ -17,7 +19,7 @@ struct incident_summary {
 	double value;                 /* what the trigger measured; NAN: not a number (growing) */
 	char name[96];                /* the bundle's name in dir */
 	char dir[256];                /* --incident-dir as it was given */
-	char trigger[128];            /* as it was given: "cpu>80%:5s" */
+	char trigger[TRIGGER_TEXT_MAX]; /* as it was given: "cpu>80%:5s" */
 	char unit[8];                 /* the value's: "%", "ms", "bytes", "" */
 	size_t n_top;
 	struct incident_top {         /* the profile's hottest functions by self time */

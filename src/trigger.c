@@ -122,7 +122,7 @@ static int fail(char **msg, const char *expr, const char *why)
 
 int trigger_parse(const char *expr, struct trigger *t, char **msg)
 {
-	char buf[128], *colon, *value;
+	char buf[TRIGGER_TEXT_MAX], *colon, *value;
 	const char *p = expr;
 	size_t n = 0, i;
 	bool found = false;
@@ -130,7 +130,7 @@ int trigger_parse(const char *expr, struct trigger *t, char **msg)
 	memset(t, 0, sizeof *t);
 	t->since_s = NAN;
 	if (strlen(expr) >= sizeof buf)
-		return fail(msg, "(too long)", "an expression is at most 127 characters long.");
+		return fail(msg, "(too long)", "an expression is at most 255 characters long.");
 	/* the metric's name */
 	while (isalpha((unsigned char)p[n]) || isdigit((unsigned char)p[n]))
 		n++;
@@ -153,7 +153,7 @@ int trigger_parse(const char *expr, struct trigger *t, char **msg)
 			return fail(msg, expr, "the route after p99[ ends with ] (e.g. "
 				"p99[GET /api/items/:id]>500ms).");
 		if (end == p + 1 || (size_t)(end - p - 1) >= sizeof t->route)
-			return fail(msg, expr, "the route in p99[...] is 1 to 95 characters, as the "
+			return fail(msg, expr, "the route in p99[...] is 1 to 159 characters, as the "
 				"requests screen names it (e.g. p99[GET /api/items/:id]>500ms).");
 		memcpy(t->route, p + 1, (size_t)(end - p - 1));
 		t->route[end - p - 1] = '\0';

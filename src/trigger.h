@@ -32,10 +32,13 @@ enum trigger_metric {
 	TRIG_METRIC_COUNT
 };
 
-#define TRIGGER_ROUTE_MAX 96
+/* A route as the requests screen keys it (requests.h's REQ_KEY_LEN, checked in app_incident.c),
+ * and an expression that holds one with its measure, value and hold. */
+#define TRIGGER_ROUTE_MAX 160
+#define TRIGGER_TEXT_MAX 256
 
 struct trigger {
-	char text[128];        /* as given, for the incident and the log */
+	char text[TRIGGER_TEXT_MAX]; /* as given, for the incident and the log */
 	enum trigger_metric metric;
 	char route[TRIGGER_ROUTE_MAX]; /* p99[ROUTE]: that route's; "": the slowest route's */
 	bool or_equal;         /* ">=" */
