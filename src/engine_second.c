@@ -43,12 +43,22 @@ struct engine_second {
 
 /* ---- when ---- */
 
+/* On V8 10 (Node 18) two profilers made the start's pause seconds long on a large program
+ * (the TypeScript compiler: 6.8 s against 1.4 s with one, where V8 11-14 take 0.75 s more;
+ * doc/benchmarks.md section 25): there the first session's interval stays. */
+#define SECOND_MIN_V8_MAJOR 11
+
+static bool second_v8_too_old(const struct engine *e)
+{
+	return e->pause_in.v8_major > 0 && e->pause_in.v8_major < SECOND_MIN_V8_MAJOR;
+}
+
 bool engine_second_wanted(const struct engine *e)
 {
 	double one, listing;
 
 	if (e->cfg.later_interval_us <= e->cfg.interval_us || !e->eval_mode || e->cfg.worker ||
-	    e->cfg.cpu_every_s > 0)
+	    e->cfg.cpu_every_s > 0 || second_v8_too_old(e))
 		return false;
 	/* A second profiler lists the code again at the start: not where that is over the pause
 	 * the user allows (the first session's interval then stays). */
@@ -231,6 +241,15 @@ void engine_second_open(struct engine *e, void (*then)(struct engine *e))
 {
 	char *cause = NULL;
 
+	if (e->sec->state == SEC_OFF && e->cfg.later_interval_us > e->cfg.interval_us &&
+	    e->eval_mode && !e->cfg.worker && e->cfg.cpu_every_s <= 0 && second_v8_too_old(e)) {
+		char *msg = xasprintf("the sampling interval stays %ld us: on V8 %d a second profiler "
+			"for %ld us makes the start's pause seconds long.", e->cfg.interval_us,
+			e->pause_in.v8_major, e->cfg.later_interval_us);
+
+		e->h->on_notice(e->ud, msg);
+		free(msg);
+	}
 	if (e->sec->state != SEC_OFF || !engine_second_wanted(e)) {
 		then(e);
 		return;

@@ -784,6 +784,19 @@ static void test_second(void)
 	is_int(engine_interval_us(f.e), 1000, "second refused: at the first interval");
 	is_int(f.finished, 0, "second refused: the session goes on");
 	free_fake(&f);
+
+	/* V8 10 (Node 18): no second profiler (its start's pause was seconds), said once */
+	make_engine(&f, &cfg);
+	if (!start_and_open(&f))
+		return;
+	c1 = f.conn;
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+		"\"b\":1048576,\"k\":2097152,\"v\":\"10.2.154.26-node.39\"}}}");
+	is_int(f.connects, 1, "V8 10: no second connection");
+	is_int(f.notices, 1, "V8 10: said once");
+	ok(f.n_sent && f.sent[f.n_sent - 1].interval == 1000 && f.sent[f.n_sent - 1].c == c1,
+		"V8 10: the first session's interval, 1000");
+	free_fake(&f);
 }
 
 static void test_trim(void)
