@@ -53,12 +53,18 @@ static bool second_v8_too_old(const struct engine *e)
 	return e->pause_in.v8_major > 0 && e->pause_in.v8_major < SECOND_MIN_V8_MAJOR;
 }
 
+/* --later-interval asks for it, where it can be: a main thread in eval mode, no bursts. */
+static bool second_asked(const struct engine *e)
+{
+	return e->cfg.later_interval_us > e->cfg.interval_us && e->eval_mode && !e->cfg.worker &&
+		e->cfg.cpu_every_s <= 0;
+}
+
 bool engine_second_wanted(const struct engine *e)
 {
 	double one, listing;
 
-	if (e->cfg.later_interval_us <= e->cfg.interval_us || !e->eval_mode || e->cfg.worker ||
-	    e->cfg.cpu_every_s > 0 || second_v8_too_old(e))
+	if (!second_asked(e) || second_v8_too_old(e))
 		return false;
 	/* A second profiler lists the code again at the start: not where that is over the pause
 	 * the user allows (the first session's interval then stays). */
@@ -241,8 +247,7 @@ void engine_second_open(struct engine *e, void (*then)(struct engine *e))
 {
 	char *cause = NULL;
 
-	if (e->sec->state == SEC_OFF && e->cfg.later_interval_us > e->cfg.interval_us &&
-	    e->eval_mode && !e->cfg.worker && e->cfg.cpu_every_s <= 0 && second_v8_too_old(e)) {
+	if (e->sec->state == SEC_OFF && second_asked(e) && second_v8_too_old(e)) {
 		char *msg = xasprintf("the sampling interval stays %ld us: on V8 %d a second profiler "
 			"for %ld us makes the start's pause seconds long.", e->cfg.interval_us,
 			e->pause_in.v8_major, e->cfg.later_interval_us);
