@@ -153,6 +153,7 @@ static void watch_report_window(struct app_thread *th, const struct window_stats
 	rw->mem = memseries_last(engine_memseries(e));
 	rw->growth = th->have_growth ? &th->growth : NULL;
 	rw->cpu_off = !engine_cpu_on(e);
+	rw->cpu_off_coverage = rw->cpu_off && engine_cpu_refused(e, NULL);
 	rw->next_burst_in_s = engine_next_burst_in_s(e);
 	rw->start_pause_est_s = engine_start_pause_s(e);
 	rw->gc_pause_est_s = engine_gc_pause_s(e);

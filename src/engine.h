@@ -173,6 +173,10 @@ int engine_start_cpu(struct engine *e, char **cause);
  * it, or took over the lease of an earlier ntop-js) may still be open, because no close
  * reached the target over a working connection. NULL: false. */
 bool engine_inspector_left_open(const struct engine *e);
+/* True, with the sentence in *cause (the caller frees it; cause may be NULL), where the CPU
+ * profiler must not run for this target: it collects precise coverage (NODE_V8_COVERAGE),
+ * which V8 ends when a session that enabled its profiler leaves. */
+bool engine_cpu_refused(const struct engine *e, char **cause);
 /* Windows carry profiles; the profiler is starting (after engine_start_cpu()). */
 bool engine_cpu_on(const struct engine *e);
 bool engine_cpu_starting(const struct engine *e);

@@ -22,7 +22,7 @@ static const char pause_probe_expr[] =
 	"(function ntopJsPauseCheck(v){var u=v.getHeapStatistics().used_heap_size,c=null;"
 	"if(u<" STR(PAUSE_CODE_STATS_MAX_HEAP_BYTES) ")c=v.getHeapCodeStatistics();"
 	"return {u:u,b:c?c.bytecode_and_metadata_size:null,k:c?c.code_and_metadata_size:null,"
-	"v:process.versions.v8}})(" V8_MODULE ")";
+	"v:process.versions.v8,c:!!(process.env&&process.env.NODE_V8_COVERAGE)}})(" V8_MODULE ")";
 
 static double member_number(struct json_span obj, const char *key)
 {
@@ -137,6 +137,14 @@ static void pause_decide(struct engine *e)
 			whom, words, ceil(gc_s * 10) / 10));
 		return;
 	}
+	if (!e->cfg.no_cpu && e->target_coverage) {
+		char *why = NULL;
+
+		engine_cpu_refused(e, &why);
+		e->h->on_notice(e->ud, why);
+		free(why);
+		e->cfg.no_cpu = true;
+	}
 	if (e->cfg.no_cpu) {
 		engine_running(e);
 		return;
@@ -163,7 +171,7 @@ static void pause_decide(struct engine *e)
 static void pause_on_probe(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
-	struct json_span res, val, v8;
+	struct json_span res, val, v8, cov;
 	char *text = NULL;
 
 	if (o == SESSION_CLOSED || e->state != ST_SETUP)
@@ -179,6 +187,8 @@ static void pause_on_probe(void *ud, enum session_outcome o, const struct protoc
 			e->pause_in.v8_major = jit_v8_major(text);
 			free(text);
 		}
+		e->target_coverage = json_object_get(val, "c", &cov) == 1 &&
+			json_span_type(cov) == JSON_T_TRUE;
 	} else if (o == SESSION_TIMEOUT) {
 		engine_reply_ok(e, o, m, "the heap reading");
 		return;

@@ -114,6 +114,11 @@ struct engine {
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
 	bool burst_ending;            /* the profile that ends the burst is on its way */
 	struct pause_inputs pause_in; /* the heap and code readings taken before the profiler */
+	/* The target collects precise coverage (NODE_V8_COVERAGE): a session that enables the
+	 * Profiler domain switches V8's coverage back to best effort when it disables it (or
+	 * closes), wiping the counts, and console.profile() reaches Node's coverage session too,
+	 * which prints every profile to the target's stderr. So no CPU profiler for it. */
+	bool target_coverage;
 	struct engine_door door;
 	struct engine_fix *fix;       /* the repair, while it runs: engine_fix.c's own */
 	struct engine_second *sec;    /* the coarse sampler's session: engine_second.c's own */

@@ -421,12 +421,24 @@ void engine_profiler_begin(struct engine *e)
 	engine_second_open(e, engine_profiler_begin_first);
 }
 
+bool engine_cpu_refused(const struct engine *e, char **cause)
+{
+	if (!e->target_coverage)
+		return false;
+	if (cause)
+		*cause = xstrdup("the CPU profiler stays off: the target collects precise coverage "
+			"(NODE_V8_COVERAGE), which V8 would end when ntop-js leaves.");
+	return true;
+}
+
 int engine_start_cpu(struct engine *e, char **cause)
 {
 	if (e->state != ST_RUNNING || !e->sess) {
 		*cause = xstrdup("no target is connected.");
 		return -1;
 	}
+	if (engine_cpu_refused(e, cause))
+		return -1;
 	if (e->cpu_on || e->cpu_starting) {
 		*cause = xstrdup("the CPU profiler is already running.");
 		return -1;

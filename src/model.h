@@ -113,6 +113,8 @@ struct model {
 	/* --no-cpu: windows carry no profile until the user starts the profiler (c). */
 	bool cpu_off;
 	bool cpu_starting;
+	/* ...and why c cannot start it for this target ("": it can) */
+	char cpu_refused[160];
 	/* The event loop's latest reading (eval mode), when have_evloop. */
 	bool have_evloop;
 	struct evloop_reading evloop;

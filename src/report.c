@@ -883,8 +883,9 @@ void report_text_window(struct strbuf *out, const struct report_target *t,
 		return;
 	}
 	if (rw->cpu_off) {
-		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (--no-cpu: memory only)\n",
-			isfinite(rw->window_ms) ? rw->window_ms : 0);
+		strbuf_printf(out, "\nWindow: %.0f ms, CPU not profiled (%s: memory only)\n",
+			isfinite(rw->window_ms) ? rw->window_ms : 0, rw->cpu_off_coverage ?
+			"the target collects precise coverage" : "--no-cpu");
 		report_text_contention(out, rw);
 		report_text_requests(out, rw);
 		report_text_evloop(out, rw, ft);

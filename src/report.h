@@ -47,6 +47,8 @@ struct report_window {
 	const struct engine_jit_info *jit;
 	/* The CPU profiler is not running (--no-cpu): the window has memory only. */
 	bool cpu_off;
+	/* ...because the target collects precise coverage (engine_cpu_refused) */
+	bool cpu_off_coverage;
 	/* The event loop's latest reading (NULL: none, as with --no-eval). */
 	const struct evloop_reading *evloop;
 	/* Blocked-loop events confirmed since the last window (engine.h), oldest first. */

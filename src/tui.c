@@ -116,10 +116,22 @@ static void tui_pull_blocks(struct tui *t)
 }
 
 /* Whether windows carry profiles (--no-cpu until c), read from the engine. */
+/* Why c cannot start the CPU profiler for this target, if it cannot. */
+static void tui_pull_cpu_refused(struct tui *t)
+{
+	char *why = NULL;
+
+	t->model.cpu_refused[0] = '\0';
+	if (engine_cpu_refused(t->engine, &why))
+		snprintf(t->model.cpu_refused, sizeof t->model.cpu_refused, "%s", why);
+	free(why);
+}
+
 static void tui_pull_cpu(struct tui *t)
 {
 	t->model.cpu_off = !engine_cpu_on(t->engine);
 	t->model.cpu_starting = engine_cpu_starting(t->engine);
+	tui_pull_cpu_refused(t);
 	t->model.next_burst_in_s = engine_next_burst_in_s(t->engine);
 	if (engine_evloop_last(t->engine)) {
 		t->model.have_evloop = true;

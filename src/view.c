@@ -459,6 +459,8 @@ static bool start_cpu_refused(struct view *v, const struct model *m)
 		snprintf(v->msg, sizeof(v->msg), "The CPU profiler is starting.");
 	else if (!m->cpu_off)
 		snprintf(v->msg, sizeof(v->msg), "The CPU profiler is already running.");
+	else if (m->cpu_refused[0])
+		snprintf(v->msg, sizeof(v->msg), "%s", m->cpu_refused);
 	else
 		return false;
 	return true;

@@ -437,6 +437,8 @@ static void draw_sampling_line(const struct view *v, const struct model *m, stru
 	} else if (m->cpu_off && isfinite(m->next_burst_in_s)) {
 		snprintf(buf, sizeof(buf), "between CPU bursts (--cpu-every): the next in %.0f s",
 			ceil(m->next_burst_in_s));
+	} else if (m->cpu_off && m->cpu_refused[0]) {
+		snprintf(buf, sizeof(buf), "CPU not profiled: the target collects precise coverage");
 	} else if (m->cpu_off) {
 		snprintf(buf, sizeof(buf), "CPU not profiled (--no-cpu): c starts the profiler");
 	} else if (m->windows == 0) {
@@ -842,6 +844,7 @@ static void table_draw(struct view *v, const struct model *m, struct grid *g, do
 		const char *why = m->cpu_starting && !v->n_all ? "Starting the CPU profiler..." :
 			m->cpu_off && !v->n_all && isfinite(m->next_burst_in_s) ? "Between CPU bursts "
 			"(--cpu-every): the profiler is off until the next one." :
+			m->cpu_off && !v->n_all && m->cpu_refused[0] ? m->cpu_refused :
 			m->cpu_off && !v->n_all ? "CPU profiling is off (--no-cpu): press c to start it. "
 			"The target pauses while V8 lists its code." :
 			v->n_all ? "No function passes the threshold, filter and hiding "

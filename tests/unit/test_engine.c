@@ -1358,6 +1358,38 @@ static void test_evloop_no_cpu(void)
 	free_fake(&f);
 }
 
+/* A target collecting precise coverage (NODE_V8_COVERAGE): the Profiler domain is never
+ * enabled (its disable would end the coverage), said once; the windows go on without profiles,
+ * and starting the profiler later (c, a burst) is refused with the same sentence. */
+static void test_coverage_target(void)
+{
+	struct engine_config cfg;
+	struct fake f;
+	char *cause = NULL;
+	bool profiler = false;
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	if (!start_and_open(&f)) {
+		free_fake(&f);
+		return;
+	}
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\",\"c\":true}}}");
+	is_int(f.notices, 1, "coverage: said once");
+	advance(&f, DELAY_S);
+	is_int(f.windows, 1, "coverage: the windows keep their cadence");
+	ok(engine_start_cpu(f.e, &cause) == -1 && cause && strstr(cause, "NODE_V8_COVERAGE"),
+		"coverage: starting the CPU profiler later is refused: %s", cause ? cause : "(none)");
+	free(cause);
+	advance(&f, DELAY_S);
+	for (int i = 0; i < f.n_sent; i++)
+		profiler |= !strncmp(f.sent[i].method, "Profiler.", 9) ||
+			(f.sent[i].expression && strstr(f.sent[i].expression, "profile("));
+	ok(!profiler, "coverage: nothing of the Profiler domain was sent, nor console.profile");
+	free_fake(&f);
+}
+
 /* Worker threads (engine_workers.c): NodeWorker.enable once the session runs; each worker
  * offered as a transport over the main session, its messages wrapped and unwrapped; what the
  * target sends that is not a worker, or not well formed, ignored; its exit and ntop-js's own
@@ -1650,6 +1682,7 @@ int main(void)
 	test_burst_invalid();
 	test_evloop();
 	test_evloop_no_cpu();
+	test_coverage_target();
 	test_workers();
 	test_door();
 	free(fib_profile);

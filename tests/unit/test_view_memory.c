@@ -1383,7 +1383,15 @@ static void test_no_cpu(struct fixture *fx)
 	view_draw(v, &fx->m, &g, NOW);
 	ok(screen_has(&g, "The CPU profiler is already running.") &&
 		!screen_has(&g, "Start the CPU profiler?"), "c with the profiler running only says so");
+	/* a target that collects precise coverage: c says why it cannot, and asks nothing */
 	fx->m.cpu_off = true;
+	snprintf(fx->m.cpu_refused, sizeof fx->m.cpu_refused, "the CPU profiler stays off: the "
+		"target collects precise coverage (NODE_V8_COVERAGE).");
+	is_int(view_key(v, &fx->m, 'c'), VA_REDRAW, "coverage: c");
+	view_draw(v, &fx->m, &g, NOW);
+	ok(screen_has(&g, "stays off: the target collects precise coverage") &&
+		!screen_has(&g, "Start the CPU profiler?"), "coverage: c says why, and asks nothing");
+	fx->m.cpu_refused[0] = '\0';
 	fx->m.connected = false;
 	view_key(v, &fx->m, 'c');
 	view_draw(v, &fx->m, &g, NOW);
