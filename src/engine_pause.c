@@ -146,6 +146,9 @@ static void pause_decide(struct engine *e)
 		e->cfg.no_cpu = true;
 	}
 	if (e->cfg.no_cpu) {
+		/* The profiler's enable asks for it otherwise: a target that ends while watched
+		 * then exits at once instead of waiting for ntop-js to leave. */
+		engine_notify_exit(e);
 		engine_running(e);
 		return;
 	}
@@ -160,6 +163,7 @@ static void pause_decide(struct engine *e)
 		}
 		/* The live view: memory only until the user says yes (c). */
 		e->cfg.no_cpu = true;
+		engine_notify_exit(e);
 		engine_running(e);
 		if (e->h->on_cpu_held)
 			e->h->on_cpu_held(e->ud, start_s);

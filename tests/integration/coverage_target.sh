@@ -22,6 +22,12 @@ check "the windows carry no profile, and memory" jsonl_check "$WORK/cov.jsonl" '
 "$NTOP_JS" --pid "$cov_PID" --no-config -b -n 1 -d 0.5 >"$WORK/cov.txt" 2>/dev/null
 check "batch text says why the CPU is not profiled" grep -q \
 	'^Window: [0-9]* ms, CPU not profiled (the target collects precise coverage: memory only)$' "$WORK/cov.txt"
+# still watched when it ends: it exits at once (not held until ntop-js leaves), with status 10
+start=$(date +%s)
+"$NTOP_JS" --pid "$cov_PID" --no-config -b --json -n 60 -d 1 >/dev/null 2>"$WORK/cov-end.err"
+rc=$?
+ok $([ $rc -eq 10 ]; echo $?) "watched to its end: status 10 (target exited), got $rc ($(tail -n 1 "$WORK/cov-end.err"))"
+check "it did not wait for ntop-js to leave (ended within 15 s of 60 windows)" test $(($(date +%s) - start)) -lt 15
 wait_for 15 grep -q '^calls' "$WORK/cov.out"
 wait_for 5 dead "$cov_PID"
 # branchy's block counts: the function's own range counts every call; its two branches split

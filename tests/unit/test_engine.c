@@ -1259,6 +1259,8 @@ static void test_burst_skipped(void)
 	ok(strstr(methods, "Profiler.") == NULL, "burst skipped: the Profiler domain was never "
 		"touched (%s)", methods);
 	ok(!engine_cpu_on(f.e) && !engine_cpu_starting(f.e), "burst skipped: the CPU stays off");
+	ok(strstr(methods, "NodeRuntime.notifyWhenWaitingForDisconnect") != NULL,
+		"held back: the target may still exit while watched");
 	free_fake(&f);
 }
 
@@ -1387,6 +1389,10 @@ static void test_coverage_target(void)
 		profiler |= !strncmp(f.sent[i].method, "Profiler.", 9) ||
 			(f.sent[i].expression && strstr(f.sent[i].expression, "profile("));
 	ok(!profiler, "coverage: nothing of the Profiler domain was sent, nor console.profile");
+	profiler = false;
+	for (int i = 0; i < f.n_sent; i++)
+		profiler |= !strcmp(f.sent[i].method, "NodeRuntime.notifyWhenWaitingForDisconnect");
+	ok(profiler, "coverage: the target may still exit while watched (notifyWhenWaitingForDisconnect)");
 	free_fake(&f);
 }
 
