@@ -144,6 +144,7 @@ static void pause_decide(struct engine *e)
 		e->h->on_notice(e->ud, why);
 		free(why);
 		e->cfg.no_cpu = true;
+		e->cpu_off_for_coverage = true;
 	}
 	if (e->cfg.no_cpu) {
 		/* The profiler's enable asks for it otherwise: a target that ends while watched
@@ -223,6 +224,13 @@ double engine_max_pause_s(const struct engine *e)
 void engine_pause_check(struct engine *e)
 {
 	e->pause_in = (struct pause_inputs){ NAN, NAN, NAN, 0 };
+	/* A re-attach (--follow) reads it again: the profiler the user asked for comes back for
+	 * a target that does not collect coverage. */
+	e->target_coverage = false;
+	if (e->cpu_off_for_coverage) {
+		e->cpu_off_for_coverage = false;
+		e->cfg.no_cpu = false;
+	}
 	if (e->eval_mode)
 		engine_evaluate(e, pause_probe_expr, pause_on_probe);
 	else

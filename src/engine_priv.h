@@ -119,6 +119,7 @@ struct engine {
 	 * closes), wiping the counts, and console.profile() reaches Node's coverage session too,
 	 * which prints every profile to the target's stderr. So no CPU profiler for it. */
 	bool target_coverage;
+	bool cpu_off_for_coverage;    /* cfg.no_cpu was set for it (a re-attach undoes it) */
 	struct engine_door door;
 	struct engine_fix *fix;       /* the repair, while it runs: engine_fix.c's own */
 	struct engine_second *sec;    /* the coarse sampler's session: engine_second.c's own */

@@ -115,7 +115,6 @@ static void tui_pull_blocks(struct tui *t)
 	}
 }
 
-/* Whether windows carry profiles (--no-cpu until c), read from the engine. */
 /* Why c cannot start the CPU profiler for this target, if it cannot. */
 static void tui_pull_cpu_refused(struct tui *t)
 {
@@ -127,6 +126,7 @@ static void tui_pull_cpu_refused(struct tui *t)
 	free(why);
 }
 
+/* Whether windows carry profiles (--no-cpu until c), read from the engine. */
 static void tui_pull_cpu(struct tui *t)
 {
 	t->model.cpu_off = !engine_cpu_on(t->engine);

@@ -1396,6 +1396,42 @@ static void test_coverage_target(void)
 	free_fake(&f);
 }
 
+/* --follow from a target that collects coverage to one that does not: the profiler the user
+ * asked for runs again. */
+static void test_coverage_follow(void)
+{
+	struct engine_config cfg;
+	struct attach_result again;
+	struct fake f;
+	char *cause = NULL;
+
+	base_config(&cfg);
+	make_engine(&f, &cfg);
+	if (!start_and_open(&f)) {
+		free_fake(&f);
+		return;
+	}
+	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
+		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\",\"c\":true}}}");
+	ok(!engine_cpu_on(f.e), "coverage, then follow: no profiler for the first target");
+	deliver(&f, "{\"method\":\"NodeRuntime.waitingForDisconnect\",\"params\":{}}");
+	advance(&f, 0);
+	is_int(f.finished, 1, "coverage, then follow: the first target exits");
+	memset(&again, 0, sizeof again);
+	snprintf(again.host, sizeof again.host, "127.0.0.1");
+	snprintf(again.host_header, sizeof again.host_header, "127.0.0.1:9230");
+	again.port = 9230;
+	snprintf(again.ws_path, sizeof again.ws_path, "/fake2");
+	ok(engine_restart(f.e, &again, &cause) == 0, "coverage, then follow: engine_restart");
+	free(cause);
+	run_setup(&f, true);
+	one_window(&f, 0);
+	ok(engine_cpu_on(f.e) && !engine_cpu_refused(f.e, NULL),
+		"coverage, then follow: the next target, without coverage, is profiled");
+	is_int(engine_windows_done(f.e), 1, "coverage, then follow: its window has a profile");
+	free_fake(&f);
+}
+
 /* Worker threads (engine_workers.c): NodeWorker.enable once the session runs; each worker
  * offered as a transport over the main session, its messages wrapped and unwrapped; what the
  * target sends that is not a worker, or not well formed, ignored; its exit and ntop-js's own
@@ -1689,6 +1725,7 @@ int main(void)
 	test_evloop();
 	test_evloop_no_cpu();
 	test_coverage_target();
+	test_coverage_follow();
 	test_workers();
 	test_door();
 	free(fib_profile);
