@@ -416,6 +416,15 @@ static void methods_since(const struct fake *f, int from, char *out, size_t outs
 		n += (size_t)snprintf(out + n, outsz - n, "%s%s", n ? " " : "", f->sent[i].method);
 }
 
+/* Whether a request of this method was sent at all. */
+static bool was_sent(const struct fake *f, const char *method)
+{
+	for (int i = 0; i < f->n_sent; i++)
+		if (!strcmp(f->sent[i].method, method))
+			return true;
+	return false;
+}
+
 /* The last request's expression, or "". */
 static const char *last_expression(const struct fake *f)
 {
@@ -677,6 +686,9 @@ static void test_rotation(void)
 #define PAUSE_READING "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,\"b\":1048576," \
 	"\"k\":2097152,\"v\":\"11.3.244.8-node.19\"}}}"
 #define UNDEFINED "{\"result\":{\"type\":\"undefined\"}}"
+/* The pause reading of a target run with NODE_V8_COVERAGE. */
+#define COVERAGE_READING "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216," \
+	"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\",\"c\":true}}}"
 
 /* --later-interval: a second connection whose profiler starts at the later interval before
  * the first session's; the windows are the first session's until later_after_s, then the
@@ -1020,6 +1032,16 @@ static void one_window(struct fake *f, unsigned k)
 	reply(f, id, "{\"result\":{\"type\":\"undefined\"}}");
 }
 
+/* --follow's new process of the same program, as attach would find it. */
+static void next_target(struct attach_result *again)
+{
+	memset(again, 0, sizeof *again);
+	snprintf(again->host, sizeof again->host, "127.0.0.1");
+	snprintf(again->host_header, sizeof again->host_header, "127.0.0.1:9230");
+	again->port = 9230;
+	snprintf(again->ws_path, sizeof again->ws_path, "/fake2");
+}
+
 static void test_leave_and_follow(void)
 {
 	struct engine_config cfg;
@@ -1047,11 +1069,7 @@ static void test_leave_and_follow(void)
 	is_int(f.windows, 1, "leave: no window after the end");
 
 	/* --follow: a new process of the same program. */
-	memset(&again, 0, sizeof again);
-	snprintf(again.host, sizeof again.host, "127.0.0.1");
-	snprintf(again.host_header, sizeof again.host_header, "127.0.0.1:9230");
-	again.port = 9230;
-	snprintf(again.ws_path, sizeof again.ws_path, "/fake2");
+	next_target(&again);
 	ok(engine_restart(f.e, &again, &cause) == 0, "follow: engine_restart");
 	free(cause);
 	is_int(f.frees, 1, "follow: the old connection is freed");
@@ -1376,8 +1394,7 @@ static void test_coverage_target(void)
 		free_fake(&f);
 		return;
 	}
-	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
-		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\",\"c\":true}}}");
+	answer(&f, "Runtime.evaluate", COVERAGE_READING);
 	is_int(f.notices, 1, "coverage: said once");
 	advance(&f, DELAY_S);
 	is_int(f.windows, 1, "coverage: the windows keep their cadence");
@@ -1389,10 +1406,8 @@ static void test_coverage_target(void)
 		profiler |= !strncmp(f.sent[i].method, "Profiler.", 9) ||
 			(f.sent[i].expression && strstr(f.sent[i].expression, "profile("));
 	ok(!profiler, "coverage: nothing of the Profiler domain was sent, nor console.profile");
-	profiler = false;
-	for (int i = 0; i < f.n_sent; i++)
-		profiler |= !strcmp(f.sent[i].method, "NodeRuntime.notifyWhenWaitingForDisconnect");
-	ok(profiler, "coverage: the target may still exit while watched (notifyWhenWaitingForDisconnect)");
+	ok(was_sent(&f, "NodeRuntime.notifyWhenWaitingForDisconnect"),
+		"coverage: the target may still exit while watched (notifyWhenWaitingForDisconnect)");
 	free_fake(&f);
 }
 
@@ -1411,17 +1426,12 @@ static void test_coverage_follow(void)
 		free_fake(&f);
 		return;
 	}
-	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":3672216,"
-		"\"b\":1048576,\"k\":2097152,\"v\":\"11.3.244.8-node.19\",\"c\":true}}}");
+	answer(&f, "Runtime.evaluate", COVERAGE_READING);
 	ok(!engine_cpu_on(f.e), "coverage, then follow: no profiler for the first target");
 	deliver(&f, "{\"method\":\"NodeRuntime.waitingForDisconnect\",\"params\":{}}");
 	advance(&f, 0);
 	is_int(f.finished, 1, "coverage, then follow: the first target exits");
-	memset(&again, 0, sizeof again);
-	snprintf(again.host, sizeof again.host, "127.0.0.1");
-	snprintf(again.host_header, sizeof again.host_header, "127.0.0.1:9230");
-	again.port = 9230;
-	snprintf(again.ws_path, sizeof again.ws_path, "/fake2");
+	next_target(&again);
 	ok(engine_restart(f.e, &again, &cause) == 0, "coverage, then follow: engine_restart");
 	free(cause);
 	run_setup(&f, true);
