@@ -100,7 +100,13 @@ for r in $runs; do
 		const t = fs.existsSync(process.argv[2]) ? fs.readFileSync(process.argv[2], "utf8").split("\n").filter(Boolean).map(Number) : [];
 		const end = l.time * 1000, from = end - l.growth.window_s * 1000;
 		console.log(t.filter((x) => x >= from && x <= end).length);' "$WORK/l-$name.jsonl" "$WORK/gc-l_$name.log" 2>&1)
-	diag "$name: the leak did $majors major collections in the last verdict's span"
+	diag "$name: the leak did $majors major collections in the last verdict's span, at $("$NODE" -e '
+		const fs = require("fs");
+		const l = fs.readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse).pop();
+		const t = fs.existsSync(process.argv[2]) ? fs.readFileSync(process.argv[2], "utf8").split("\n").filter(Boolean).map(Number) : [];
+		const end = l.time * 1000, from = end - l.growth.window_s * 1000;
+		console.log(t.filter((x) => x >= from && x <= end).map((x) => ((x - from) / 1000).toFixed(1)).join(" ") + " s of " + l.growth.window_s);' \
+		"$WORK/l-$name.jsonl" "$WORK/gc-l_$name.log" 2>&1)"
 	# --replay fits the log's post_gc records: they must hold what the live rule fitted
 	check "$name: the log holds the collections the last verdict counted (post_gc)" "$NODE" -e '
 		const fs = require("fs"), rd = (p) => fs.readFileSync(p, "utf8").trim().split("\n").map(JSON.parse);
