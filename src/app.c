@@ -625,6 +625,7 @@ static int app_run(struct app *a)
 	ao.port = a->opt.port;
 	ao.allow_remote = a->opt.allow_remote;
 	ao.timeout_s = a->opt.timeout_s;
+	ao.no_eval = a->opt.no_eval;
 	/* A signal that ends ntop-js while it opens an inspector waits until the inspector is
 	 * there to be closed again; the loop takes it over (app_session). */
 	sigemptyset(&stop_sigs);

@@ -116,6 +116,7 @@ static void app_on_follow_timer(void *ud)
 	}
 	/* Short waits: the event loop (and the keyboard) waits while attach runs. */
 	ao.timeout_s = 2.0;
+	ao.no_eval = a->opt.no_eval;
 	rc = attach_target(&ao, &r, &cause);
 	if (rc != EXIT_OK) {
 		free(cause);

@@ -44,6 +44,7 @@ struct attach_endpoint {
 
 static int attach_fail(char **cause, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static void attach_settle(const struct attach_result *r, pid_t pid, double timeout_s);
 static void attach_close_late(const struct attach_result *r, int pidfd,
 	const struct procfs_status *st, const struct procfs_inspect_addr *want,
 	const struct procfs_inodes *before, double timeout_s, char **cause);
@@ -739,6 +740,8 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	r->opened_by_us = true;
 	attach_result_set_endpoint(r, &ep);
 	code = attach_fetch_list(&ep, timeout_s, r, cause);
+	if (code == EXIT_OK && !o->no_eval)
+		attach_settle(r, pid, timeout_s);
 out:
 	if (pidfd >= 0)
 		close(pidfd);
@@ -874,6 +877,69 @@ static int inspector_eval_closing(const struct attach_result *r, const char *bod
 	strbuf_free(&expr);
 	strbuf_free(&msg);
 	return code < 0 ? -1 : 0;
+}
+
+/* Node dispatches an inspector message by interrupting the JavaScript that runs, so code
+ * ntop-js evaluates in a process that is still starting runs inside Node's own bootstrap, or
+ * inside a built-in module's first load: loading the inspector module from there found a module
+ * half loaded ("TypeError: Cannot redefine property: Symbol(kCreateEvent)" in Node 20, launched
+ * on a loaded machine), which failed the session and could leave that module broken for the
+ * program. The first evaluation in a young process therefore only looks at its own stack: with
+ * a frame of node:internal/bootstrap/ (the module loader, the bootstrap; Node 18's
+ * pre_execution) or node:internal/process/pre_execution (--require preloads run there) below
+ * it, it returns false and is sent again later; else it loads the inspector module while it
+ * knows nothing is half loaded, and returns true. A stack it cannot read counts as settled. */
+#define SETTLE_YOUNG_S 60.0   /* a process older than this finished starting long ago */
+#define SETTLE_MAX_S 5.0      /* then the evaluations go ahead as they did before */
+#define SETTLE_EXPR \
+	"(function ntopJsSettle(){var E=Error,h=Object.prototype.hasOwnProperty.call(E," \
+	"'prepareStackTrace'),p=E.prepareStackTrace,l=E.stackTraceLimit,o={},f;" \
+	"try{E.stackTraceLimit=200;E.prepareStackTrace=function(e,c){return c.map(function(x){" \
+	"return String(x.getFileName())})};E.captureStackTrace(o);f=o.stack}finally{" \
+	"E.stackTraceLimit=l;if(h)E.prepareStackTrace=p;else delete E.prepareStackTrace}" \
+	"if(Array.isArray(f))for(var i=0;i<f.length;i++)" \
+	"if(f[i].indexOf('node:internal/bootstrap/')===0||" \
+	"f[i].indexOf('node:internal/process/pre_execution')===0)return false;" \
+	INSPECTOR_MODULE ";return true})()"
+
+/* True when the reply to SETTLE_EXPR is the boolean true. */
+static bool attach_settle_reply(const char *reply)
+{
+	cJSON *root = cJSON_Parse(reply);
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "result");
+	const cJSON *inner = cJSON_GetObjectItemCaseSensitive(res, "result");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(inner, "value");
+	bool yes = cJSON_IsTrue(v);
+
+	cJSON_Delete(root);
+	return yes;
+}
+
+static void attach_settle(const struct attach_result *r, pid_t pid, double timeout_s)
+{
+	static const char msg[] = "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":"
+		"{\"expression\":\"" SETTLE_EXPR "\",\"silent\":true}}";
+	double age_s, until_s = util_now_mono_s() + attach_min(timeout_s, SETTLE_MAX_S);
+	double wait_s = ATTACH_POLL_S;
+
+	if (procfs_age_s(pid, &age_s) < 0 || age_s > SETTLE_YOUNG_S)
+		return;
+	for (;;) {
+		char *reply = NULL, *why = NULL;
+		bool settled;
+
+		if (http_ws_command(&r->netns, r->host, r->port, r->host_header, r->ws_path, msg,
+			until_s - util_now_mono_s(), &reply, &why) < 0) {
+			free(why);
+			return; /* the evaluations that follow meet the same trouble and say so */
+		}
+		settled = !reply || attach_settle_reply(reply);
+		free(reply);
+		if (settled || util_now_mono_s() + wait_s >= until_s)
+			return;
+		attach_sleep_s(wait_s);
+		wait_s = attach_min(wait_s * 2, 0.32);
+	}
 }
 
 int attach_close_inspector(const struct attach_opts *o, const struct attach_result *r,

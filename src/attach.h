@@ -31,6 +31,7 @@ struct attach_opts {
 	bool allow_remote;
 	double timeout_s;    /* bound on every wait (listener to appear, HTTP replies) */
 	bool no_signal;      /* by PID: use an inspector that is open, never send SIGUSR1 */
+	bool no_eval;        /* --no-eval: nothing is evaluated, not even to see it started */
 };
 
 struct attach_result {

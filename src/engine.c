@@ -115,6 +115,34 @@ static char *engine_error_text(const struct protocol_msg *m)
 	return xstrdup("an error without a message");
 }
 
+/* The first line of what an evaluation threw (exceptionDetails.exception.description, or
+ * its text), sanitized: "TypeError: x is not a function". Only called on a reply that has an
+ * exception, which holds no profile, so the scan is short. */
+static char *engine_exception_text(const struct protocol_msg *m)
+{
+	struct json_span det, exc, v;
+	char *text = NULL, safe[200];
+	size_t len = 0;
+
+	/* the thrown value's description, in the details or as the result; else their text */
+	if (json_object_get(m->result, "exceptionDetails", &det) != 1)
+		return xstrdup("an exception without details");
+	if (!(json_object_get(det, "exception", &exc) == 1 &&
+	      json_object_get(exc, "description", &v) == 1 && json_string_decode(v, &text, &len) == 0) &&
+	    !(json_object_get(m->result, "result", &exc) == 1 &&
+	      json_object_get(exc, "description", &v) == 1 && json_string_decode(v, &text, &len) == 0) &&
+	    !(json_object_get(det, "text", &v) == 1 && json_string_decode(v, &text, &len) == 0))
+		return xstrdup("an exception without details");
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n') {
+			len = i;
+			break;
+		}
+	util_sanitize(text, len, safe, sizeof safe);
+	free(text);
+	return xstrdup(safe);
+}
+
 /* What the inbox found in m (inbox.h): the session hands on only the message being
  * dispatched, so m is e->cur's; anything else has no members worth finding. */
 const struct inbox_msg *engine_msg(const struct engine *e, const struct protocol_msg *m)
@@ -160,7 +188,10 @@ bool engine_reply_ok(struct engine *e, enum session_outcome o, const struct prot
 	}
 	/* (The inbox listed the reply's members: a 30 MB result is not scanned again.) */
 	if (engine_msg(e, m)->has_exception) {
-		engine_fail(e, EXIT_PROTOCOL, xasprintf("%s threw an exception in the target.", what));
+		char *text = engine_exception_text(m);
+		engine_fail(e, EXIT_PROTOCOL, xasprintf("%s threw an exception in the target: %s.",
+			what, text));
+		free(text);
 		return false;
 	}
 	return true;

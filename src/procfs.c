@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* /proc/net/tcp lists listeners before connections, so a busy server's file can be cut
@@ -728,6 +729,19 @@ int procfs_start_time(pid_t pid, unsigned long long *ticks)
 	}
 	free(buf);
 	return rc;
+}
+
+int procfs_age_s(pid_t pid, double *age_s)
+{
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec now;
+
+	if (hz <= 0 || procfs_start_time(pid, &ticks) < 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now) < 0)
+		return -1;
+	*age_s = (double)now.tv_sec + now.tv_nsec / 1e9 - (double)ticks / (double)hz;
+	return 0;
 }
 
 int procfs_cpu_seconds(pid_t pid, double *seconds)

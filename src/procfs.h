@@ -142,6 +142,8 @@ int procfs_status_rss(const char *text, size_t len, double *rss_bytes);
 int procfs_rss_read(pid_t pid, double *rss_bytes);
 /* The process's start time (field 22 of /proc/PID/stat, clock ticks since boot). 0 or -1. */
 int procfs_start_time(pid_t pid, unsigned long long *ticks);
+/* Seconds since the process started (CLOCK_BOOTTIME, the clock its start time counts on). */
+int procfs_age_s(pid_t pid, double *age_s);
 /* The process's user and system CPU time in seconds (fields 14 and 15 of /proc/PID/stat).
  * 0 or -1. */
 int procfs_cpu_seconds(pid_t pid, double *seconds);

@@ -108,11 +108,28 @@ NODE_OPTIONS=--stack-trace-limit=7 "$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" -
 	setInterval(() => {}, 50);' "$marker-env" >"$WORK/env.jsonl" 2>"$WORK/env.err"
 rc=$?
 ok $rc "a program reading its environment runs (status $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$WORK/env.err")"
 envlog=$(log_of "$WORK/env.err")
 check "NODE_OPTIONS is the user's, with no inspector option added" \
 	grep -qx 'opts --stack-trace-limit=7' "$envlog"
 check "the program leads a process group of its own" grep -qx 'group own' "$envlog"
 check "its stdin is /dev/null" grep -qx 'stdin /dev/null' "$envlog"
+
+# A program still starting: code ntop-js evaluates runs inside Node's startup, where loading a
+# built-in module can find another half loaded (CI, Node 20 on a loaded machine: "Cannot
+# redefine property: Symbol(kCreateEvent)", status 11). The first evaluation waits until no
+# startup frame is on the stack: nothing is loaded while a --require preload runs.
+"$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" --inspect-port=0 -r "$TARGETS/slow-preload.js" \
+	"$TARGETS/hot.js" "$marker-pre" >"$WORK/pre.jsonl" 2>"$WORK/pre.err"
+rc=$?
+ok $rc "a program whose --require preload runs 1.5 s is profiled (status $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$WORK/pre.err")"
+prelog=$(log_of "$WORK/pre.err")
+check "nothing ntop-js evaluates loaded a module while the preload ran" \
+	grep -qx 'preload done; inspector loaded during it: false' "$prelog"
+[ -f "$prelog" ] && diag "preload: $(grep -c 'Debugger attached' "$prelog") connections, $(grep 'preload done' "$prelog")"
+check "the window profiled the program, after its preload" jsonl_check "$WORK/pre.jsonl" \
+	"l => l.length === 1 && l[0].top.some(f => f.function === 'hotMain') || l.map(w => w.top.map(f => f.function).slice(0, 3))"
 
 # A command that does not exist: one sentence, non-zero status, nothing on stdout.
 "$NTOP_JS" -b --json -n 1 -- "ntop-js-no-such-command-$$" >"$WORK/nx.out" 2>"$WORK/nx.err"

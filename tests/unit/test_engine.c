@@ -1018,8 +1018,19 @@ static void test_exception(void)
 		"\"columnNumber\":30,\"scriptId\":\"110\"}}");
 	advance(&f, 0);
 	is_int(f.status, EXIT_PROTOCOL, "exception: EXIT_PROTOCOL");
-	is_str(f.why, "the window rotation (console.profile) threw an exception in the target.",
-		"exception: the sentence");
+	is_str(f.why, "the window rotation (console.profile) threw an exception in the target: "
+		"TypeError: c.profile is not a function.", "exception: the sentence names what it threw");
+	free_fake(&f);
+
+	/* the details' exception first, its first line only, its control bytes made safe */
+	make_engine(&f, &cfg);
+	start_and_setup(&f, true);
+	reply(&f, rotate(&f), "{\"result\":{\"type\":\"object\"},\"exceptionDetails\":{"
+		"\"text\":\"Uncaught\",\"exception\":{\"type\":\"object\",\"description\":"
+		"\"TypeError: Cannot redefine property: \\u001b[31mx\\n    at Object.<anonymous>\"}}}");
+	advance(&f, 0);
+	is_str(f.why, "the window rotation (console.profile) threw an exception in the target: "
+		"TypeError: Cannot redefine property: ?[31mx.", "exception: one line, made safe");
 	free_fake(&f);
 }
 
