@@ -19,6 +19,16 @@ marker=ntop-js-launch-test-$$
 log_of() { grep -o '/[^ ]*\.log' "$1" | head -n 1; }
 # The PID the program printed in its log ("ready PID").
 ready_pid_of() { sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1; }
+# Runs ntop-js -b --json -n 1 -d 0.2 -- COMMAND... into $WORK/NAME.jsonl and NAME.err and
+# checks its status, showing its stderr when it fails: run_launched NAME WHAT COMMAND...
+run_launched() {
+	local name=$1 what=$2
+	shift 2
+	"$NTOP_JS" -b --json -n 1 -d 0.2 -- "$@" >"$WORK/$name.jsonl" 2>"$WORK/$name.err"
+	rc=$?
+	ok $rc "$what (status $rc)"
+	[ $rc -eq 0 ] || diag "$(cat "$WORK/$name.err")"
+}
 # The TCP ports PID listens on with sockets of its own (from /proc, IPv4 and IPv6).
 listen_ports() {
 	local inodes hex
@@ -98,17 +108,15 @@ check "sh and node are both gone afterwards" \
 
 # What the program inherits: the user's NODE_OPTIONS as they are, a process group of its own
 # (so a Ctrl-C at the terminal reaches only ntop-js), stdin from /dev/null.
-NODE_OPTIONS=--stack-trace-limit=7 "$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" --inspect-port=0 -e '
+NODE_OPTIONS=--stack-trace-limit=7 run_launched env "a program reading its environment runs" \
+	"$NODE" --inspect-port=0 -e '
 	const fs = require("fs");
 	const stat = fs.readFileSync("/proc/self/stat", "utf8");
 	const pgrp = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2];
 	console.log("opts " + process.env.NODE_OPTIONS);
 	console.log("group " + (Number(pgrp) === process.pid ? "own" : "shared"));
 	console.log("stdin " + fs.readlinkSync("/proc/self/fd/0"));
-	setInterval(() => {}, 50);' "$marker-env" >"$WORK/env.jsonl" 2>"$WORK/env.err"
-rc=$?
-ok $rc "a program reading its environment runs (status $rc)"
-[ $rc -eq 0 ] || diag "$(cat "$WORK/env.err")"
+	setInterval(() => {}, 50);' "$marker-env"
 envlog=$(log_of "$WORK/env.err")
 check "NODE_OPTIONS is the user's, with no inspector option added" \
 	grep -qx 'opts --stack-trace-limit=7' "$envlog"
@@ -119,11 +127,8 @@ check "its stdin is /dev/null" grep -qx 'stdin /dev/null' "$envlog"
 # built-in module can find another half loaded (CI, Node 20 on a loaded machine: "Cannot
 # redefine property: Symbol(kCreateEvent)", status 11). The first evaluation waits until no
 # startup frame is on the stack: nothing is loaded while a --require preload runs.
-"$NTOP_JS" -b --json -n 1 -d 0.2 -- "$NODE" --inspect-port=0 -r "$TARGETS/slow-preload.js" \
-	"$TARGETS/hot.js" "$marker-pre" >"$WORK/pre.jsonl" 2>"$WORK/pre.err"
-rc=$?
-ok $rc "a program whose --require preload runs 1.5 s is profiled (status $rc)"
-[ $rc -eq 0 ] || diag "$(cat "$WORK/pre.err")"
+run_launched pre "a program whose --require preload runs 1.5 s is profiled" \
+	"$NODE" --inspect-port=0 -r "$TARGETS/slow-preload.js" "$TARGETS/hot.js" "$marker-pre"
 prelog=$(log_of "$WORK/pre.err")
 check "nothing ntop-js evaluates loaded a module while the preload ran" \
 	grep -qx 'preload done; inspector loaded during it: false' "$prelog"
