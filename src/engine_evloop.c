@@ -43,6 +43,10 @@ struct engine_evl {
  * a second on the 2-core VM of doc/benchmarks.md, a light target's whole memory watching 3.5 %
  * (section 13), far over what memory-only runs may cost; at 1 s, a hundredth of that. */
 #define EVLOOP_FINE_MS 10
+/* How many 1 ms timers a reading waits, at most, for the histogram's next tick (below). */
+#define EVLOOP_TICK_WAITS 50
+#define EVLOOP_STR(x) #x
+#define EVLOOP_TEXT(x) EVLOOP_STR(x)
 #define EVLOOP_COARSE_MIN_MS 100
 #define EVLOOP_COARSE_MAX_MS 1000
 /* The watchdog: a minute, or three windows and twice the timeout if longer. */
@@ -61,7 +65,14 @@ struct engine_evl {
  * which dates the blocked-loop events it confirms (blockscan.h). A new timer period (the CPU
  * profiler started or stopped) takes effect when a reading is taken, so that each reading
  * comes whole from one histogram: swapped in the evaluation, the data since the last reading
- * was lost with the old one, and with it the blocks at the end of a --cpu-every burst. */
+ * was lost with the old one, and with it the blocks at the end of a --cpu-every burst.
+ * At the fine period the reading also waits (1 ms timers, 50 at most) until the histogram's
+ * timer has ticked once more: Node's reset() forgets when it last ticked, so a tick after a
+ * reset records no delay, and a reading that ran between a block and that tick (its timer due
+ * first, as when it was set during the block) lost the block's delay whole. Measured with
+ * bench/eld-reset.js on Node 18 to 26, a 300 ms block in a timer callback: lost in 16 of 25
+ * trials with the reading's timer set during the block and in 25 of 25 with it due right
+ * after the block; with the wait, in none of 75 (doc/benchmarks.md section 26). */
 static const char evloop_head[] =
 	"(function ntopJsLoop(R){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" EVLOOP_KEY ",all=globalThis[K],id='";
@@ -73,7 +84,10 @@ static const char evloop_mid[] =
 	"o.want=R;"
 	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
 	JS_LATER_HEAD "if(all[id]!==o)return;clearTimeout(o.t);"
-	"if(!fresh&&!o.i){o.i=setTimeout(function(){o.i=null;if(all[id]!==o)return;var now=P.now(),"
+	"if(!fresh&&!o.i){var c0=-1,n=0,take=function(){o.i=null;if(all[id]!==o)return;"
+	"if(o.res<=" EVLOOP_TEXT(EVLOOP_FINE_MS) "&&typeof o.h.count==='number'&&n++<" EVLOOP_TEXT(EVLOOP_TICK_WAITS)
+	"&&(c0<0||o.h.count===c0)){if(c0<0)c0=o.h.count;o.i=setTimeout(take,1);"
+	"if(o.i.unref)o.i.unref();return}var now=P.now(),"
 	"e=P.eventLoopUtilization(o.e),h=o.h,hr=process.hrtime();o.r={u:e.utilization,s:now-o.w,"
 	"n:h.count,p50:h.percentile(50),p99:h.percentile(99),max:h.max,t:hr[0]*1e6+hr[1]/1e3,"
 	"res:o.res};"
@@ -81,7 +95,7 @@ static const char evloop_mid[] =
 	"o.h.enable();o.res=o.want;}"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
-	"k[x]=(k[x]||0)+1});o.k=k}},0);if(o.i.unref)o.i.unref();}"
+	"k[x]=(k[x]||0)+1});o.k=k}};o.i=setTimeout(take,0);if(o.i.unref)o.i.unref();}"
 	"o.t=setTimeout(function(){if(all[id]!==o)return;o.h.disable();delete all[id];"
 	"if(globalThis[K]===all&&!Object.keys(all).length)delete globalThis[K];},";
 static const char evloop_tail[] =
