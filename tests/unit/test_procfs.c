@@ -407,6 +407,15 @@ static void test_live(void)
 	ok(!procfs_looks_like_node(getpid(), &st), "this test is not node");
 	ok(procfs_status_read(0x7ffffff0, &st, &err) < 0 && err == ENOENT, "no such PID: ENOENT");
 	ok(st.ns_levels >= 1 && st.ns_tgid == getpid(), "own NStgid ends in our own PID");
+	{
+		double self_s = -1, init_s = -1;
+
+		ok(procfs_age_s(getpid(), &self_s) == 0 && self_s >= 0 && self_s < 3600,
+			"our own age: started moments ago (%.2f s)", self_s);
+		ok(procfs_age_s(1, &init_s) < 0 || init_s >= self_s - 0.02,
+			"PID 1 is not younger than us (%.2f s)", init_s);
+		ok(procfs_age_s(0x7ffffff0, &self_s) < 0, "no such PID: no age");
+	}
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
