@@ -902,23 +902,24 @@ static int inspector_eval_closing(const struct attach_result *r, const char *bod
 	"f[i].indexOf('node:internal/process/pre_execution')===0)return false;" \
 	INSPECTOR_MODULE ";return true})()"
 
-/* True when the reply to SETTLE_EXPR is the boolean true. */
+/* False only when the reply to SETTLE_EXPR is the boolean false (startup under it): an error or
+ * an exception is not for waiting out, and the evaluations that follow say what it was. */
 static bool attach_settle_reply(const char *reply)
 {
 	cJSON *root = cJSON_Parse(reply);
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "result");
 	const cJSON *inner = cJSON_GetObjectItemCaseSensitive(res, "result");
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(inner, "value");
-	bool yes = cJSON_IsTrue(v);
+	bool settled = !cJSON_IsFalse(v);
 
 	cJSON_Delete(root);
-	return yes;
+	return settled;
 }
 
 static void attach_settle(const struct attach_result *r, pid_t pid, double timeout_s)
 {
 	static const char msg[] = "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":"
-		"{\"expression\":\"" SETTLE_EXPR "\",\"silent\":true}}";
+		"{\"expression\":\"" SETTLE_EXPR "\",\"silent\":true,\"includeCommandLineAPI\":true}}";
 	double age_s, until_s = util_now_mono_s() + attach_min(timeout_s, SETTLE_MAX_S);
 	double wait_s = ATTACH_POLL_S;
 

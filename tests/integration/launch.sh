@@ -127,14 +127,19 @@ check "its stdin is /dev/null" grep -qx 'stdin /dev/null' "$envlog"
 # built-in module can find another half loaded (CI, Node 20 on a loaded machine: "Cannot
 # redefine property: Symbol(kCreateEvent)", status 11). The first evaluation waits until no
 # startup frame is on the stack: nothing is loaded while a --require preload runs.
-run_launched pre "a program whose --require preload runs 1.5 s is profiled" \
-	"$NODE" --inspect-port=0 -r "$TARGETS/slow-preload.js" "$TARGETS/hot.js" "$marker-pre"
-prelog=$(log_of "$WORK/pre.err")
-check "nothing ntop-js evaluates loaded a module while the preload ran" \
-	grep -qx 'preload done; inspector loaded during it: false' "$prelog"
-[ -f "$prelog" ] && diag "preload: $(grep -c 'Debugger attached' "$prelog") connections, $(grep 'preload done' "$prelog")"
-check "the window profiled the program, after its preload" jsonl_check "$WORK/pre.jsonl" \
-	"l => l.length === 1 && l[0].top.some(f => f.function === 'hotMain') || l.map(w => w.top.map(f => f.function).slice(0, 3))"
+# On every Node version of the matrix: the startup's frames are named differently in each.
+for v in ${NTOP_NODE_VERSIONS:-$NODE_MATRIX}; do
+	matrix_node "$v" || continue
+	t="node $("$nb" --version):"
+	run_launched "pre$v" "$t a program whose --require preload runs 1.5 s is profiled" \
+		"$nb" --inspect-port=0 -r "$TARGETS/slow-preload.js" "$TARGETS/hot.js" "$marker-pre"
+	prelog=$(log_of "$WORK/pre$v.err")
+	check "$t nothing ntop-js evaluates loaded a module while the preload ran" \
+		grep -qx 'preload done; inspector loaded during it: false' "$prelog"
+	[ -f "$prelog" ] && diag "$t $(grep -c 'Debugger attached' "$prelog") connections, $(grep 'preload done' "$prelog")"
+	check "$t the window profiled the program, after its preload" jsonl_check "$WORK/pre$v.jsonl" \
+		"l => l.length === 1 && l[0].top.some(f => f.function === 'hotMain') || l.map(w => w.top.map(f => f.function).slice(0, 3))"
+done
 
 # A command that does not exist: one sentence, non-zero status, nothing on stdout.
 "$NTOP_JS" -b --json -n 1 -- "ntop-js-no-such-command-$$" >"$WORK/nx.out" 2>"$WORK/nx.err"
