@@ -1,6 +1,7 @@
 /* attach.c: see attach.h. */
 #include "config.h"
 #include "attach.h"
+#include "inspector_ws.h"
 
 #include "exitcode.h"
 #include "http.h"
@@ -44,7 +45,6 @@ struct attach_endpoint {
 
 static int attach_fail(char **cause, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void attach_settle(const struct attach_result *r, pid_t pid, double timeout_s);
 static void attach_close_late(const struct attach_result *r, int pidfd,
 	const struct procfs_status *st, const struct procfs_inspect_addr *want,
 	const struct procfs_inodes *before, double timeout_s, char **cause);
@@ -314,6 +314,12 @@ static void attach_result_set_endpoint(struct attach_result *r, const struct att
 	snprintf(r->host, sizeof(r->host), "%s", ep->host);
 	snprintf(r->host_header, sizeof(r->host_header), "%s", ep->host_header);
 	r->port = ep->port;
+}
+
+/* Where r's inspector takes one-shot evaluations. */
+static struct inspector_ws attach_ws(const struct attach_result *r)
+{
+	return (struct inspector_ws){ &r->netns, r->host, r->port, r->host_header, r->ws_path };
 }
 
 static double attach_min(double a, double b)
@@ -740,8 +746,11 @@ static int attach_by_pid(const struct attach_opts *o, struct attach_result *r, c
 	r->opened_by_us = true;
 	attach_result_set_endpoint(r, &ep);
 	code = attach_fetch_list(&ep, timeout_s, r, cause);
-	if (code == EXIT_OK && !o->no_eval)
-		attach_settle(r, pid, timeout_s);
+	if (code == EXIT_OK && !o->no_eval) {
+		struct inspector_ws ws = attach_ws(r);
+
+		inspector_settle(&ws, pid, timeout_s);
+	}
 out:
 	if (pidfd >= 0)
 		close(pidfd);
@@ -855,103 +864,16 @@ int attach_target(const struct attach_opts *o, struct attach_result *r, char **c
 	return code;
 }
 
-/* Runs (function(i){BODY})(the inspector module) in the target over a one-shot websocket,
- * for code that closes the inspector: the answer is then the close frame, and no reply
- * (*reply NULL) means it ran. Returns 0, or -1 with *why when no websocket could be had. */
-static int inspector_eval_closing(const struct attach_result *r, const char *body,
-	double timeout_s, char **reply, char **why)
-{
-	struct strbuf expr, msg;
-	int code;
-
-	strbuf_init(&expr);
-	strbuf_init(&msg);
-	strbuf_puts(&expr, "(function(i){");
-	strbuf_puts(&expr, body);
-	strbuf_puts(&expr, "})(" INSPECTOR_MODULE ")");
-	strbuf_puts(&msg, "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":");
-	strbuf_json_string(&msg, expr.data, expr.len);
-	strbuf_puts(&msg, ",\"includeCommandLineAPI\":true}}");
-	code = http_ws_command(&r->netns, r->host, r->port, r->host_header, r->ws_path, msg.data,
-		timeout_s, reply, why);
-	strbuf_free(&expr);
-	strbuf_free(&msg);
-	return code < 0 ? -1 : 0;
-}
-
-/* Node dispatches an inspector message by interrupting the JavaScript that runs, so code
- * ntop-js evaluates in a process that is still starting runs inside Node's own bootstrap, or
- * inside a built-in module's first load: loading the inspector module from there found a module
- * half loaded ("TypeError: Cannot redefine property: Symbol(kCreateEvent)" in Node 20, launched
- * on a loaded machine), which failed the session and could leave that module broken for the
- * program. The first evaluation in a young process therefore only looks at its own stack: with
- * a frame of node:internal/bootstrap/ (the module loader, the bootstrap; Node 18's
- * pre_execution) or node:internal/process/pre_execution (--require preloads run there) below
- * it, it returns false and is sent again later; else it loads the inspector module while it
- * knows nothing is half loaded, and returns true. A stack it cannot read counts as settled. */
-#define SETTLE_YOUNG_S 60.0   /* a process older than this finished starting long ago */
-#define SETTLE_MAX_S 5.0      /* then the evaluations go ahead as they did before */
-#define SETTLE_EXPR \
-	"(function ntopJsSettle(){var E=Error,h=Object.prototype.hasOwnProperty.call(E," \
-	"'prepareStackTrace'),p=E.prepareStackTrace,l=E.stackTraceLimit,o={},f;" \
-	"try{E.stackTraceLimit=200;E.prepareStackTrace=function(e,c){return c.map(function(x){" \
-	"return String(x.getFileName())})};E.captureStackTrace(o);f=o.stack}finally{" \
-	"E.stackTraceLimit=l;if(h)E.prepareStackTrace=p;else delete E.prepareStackTrace}" \
-	"if(Array.isArray(f))for(var i=0;i<f.length;i++)" \
-	"if(f[i].indexOf('node:internal/bootstrap/')===0||" \
-	"f[i].indexOf('node:internal/process/pre_execution')===0)return false;" \
-	INSPECTOR_MODULE ";return true})()"
-
-/* False only when the reply to SETTLE_EXPR is the boolean false (startup under it): an error or
- * an exception is not for waiting out, and the evaluations that follow say what it was. */
-static bool attach_settle_reply(const char *reply)
-{
-	cJSON *root = cJSON_Parse(reply);
-	const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "result");
-	const cJSON *inner = cJSON_GetObjectItemCaseSensitive(res, "result");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(inner, "value");
-	bool settled = !cJSON_IsFalse(v);
-
-	cJSON_Delete(root);
-	return settled;
-}
-
-static void attach_settle(const struct attach_result *r, pid_t pid, double timeout_s)
-{
-	static const char msg[] = "{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":"
-		"{\"expression\":\"" SETTLE_EXPR "\",\"silent\":true,\"includeCommandLineAPI\":true}}";
-	double age_s, until_s = util_now_mono_s() + attach_min(timeout_s, SETTLE_MAX_S);
-	double wait_s = ATTACH_POLL_S;
-
-	if (procfs_age_s(pid, &age_s) < 0 || age_s > SETTLE_YOUNG_S)
-		return;
-	for (;;) {
-		char *reply = NULL, *why = NULL;
-		bool settled;
-
-		if (http_ws_command(&r->netns, r->host, r->port, r->host_header, r->ws_path, msg,
-			until_s - util_now_mono_s(), &reply, &why) < 0) {
-			free(why);
-			return; /* the evaluations that follow meet the same trouble and say so */
-		}
-		settled = !reply || attach_settle_reply(reply);
-		free(reply);
-		if (settled || util_now_mono_s() + wait_s >= until_s)
-			return;
-		attach_sleep_s(wait_s);
-		wait_s = attach_min(wait_s * 2, 0.32);
-	}
-}
-
 int attach_close_inspector(const struct attach_opts *o, const struct attach_result *r,
 	char **cause)
 {
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
+	struct inspector_ws ws = attach_ws(r);
 	char *reply = NULL, *why = NULL;
 	int code;
 
 	*cause = NULL;
-	if (inspector_eval_closing(r, "i.close()", timeout_s, &reply, &why) < 0) {
+	if (inspector_eval_closing(&ws, "i.close()", timeout_s, &reply, &why) < 0) {
 		code = attach_fail(cause, EXIT_UNREACHABLE, "cannot close the inspector of PID %d on "
 			"port %d: %s", (int)r->pid, r->port, why ? why : "no connection.");
 		free(why);
@@ -987,12 +909,16 @@ static void attach_close_late(const struct attach_result *r, int pidfd,
 		*cause = xasprintf("%.*s; ntop-js waited %.3g s more: if it opens later, it stays open "
 			"until the process exits.", (int)n, old ? old : "", wait_s);
 	} else {
+		struct inspector_ws late_ws;
+
 		free(why);
 		why = NULL;
 		attach_result_set_endpoint(&late, &ep);
+		late_ws = attach_ws(&late);
 		/* the main thread that was slow to open it is slow to close it too */
+
 		if (attach_fetch_list(&ep, wait_s, &late, &why) == EXIT_OK &&
-		    inspector_eval_closing(&late, "i.close()", wait_s, &reply, &why) == 0 && !reply)
+		    inspector_eval_closing(&late_ws, "i.close()", wait_s, &reply, &why) == 0 && !reply)
 			*cause = xasprintf("%.*s; it opened %.1f s later, and ntop-js closed it again.",
 				(int)n, old ? old : "", util_now_mono_s() - t0_s);
 		else
@@ -1010,6 +936,7 @@ int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, 
 	double timeout_s = o->timeout_s > 0 ? o->timeout_s : ATTACH_DEFAULT_TIMEOUT_S;
 	double deadline_s = util_now_mono_s() + timeout_s;
 	struct attach_opts find = *o;
+	struct inspector_ws ws;
 	struct strbuf body;
 	char *reply = NULL, *why = NULL, old_path[sizeof r->ws_path];
 	int old_port = r->port, code;
@@ -1022,7 +949,8 @@ int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, 
 	strbuf_puts(&body, "i.close();i.open(0,");
 	strbuf_json_string(&body, r->host, strlen(r->host));
 	strbuf_puts(&body, ")");
-	code = inspector_eval_closing(r, body.data, timeout_s, &reply, &why);
+	ws = attach_ws(r);
+	code = inspector_eval_closing(&ws, body.data, timeout_s, &reply, &why);
 	strbuf_free(&body);
 	if (code < 0) {
 		code = attach_fail(cause, EXIT_UNREACHABLE, "cannot move the inspector of PID %d off "

@@ -13,16 +13,12 @@
 #ifndef NTOP_ATTACH_H
 #define NTOP_ATTACH_H
 
+#include "inspector_ws.h"
 #include "netns.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* The inspector module, for code run in the target: process.getBuiltinModule (or, on older
- * Node, the command line API's require) reaches it without touching globals, and its console
- * is one the app cannot override. */
-#define INSPECTOR_MODULE \
-	"(process.getBuiltinModule ? process.getBuiltinModule('inspector') : require('inspector'))"
 
 struct attach_opts {
 	pid_t pid;           /* > 0: attach by PID; 0: use host and port */
