@@ -327,14 +327,6 @@ static double attach_min(double a, double b)
 	return a < b ? a : b;
 }
 
-static void attach_sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Probes the target's listeners (port `first` first) that are not in skip or rejected.
  * Returns true with *ep and version set when one is Node's inspector. */
 static bool attach_find_inspector(const struct procfs_listeners *ls,
@@ -530,7 +522,7 @@ static int attach_wait_listener(pid_t pid, int pidfd, const struct procfs_status
 				"Node does not open it).", (int)pid, st->name, timeout_s);
 			break;
 		}
-		attach_sleep_s(attach_min(ATTACH_POLL_S, deadline_s - util_now_mono_s() + 0.001));
+		util_sleep_s(attach_min(ATTACH_POLL_S, deadline_s - util_now_mono_s() + 0.001));
 	}
 	procfs_inodes_free(&fds);
 	procfs_inodes_free(&rejected);
@@ -916,7 +908,6 @@ static void attach_close_late(const struct attach_result *r, int pidfd,
 		attach_result_set_endpoint(&late, &ep);
 		late_ws = attach_ws(&late);
 		/* the main thread that was slow to open it is slow to close it too */
-
 		if (attach_fetch_list(&ep, wait_s, &late, &why) == EXIT_OK &&
 		    inspector_eval_closing(&late_ws, "i.close()", wait_s, &reply, &why) == 0 && !reply)
 			*cause = xasprintf("%.*s; it opened %.1f s later, and ntop-js closed it again.",
@@ -988,6 +979,6 @@ int attach_move_inspector(const struct attach_opts *o, struct attach_result *r, 
 		if (util_now_mono_s() >= deadline_s)
 			return attach_fail(cause, EXIT_TIMEOUT, "PID %d did not reopen its inspector "
 				"on a free port within %.3g s.", (int)r->pid, timeout_s);
-		attach_sleep_s(ATTACH_POLL_S * 2);
+		util_sleep_s(ATTACH_POLL_S * 2);
 	}
 }

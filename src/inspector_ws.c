@@ -9,10 +9,8 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
 int inspector_eval_closing(const struct inspector_ws *w, const char *body, double timeout_s,
 	char **reply, char **why)
@@ -60,14 +58,6 @@ int inspector_eval_closing(const struct inspector_ws *w, const char *body, doubl
 	"f[i].indexOf('node:internal/process/pre_execution')===0)return false;" \
 	INSPECTOR_MODULE ";return true})()"
 
-static void settle_sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* False only when the reply to SETTLE_EXPR is the boolean false (startup under it): an error or
  * an exception is not for waiting out, and the evaluations that follow say what it was. */
 static bool settle_reply(const char *reply)
@@ -104,7 +94,7 @@ void inspector_settle(const struct inspector_ws *w, pid_t pid, double timeout_s)
 		free(reply);
 		if (settled || util_now_mono_s() + wait_s >= until_s)
 			return;
-		settle_sleep_s(wait_s);
+		util_sleep_s(wait_s);
 		wait_s = fmin(wait_s * 2, SETTLE_LAST_WAIT_S);
 	}
 }

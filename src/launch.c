@@ -38,14 +38,6 @@ struct launch_look {
 	pid_t wrapper;  /* a node wrapper (npm) seen on the way, or 0 */
 };
 
-static void launch_sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static _Noreturn void launch_child(char *const *argv, int log_fd, int null_fd, int err_fd,
 	pid_t parent)
@@ -258,7 +250,7 @@ static char *launch_wait_ready(struct launch *l, const char *prog, double timeou
 			return launch_exit_cause(prog, l->log_path, l->status);
 		if (util_now_mono_s() >= deadline)
 			break;
-		launch_sleep_s(LAUNCH_POLL_S);
+		util_sleep_s(LAUNCH_POLL_S);
 	}
 	/* Node without the handler: attach says why (or uses an inspector its own options
 	 * opened). */
@@ -444,7 +436,7 @@ void launch_stop(struct launch *l, double grace_s)
 		/* Done once the child is reaped and the rest of its group is gone. */
 		if (launch_reap(l) && !launch_group_alive(l->child))
 			break;
-		launch_sleep_s(LAUNCH_POLL_S);
+		util_sleep_s(LAUNCH_POLL_S);
 	}
 	if (!l->exited || launch_group_alive(l->child))
 		kill(-l->child, SIGKILL);
@@ -452,7 +444,7 @@ void launch_stop(struct launch *l, double grace_s)
 	 * kernel (an unreachable network file system). */
 	deadline = util_now_mono_s() + 5.0;
 	while (!launch_reap(l) && util_now_mono_s() < deadline)
-		launch_sleep_s(LAUNCH_POLL_S / 2);
+		util_sleep_s(LAUNCH_POLL_S / 2);
 	free(l->log_path);
 	free(l);
 }

@@ -24,6 +24,8 @@ _Noreturn void util_die(int status, const char *fmt, ...) __attribute__((format(
 
 /* Monotonic and wall clocks. */
 double util_now_mono_s(void);
+/* Sleeps s seconds, through signals. */
+void util_sleep_s(double s);
 double util_now_wall_s(void);
 
 /* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if there is none. */
