@@ -224,7 +224,7 @@ diag "it listens on [$(listen_ports "${ssid:-0}" | tr '\n' ' ')]"
 # service's processes do: that port is free again for another program.
 shared=$("$NODE" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
 	console.log(s.address().port); s.close(); });')
-"$NTOP_JS" -b --json -n 3 -d 0.5 -- "$NODE" --inspect-port="$shared" "$TARGETS/hot.js" \
+"$NTOP_JS" -b --json -n 8 -d 0.5 -- "$NODE" --inspect-port="$shared" "$TARGETS/hot.js" \
 	"$marker-shared" >"$WORK/shared.jsonl" 2>"$WORK/shared.err" &
 ntop=$!
 pids_to_kill="$pids_to_kill $ntop"
