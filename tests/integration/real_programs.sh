@@ -5,9 +5,10 @@
 # profile with inlining off) puts 4-8 % of the busy time in mix32 and 4-13 % in hashBuffer,
 # the /hash route's helpers, and 0.1 % in express's handleRequest. When V8's inlined frames
 # are lost, the helpers read 0.0 % and their time lands on the route's handler and on
-# handleRequest (4-12 %): the check asks 0.5 % (Node 18 after the JIT step runs the /hash
-# route faster than the reference, and under CI load read hashBuffer 1.4 %; doc/benchmarks.md
-# section 8). express, autocannon and typescript are pinned by bench/npm and
+# handleRequest (4-12 %): the check asks 0.1 % of each and 0.5 % of the two together (Node 18
+# after the JIT step runs the /hash route faster than the reference; under CI load the whole
+# route fell to 1.8 % of the busy time in one run, mix32 0.2 % and hashBuffer 1.1 %, still
+# two thirds of the route; doc/benchmarks.md section 8). express, autocannon and typescript are pinned by bench/npm and
 # installed once into ~/.cache/ntop-js/npm.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
@@ -43,9 +44,10 @@ for v in $versions; do
 		console.log("# mix32 " + pct(/^mix32 /).toFixed(1) + " %, hashBuffer " + pct(/^hashBuffer /).toFixed(1) +
 			" %, handleRequest " + pct(/^handleRequest layer.js/).toFixed(1) + " %, the /hash handler " +
 			pct(/^\(anonymous\) express-app.js:10[67]$/).toFixed(1) + " %");' "$WORK/$tag.jsonl"
-	check "$t mix32 and hashBuffer, inlined into the /hash route, each have 0.5 % or more" \
+	check "$t mix32 and hashBuffer, inlined into the /hash route, have 0.1 % each and 0.5 % together" \
 		"$NODE" -e "$shares_js"'
-		const r = [pct(/^mix32 /), pct(/^hashBuffer /)]; if (!(r[0] >= 0.5 && r[1] >= 0.5)) { console.error(r); process.exit(1); }' \
+		const r = [pct(/^mix32 /), pct(/^hashBuffer /)];
+		if (!(r[0] >= 0.1 && r[1] >= 0.1 && r[0] + r[1] >= 0.5)) { console.error(r); process.exit(1); }' \
 		"$WORK/$tag.jsonl"
 	# Node 22 keeps a known part on its call line (doc/inlining.md, "Node 22"): up to 2 % in
 	# the runs before 2026-11-28, 4.2 % in one CI run that day (the reference: 0.1 %); the
