@@ -45,8 +45,6 @@ struct engine_evl {
 #define EVLOOP_FINE_MS 10
 /* How many 1 ms timers a reading waits, at most, for the histogram's next tick (below). */
 #define EVLOOP_TICK_WAITS 50
-/* How long after a reset the reading's own 1 ms timers measure the loop's delay (below). */
-#define EVLOOP_GAP_MS 30
 #define EVLOOP_STR(x) #x
 #define EVLOOP_TEXT(x) EVLOOP_STR(x)
 #define EVLOOP_COARSE_MIN_MS 100
@@ -76,9 +74,13 @@ struct engine_evl {
  * trials with the reading's timer set during the block and in 25 of 25 with it due right
  * after the block; with the wait, in none of 75 (doc/benchmarks.md section 26). For the same
  * reason a block that begins after the reset, before the histogram's next tick, leaves no
- * delay in it (the tick after the block only notes its time): for 30 ms after the reset, 1 ms
- * timers of the reading's own measure the loop's delay, and the next reading's longest delay
- * is the larger of theirs and the histogram's (block_phases.sh met one in CI, on Node 26). */
+ * delay in it (the tick after the block only notes its time): a timer of the reading's own,
+ * due one histogram period after the reset, measures how late it runs, and the next reading's
+ * longest delay is the larger of that and the histogram's (block_phases.sh met one in CI, on
+ * Node 26). One timer, not a chain of 1 ms ones (30 ms of them, until 2026-11-29): each wakes
+ * an idle loop, and a wake is most of what the readings cost an idle target (bench/
+ * recorder-parts.sh, doc/benchmarks.md section 23). Its lateness is the block's length less
+ * up to one period, as the histogram's own delays are. */
 static const char evloop_head[] =
 	"(function ntopJsLoop(R){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" EVLOOP_KEY ",all=globalThis[K],id='";
@@ -100,10 +102,8 @@ static const char evloop_mid[] =
 	"res:o.res};"
 	"h.reset();o.x=0;if(o.want!==o.res){h.disable();o.h=ph.monitorEventLoopDelay({resolution:o.want});"
 	"o.h.enable();o.res=o.want;}"
-	"if(o.res<=" EVLOOP_TEXT(EVLOOP_FINE_MS) "){var last=P.now(),until=last+" EVLOOP_TEXT(EVLOOP_GAP_MS)
-	",gap=function(){o.g=null;var t=P.now();if(t-last-1>o.x)o.x=t-last-1;last=t;"
-	"if(t<until&&all[id]===o){o.g=setTimeout(gap,1);if(o.g.unref)o.g.unref();}};"
-	"o.g=setTimeout(gap,1);if(o.g.unref)o.g.unref();}"
+	"if(o.res<=" EVLOOP_TEXT(EVLOOP_FINE_MS) "){var last=P.now(),gap=function(){o.g=null;"
+	"var d=P.now()-last-o.res;if(d>o.x)o.x=d;};o.g=setTimeout(gap,o.res);if(o.g.unref)o.g.unref();}"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
 	"k[x]=(k[x]||0)+1});o.k=k}};o.i=setTimeout(take,0);if(o.i.unref)o.i.unref();}"
