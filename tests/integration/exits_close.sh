@@ -33,6 +33,10 @@ session() {
 	ok $([ "$rc" = "$want" ]; echo $?) "$name: exit status $want (got $rc)"
 	check "$name: the inspector ntop-js opened is closed after it" wait_for 3 quiet "$t_PID"
 	diag "$name: $(head -c 300 "$WORK/$name.err")"
+	# the target died once here in a loaded CI run (2026-11-29, after the --max-pause
+	# refusal), with nothing in the kernel's log: what it said is what can tell why
+	kill -0 "$t_PID" 2>/dev/null || diag "the target is gone after \"$name\"; its stderr:
+$(tail -c 2000 "$WORK/t.err" 2>/dev/null)"
 }
 
 session "exit 0" 0 -b -n 2 -d 0.3
