@@ -103,7 +103,7 @@ static const char evloop_mid[] =
 	"h.reset();o.x=0;if(o.want!==o.res){h.disable();o.h=ph.monitorEventLoopDelay({resolution:o.want});"
 	"o.h.enable();o.res=o.want;}"
 	"if(o.res<=" EVLOOP_TEXT(EVLOOP_FINE_MS) "){var last=P.now(),gap=function(){o.g=null;"
-	"var d=P.now()-last-o.res;if(d>o.x)o.x=d;};o.g=setTimeout(gap,o.res);if(o.g.unref)o.g.unref();}"
+	"var d=P.now()-last-o.res;if(d>o.x)o.x=d;};if(o.g)clearTimeout(o.g);o.g=setTimeout(gap,o.res);if(o.g.unref)o.g.unref();}"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
 	"k[x]=(k[x]||0)+1});o.k=k}};o.i=setTimeout(take,0);if(o.i.unref)o.i.unref();}"
