@@ -13,8 +13,9 @@
 #   -s SECS     seconds measured per phase (default 20)
 # Phases: nothing; `--no-cpu` (memory readings and the coarse loop timer, the weekend's
 # watching); the recorder, `-d 1 --trigger 'cpu>99%:10s'` (a trigger that never fires: the
-# recorder alone, at its -i 10000); the same at -i 20000 and at -i 100000 (the sampler nearly
-# gone: what stays is not per sample).
+# recorder alone, at its default -i 20000, whose loop timer ticks every 20 ms); the same at
+# -i 10000 (the timer at 10 ms) and at -i 100000 (the sampler nearly gone: what stays is not
+# per sample).
 set -euo pipefail
 # shellcheck source=bench/lib.sh source-path=SCRIPTDIR/..
 . "$(dirname "$0")/lib.sh"
@@ -65,8 +66,8 @@ threads() {
 trig="--trigger cpu>99%:10s --incident-dir $bench_tmp/incidents"
 phases=("nothing|"
 	"--no-cpu|--no-cpu"
-	"recorder, -i 10000|-d 1 $trig"
-	"recorder, -i 20000|-d 1 -i 20000 $trig"
+	"recorder (its -i 20000)|-d 1 $trig"
+	"recorder, -i 10000|-d 1 -i 10000 $trig"
 	"recorder, -i 100000|-d 1 -i 100000 $trig")
 : >"$bench_tmp/rows"
 for ((round = 1; round <= rounds; round++)); do

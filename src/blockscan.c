@@ -11,7 +11,9 @@
 #include <string.h>
 
 /* A stretch open at a profile's end goes on in the next if that one's first kept sample began
- * within this long of it (eval-mode profiles overlap; --no-eval leaves a gap of milliseconds). */
+ * within this long of it, or three sampling intervals if longer (eval-mode profiles overlap;
+ * --no-eval leaves a gap of milliseconds; at 20 ms a loaded machine's sampler was seen 41 ms
+ * late there, which cut a block in two). */
 #define CONTINUE_GAP_US 20000.0
 /* The paths of one stretch are kept in a trie of at most this many frames: beyond it, samples
  * count at the deepest frame already there. */
@@ -20,11 +22,15 @@
 /* Readings that confirmed a delay, kept for candidates found after them: a profile (parsed
  * on a worker when large) can come in after the reading that saw its block's delay. */
 #define READINGS_KEPT 8
-/* A reading confirms when its longest delay reaches this share of the threshold: the loop's
- * timer ticks every 10 ms, so a block is seen as a delay of up to 10 ms less than it lasted. */
+/* A reading confirms when its longest delay reaches this share of the threshold: a block is
+ * seen as a delay of up to one period of the loop's timer less than it lasted, and that period
+ * is a fifth of the threshold at most (10 ms for the default 100 ms: engine_evloop.c). */
 #define CONFIRM_SHARE 0.8
 #define CONFIRM_SLACK_US 1e6
-/* Of the stretch's time, a frame on the dominant path holds at least this share. */
+/* Of the stretch's time less its garbage collection (samples at the root, caused by the task's
+ * own allocations: a block that allocates much would else be laid at its caller when a
+ * coarse sampler, -i 20000, caught more collections than usual), a frame on the dominant path
+ * holds at least this share. */
 #define DOMINANT_SHARE 0.5
 /* A run of (program) samples inside a stretch is held this long at most before it ends it
  * (the inspector's answer to a reading, in the middle of a task: a few ms, more when busy). */
@@ -32,8 +38,9 @@
 /* Two samples are of one task when their paths share this many outermost frames. */
 #define SAME_TASK_FRAMES 2
 /* A joined candidate stands whole when the reading's delay passes its longest part by more
- * than the loop timer's resolution: had the loop turned between the parts, no delay could. */
-#define JOIN_PROOF_US 10000.0
+ * than the loop timer's period (this at least): had the loop turned between the parts, no
+ * delay could. */
+#define JOIN_PROOF_MIN_US 10000.0
 
 struct tnode {
 	uint32_t func;
@@ -44,10 +51,13 @@ struct tnode {
 
 struct blockscan {
 	double threshold_us;
+	double continue_us;  /* CONTINUE_GAP_US, or three sampling intervals if longer */
 	/* the open stretch; censored: it was already running when the samples began (the
 	 * session's first profile, or one after a gap), so that its start is not known */
 	bool open, censored;
 	double start_us, last_us, busy_us;
+	double gc_us;        /* of busy_us, the garbage collector's samples */
+	int32_t gc_at;       /* their trie node (-1: none yet) */
 	double seen_us;      /* the last sample's time, of any kind (-INFINITY: none yet) */
 	/* a (program) run since the stretch's last sample, begun at held_us: the next sample
 	 * says whether the task went on (blockscan_feed) */
@@ -75,14 +85,17 @@ struct blockscan {
 	struct evloop_block done[PENDING_MAX];
 	size_t n_done;
 	struct { double from_us, to_us, max_ms; } seen[READINGS_KEPT];
+	double proof_us;     /* JOIN_PROOF_MIN_US, or the loop timer's period if longer */
 	size_t n_seen;
 };
 
-struct blockscan *blockscan_create(double threshold_ms)
+struct blockscan *blockscan_create(double threshold_ms, double interval_us)
 {
 	struct blockscan *b = xcalloc(1, sizeof *b);
 
 	b->threshold_us = threshold_ms * 1e3;
+	b->continue_us = fmax(CONTINUE_GAP_US, 3 * interval_us);
+	b->proof_us = JOIN_PROOF_MIN_US;
 	b->seen_us = -INFINITY;
 	b->t = xmalloc(TRIE_MAX * sizeof *b->t);
 	b->cur_gen = 1;
@@ -212,12 +225,13 @@ static bool reading_covers(const struct blockscan *b, double from_us, double to_
 }
 
 /* Whether a reading confirms k whole, setting its lag: a joined k only if the delay passes
- * its longest part (JOIN_PROOF_US), since the loop may have turned between its parts. */
+ * its longest part by the timer's period (proof_us), since the loop may have turned between
+ * its parts. */
 static bool reading_confirms(const struct blockscan *b, double from_us, double to_us,
 	double max_ms, struct evloop_block *k)
 {
 	if (!reading_covers(b, from_us, to_us, max_ms, k->end_us) ||
-	    (k->joined && max_ms * 1e3 < k->longest_part_us + JOIN_PROOF_US))
+	    (k->joined && max_ms * 1e3 < k->longest_part_us + b->proof_us))
 		return false;
 	k->lag_ms = max_ms;
 	return true;
@@ -301,9 +315,10 @@ static void stretch_close(struct blockscan *b)
 		int32_t best = -1;
 
 		for (int32_t c = b->t[at].first_child; c >= 0; c = b->t[c].next_sibling)
-			if (best < 0 || b->t[c].total_us > b->t[best].total_us)
+			if ((c != b->gc_at || b->gc_us >= b->t[0].total_us) &&
+			    (best < 0 || b->t[c].total_us > b->t[best].total_us))
 				best = c;
-		if (best < 0 || b->t[best].total_us < DOMINANT_SHARE * b->t[0].total_us ||
+		if (best < 0 || b->t[best].total_us < DOMINANT_SHARE * (b->t[0].total_us - b->gc_us) ||
 		    k.depth >= BLOCK_MAX_DEPTH)
 			break;
 		k.stack[k.depth++] = b->t[best].func;
@@ -340,8 +355,8 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 		node = p->samples[s];
 		kind = functab_get(ft, p->nodes[node].func)->kind;
 		/* the samples go on from the last profile's, or begin after a gap */
-		gap = first && !(t - wt - b->seen_us <= CONTINUE_GAP_US);
-		if (b->open && first && t - wt - b->last_us > CONTINUE_GAP_US)
+		gap = first && !(t - wt - b->seen_us <= b->continue_us);
+		if (b->open && first && t - wt - b->last_us > b->continue_us)
 			stretch_close(b);
 		first = false;
 		b->seen_us = t;
@@ -375,7 +390,8 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 			b->open = true;
 			b->censored = gap;
 			b->start_us = b->part_start_us = t - wt;
-			b->busy_us = b->part_busy_us = 0;
+			b->busy_us = b->part_busy_us = b->gc_us = 0;
+			b->gc_at = -1;
 			b->longest_us = 0;
 			b->n_parts = 0;
 			b->joined = false;
@@ -385,6 +401,10 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 		at = trie_of(b, p, node);
 		b->t[at].self_us += wt;
 		b->busy_us += wt;
+		if (kind == FUNC_GC) {
+			b->gc_us += wt;
+			b->gc_at = at;
+		}
 		b->part_busy_us += wt;
 		b->last_us = t;
 		if (kind == FUNC_JS)
@@ -403,11 +423,13 @@ size_t blockscan_take(struct blockscan *b, struct evloop_block *out, size_t max_
 }
 
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
-	struct evloop_block *out, size_t max_out)
+	double timer_ms, struct evloop_block *out, size_t max_out)
 {
 	size_t n, keep = 0, n_split = 0;
 	struct evloop_block split[PENDING_MAX];
 
+	if (isfinite(max_ms) && isfinite(timer_ms))
+		b->proof_us = fmax(JOIN_PROOF_MIN_US, timer_ms * 1e3);
 	if (!isfinite(from_us) || !isfinite(to_us))
 		return blockscan_take(b, out, max_out);
 	/* kept for the candidates whose profile has not come in yet */

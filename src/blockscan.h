@@ -59,8 +59,9 @@ static inline double evloop_block_ms(const struct evloop_block *b)
 
 struct blockscan;
 
-/* threshold_ms: the shortest stretch that is a candidate (> 0). */
-struct blockscan *blockscan_create(double threshold_ms);
+/* threshold_ms: the shortest stretch that is a candidate (> 0); interval_us: the profiles'
+ * sampling interval (the most it may be, when it changes). */
+struct blockscan *blockscan_create(double threshold_ms, double interval_us);
 void blockscan_free(struct blockscan *b);
 
 /* Scans p's samples after trim_until_us (-INFINITY for all) for candidates; a stretch still
@@ -74,7 +75,8 @@ void blockscan_free(struct blockscan *b);
 void blockscan_feed(struct blockscan *b, const struct profile *p, const struct functab *ft,
 	double trim_until_us);
 
-/* A loop reading over (from_us, to_us] whose longest delay was max_ms. The delay a block
+/* A loop reading over (from_us, to_us] whose longest delay was max_ms, from a timer of
+ * timer_ms (a joined candidate needs a delay past its longest part by that). The delay a block
  * causes is recorded when the loop's timer next runs, after the block, so candidates that
  * ended in the reading's span or up to a second before it are confirmed if max_ms reaches
  * most of the threshold, and dropped once a reading starts more than a second after them;
@@ -82,7 +84,7 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
  * blockscan_take would give first) are written to out (at most max_out, oldest first; more
  * wait for the next reading); returns how many. */
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,
-	struct evloop_block *out, size_t max_out);
+	double timer_ms, struct evloop_block *out, size_t max_out);
 
 /* Candidates confirmed when they were found, by a reading that had come in before their
  * profile: written to out (at most max_out, oldest first); returns how many. */

@@ -18,7 +18,8 @@
 /* Event-loop readings: the evaluation, the latest reading, its series and the blocks. */
 struct engine_evl {
 	char *expr_fine, *expr_coarse; /* the reading's evaluation (this session's nonce): the
-	                              * histogram's timer every 10 ms (CPU profiling), or every 1 s */
+	                              * histogram's timer every fine_ms (CPU profiling), or slower */
+	int fine_ms;                  /* EVLOOP_FINE_MIN_MS to EVLOOP_FINE_MAX_MS */
 	bool pending;                 /* a reading is on its way */
 	bool installed;               /* a reading was sent (which installs the histogram) */
 	bool have_last;
@@ -37,12 +38,15 @@ struct engine_evl {
 #define EVLOOP_KEY "Symbol.for('ntop-js.loop')"
 /* A reading dated further than this from our monotonic clock was taken on another clock. */
 #define MONO_SAME_CLOCK_S 3600.0
-/* The delay histogram's timer: every 10 ms while the CPU profiler runs (blocks need a delay
- * within a few ms of their length); while it is off, three times a window, every 100 ms to
- * 1 s. Each tick wakes the target's loop: at 10 ms that cost an idle Node 20 about 5 ms of CPU
- * a second on the 2-core VM of doc/benchmarks.md, a light target's whole memory watching 3.5 %
- * (section 13), far over what memory-only runs may cost; at 1 s, a hundredth of that. */
-#define EVLOOP_FINE_MS 10
+/* The delay histogram's timer while the CPU profiler runs: its sampling interval, from 10 ms
+ * to a fifth of the block threshold (a block is seen as a delay of up to one period less than
+ * it lasted, and must read as 80 % of the threshold: blockscan.c) and 50 ms at most. A block's
+ * samples time it no finer than the sampling does, so a finer timer buys nothing; each tick
+ * wakes the target's loop (at 10 ms about 100 wakes a second, 3 to 5 ms of an idle Node 20's
+ * CPU a second on the 2-core VM of doc/benchmarks.md, sections 13 and 23). While the profiler
+ * is off, three times a window, every 100 ms to 1 s. */
+#define EVLOOP_FINE_MIN_MS 10
+#define EVLOOP_FINE_MAX_MS 50
 /* How many 1 ms timers a reading waits, at most, for the histogram's next tick (below). */
 #define EVLOOP_TICK_WAITS 50
 #define EVLOOP_STR(x) #x
@@ -79,10 +83,11 @@ struct engine_evl {
  * longest delay is the larger of that and the histogram's (block_phases.sh met one in CI, on
  * Node 26). One timer, not a chain of 1 ms ones (30 ms of them, until 2026-11-29): each wakes
  * an idle loop, and a wake is most of what the readings cost an idle target (bench/
- * recorder-parts.sh, doc/benchmarks.md section 23). Its lateness is the block's length less
- * up to one period, as the histogram's own delays are. */
+ * recorder-parts.sh, doc/benchmarks.md section 23). It keeps the time from the reset to its
+ * run, as the histogram keeps the time between its ticks, and evloop.c takes the period off
+ * both: a block's length less up to one period. */
 static const char evloop_head[] =
-	"(function ntopJsLoop(R){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
+	"(function ntopJsLoop(R,F){var ph=process.getBuiltinModule?process.getBuiltinModule('perf_hooks')"
 	":require('perf_hooks'),P=ph.performance,K=" EVLOOP_KEY ",all=globalThis[K],id='";
 static const char evloop_mid[] =
 	"';if(!all||typeof all!=='object'){all=Object.create(null);"
@@ -93,7 +98,7 @@ static const char evloop_mid[] =
 	"var out=JSON.stringify({r:o.r,k:o.k||null});o.r=null;o.k=null;"
 	JS_LATER_HEAD "if(all[id]!==o)return;clearTimeout(o.t);"
 	"if(!fresh&&!o.i){var c0=-1,n=0,take=function(){o.i=null;if(all[id]!==o)return;"
-	"if(o.res<=" EVLOOP_TEXT(EVLOOP_FINE_MS) "&&typeof o.h.count==='number'&&n++<" EVLOOP_TEXT(EVLOOP_TICK_WAITS)
+	"if(o.res<=F&&typeof o.h.count==='number'&&n++<" EVLOOP_TEXT(EVLOOP_TICK_WAITS)
 	"&&(c0<0||o.h.count===c0)){if(c0<0)c0=o.h.count;o.i=setTimeout(take,1);"
 	"if(o.i.unref)o.i.unref();return}var now=P.now(),"
 	"e=P.eventLoopUtilization(o.e),h=o.h,hr=process.hrtime();o.r={u:e.utilization,s:now-o.w,"
@@ -102,8 +107,8 @@ static const char evloop_mid[] =
 	"res:o.res};"
 	"h.reset();o.x=0;if(o.want!==o.res){h.disable();o.h=ph.monitorEventLoopDelay({resolution:o.want});"
 	"o.h.enable();o.res=o.want;}"
-	"if(o.res<=" EVLOOP_TEXT(EVLOOP_FINE_MS) "){var last=P.now(),gap=function(){o.g=null;"
-	"var d=P.now()-last-o.res;if(d>o.x)o.x=d;};if(o.g)clearTimeout(o.g);o.g=setTimeout(gap,o.res);if(o.g.unref)o.g.unref();}"
+	"if(o.res<=F){var last=P.now(),gap=function(){o.g=null;"
+	"var d=P.now()-last;if(d>o.x)o.x=d;};if(o.g)clearTimeout(o.g);o.g=setTimeout(gap,o.res);if(o.g.unref)o.g.unref();}"
 	"o.e=P.eventLoopUtilization();o.w=now;if(typeof process.getActiveResourcesInfo==='function'){"
 	"var k=Object.create(null);process.getActiveResourcesInfo().forEach(function(x){"
 	"k[x]=(k[x]||0)+1});o.k=k}};o.i=setTimeout(take,0);if(o.i.unref)o.i.unref();}"
@@ -118,24 +123,35 @@ static const char leave_tail[] =
 	JS_LATER_TAIL "}"
 	"if(all&&typeof all==='object'&&!Object.keys(all).length)delete globalThis[K];})()";
 
+/* The fine period for a sampling interval and a block threshold (0: no blocks). */
+static int evloop_fine_ms(long interval_us, double block_ms)
+{
+	double most = block_ms > 0 ? fmin(EVLOOP_FINE_MAX_MS, block_ms / 5) : EVLOOP_FINE_MAX_MS;
+
+	return (int)fmax(EVLOOP_FINE_MIN_MS, fmin(most, floor(interval_us / 1e3)));
+}
+
 void engine_evloop_init(struct engine *e)
 {
 	double watchdog_s = 3 * e->cfg.delay_s + 2 * e->cfg.timeout_s;
 
 	e->evl = xcalloc(1, sizeof *e->evl);
 	if (e->cfg.evloop && e->cfg.block_ms > 0)
-		e->evl->blocks = blockscan_create(e->cfg.block_ms);
+		e->evl->blocks = blockscan_create(e->cfg.block_ms,
+			(double)(e->cfg.later_interval_us > e->cfg.interval_us ?
+			e->cfg.later_interval_us : e->cfg.interval_us));
 	if (e->cfg.evloop)
 		e->evl->series = tseries_create(EVLOOP_METRIC_COUNT);
 
 	if (watchdog_s < EVLOOP_WATCHDOG_MIN_S)
 		watchdog_s = EVLOOP_WATCHDOG_MIN_S;
+	e->evl->fine_ms = evloop_fine_ms(e->cfg.interval_us, e->cfg.block_ms);
 	/* the nonce is letters, digits and '-': safe inside the quotes */
-	e->evl->expr_fine = xasprintf("%s%s%s%.0f%s%d)", evloop_head, e->title_prefix, evloop_mid,
-		watchdog_s * 1e3, evloop_tail, EVLOOP_FINE_MS);
-	e->evl->expr_coarse = xasprintf("%s%s%s%.0f%s%.0f)", evloop_head, e->title_prefix, evloop_mid,
-		watchdog_s * 1e3, evloop_tail, fmin(EVLOOP_COARSE_MAX_MS, fmax(EVLOOP_COARSE_MIN_MS,
-		floor(e->cfg.delay_s * 1e3 / 3))));
+	e->evl->expr_fine = xasprintf("%s%s%s%.0f%s%d,%d)", evloop_head, e->title_prefix, evloop_mid,
+		watchdog_s * 1e3, evloop_tail, e->evl->fine_ms, e->evl->fine_ms);
+	e->evl->expr_coarse = xasprintf("%s%s%s%.0f%s%.0f,%d)", evloop_head, e->title_prefix,
+		evloop_mid, watchdog_s * 1e3, evloop_tail, fmin(EVLOOP_COARSE_MAX_MS,
+		fmax(EVLOOP_COARSE_MIN_MS, floor(e->cfg.delay_s * 1e3 / 3))), e->evl->fine_ms);
 }
 
 void engine_evloop_free(struct engine *e)
@@ -240,10 +256,10 @@ static void evloop_confirm_blocks(struct engine *e, const struct evloop_reading 
 	/* A slow timer's (CPU profiler off) delay is only known to within its period: it
 	 * confirms nothing, but its span still retires candidates. */
 	late = r->lag_max_ms;
-	if (!(r->lag_resolution_ms <= EVLOOP_FINE_MS))
+	if (!(r->lag_resolution_ms <= e->evl->fine_ms))
 		late = NAN;
 	n = blockscan_confirm(e->evl->blocks, r->end_mono_us - r->span_ms * 1e3, r->end_mono_us,
-		late, out, sizeof out / sizeof *out);
+		late, r->lag_resolution_ms, out, sizeof out / sizeof *out);
 	evloop_keep_blocks(e, out, n, evloop_wall_minus_mono_s(e, r));
 }
 

@@ -3,7 +3,7 @@
 // its wall times (unix ms), after {"event":"ready","pid":..}:
 //   spike   spikeHash keeps the CPU busy for SPIKE_MS (in slices, so the loop still turns) every
 //           PERIOD_MS, the first FIRST_MS after the start; nearly idle in between (quietTick,
-//           1 ms every 50 ms): {"event":"spike","start":..,"end":..}
+//           2 ms every 47 ms): {"event":"spike","start":..,"end":..}
 //   block   blockFor holds the loop BLOCK_MS at each period instead: {"event":"block",...}
 //   grow    at FIRST_MS, 160 MB of arrays kept for good: {"event":"grow","at":..}
 //   node incidents.js spike|block|grow [PERIOD_MS] [FIRST_MS]
@@ -13,15 +13,17 @@ const SPIKE_MS = 2500, BLOCK_MS = 450;
 const log = o => console.log(JSON.stringify(o));
 let sink = 0;
 
-// about 1 ms of work every 50 ms: 2 % busy, enough to be sampled at 10 ms
+// about 2 ms of work every 47 ms: 4 % busy, enough to be sampled at the recorder's 20 ms (a
+// period that is not a multiple of the sampler's, whose samples would else fall at the same
+// few phases of it every time, and could miss it for good)
 function quietTick() {
-	const end = Date.now() + 1;
+	const end = Date.now() + 2;
 	let h = sink;
 	while (Date.now() < end)
 		for (let i = 0; i < 1000; i++) h = (h * 31 + i) % 1000003;
 	sink = h;
 }
-setInterval(quietTick, 50);
+setInterval(quietTick, 47);
 
 // arithmetic only: no allocation, no native call but Date.now(), so that the spike's time is
 // spikeHash's own (a hash from node:crypto would put it in natives and the GC)

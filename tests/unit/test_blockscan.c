@@ -72,7 +72,7 @@ static const char *frame(const struct functab *ft, const struct evloop_block *k,
 static void test_one_block(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[8];
 	/* idle, then a 300 ms timer task with three GC samples in it, then idle */
@@ -82,7 +82,7 @@ static void test_one_block(void)
 	ok(parse_runs(ft, &p, T0, runs, sizeof runs / sizeof *runs) == 0, "the profile parses");
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_pending(b), 1, "one 300 ms stretch: one candidate");
-	is_int(blockscan_confirm(b, T0, T0 + 400e3, 295, out, 8), 1,
+	is_int(blockscan_confirm(b, T0, T0 + 400e3, 295, 10, out, 8), 1,
 		"a reading over it with a 295 ms delay confirms it");
 	is_num(out[0].busy_ms, 300, 0.01, "it lasted 300 ms of samples");
 	is_num(out[0].end_us - out[0].start_us, 300e3, 0.01, "from its first sample's start to its last");
@@ -104,7 +104,7 @@ static void test_one_block(void)
 static void test_short_and_split(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	/* 99 ms tasks, and 75 ms ones of other tasks between (program) samples: no candidate */
 	const struct run runs[] = { { SPIN, 99 }, { IDLE, 5 }, { SPIN, 99 }, { PROG, 1 },
@@ -153,7 +153,7 @@ static void test_short_and_split(void)
 static void test_confirm(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[8];
 	/* a saturated loop: 5 ms immediates back to back look like one 400 ms stretch */
@@ -162,11 +162,11 @@ static void test_confirm(void)
 	parse_runs(ft, &p, T0, sat, 4);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_pending(b), 1, "back-to-back short tasks make a candidate");
-	is_int(blockscan_confirm(b, T0, T0 + 500e3, 12, out, 8), 0,
+	is_int(blockscan_confirm(b, T0, T0 + 500e3, 12, 10, out, 8), 0,
 		"which a reading whose longest delay was 12 ms does not confirm");
 	is_int(blockscan_pending(b), 1, "it waits for the next reading (the delay may come late)");
-	is_int(blockscan_confirm(b, T0 + 500e3, T0 + 1000e3, 15, out, 8), 0, "nor the next");
-	is_int(blockscan_confirm(b, T0 + 1500e3, T0 + 3000e3, 15, out, 8), 0,
+	is_int(blockscan_confirm(b, T0 + 500e3, T0 + 1000e3, 15, 10, out, 8), 0, "nor the next");
+	is_int(blockscan_confirm(b, T0 + 1500e3, T0 + 3000e3, 15, 10, out, 8), 0,
 		"a reading that starts over a second after it...");
 	is_int(blockscan_pending(b), 0, "...drops it");
 	profile_release(&p);
@@ -176,9 +176,9 @@ static void test_confirm(void)
 		const struct run r[] = { { IDLE, 10 }, { SPIN, 200 }, { IDLE, 10 } };
 		parse_runs(ft, &p, T0 + 10e6, r, 3);
 		blockscan_feed(b, &p, ft, -INFINITY);
-		is_int(blockscan_confirm(b, T0 + 9e6, T0 + 10e6 + 215e3, 3, out, 8), 0,
+		is_int(blockscan_confirm(b, T0 + 9e6, T0 + 10e6 + 215e3, 3, 10, out, 8), 0,
 			"a reading that ended just after the block, before the delay was recorded");
-		is_int(blockscan_confirm(b, T0 + 10e6 + 215e3, T0 + 11e6, 198, out, 8), 1,
+		is_int(blockscan_confirm(b, T0 + 10e6 + 215e3, T0 + 11e6, 198, 10, out, 8), 1,
 			"the next one confirms it");
 		is_num(out[0].busy_ms, 200, 0.01, "200 ms");
 		profile_release(&p);
@@ -188,10 +188,10 @@ static void test_confirm(void)
 		const struct run r[] = { { IDLE, 10 }, { SPIN, 200 }, { IDLE, 10 } };
 		parse_runs(ft, &p, T0 + 20e6, r, 3);
 		blockscan_feed(b, &p, ft, -INFINITY);
-		is_int(blockscan_confirm(b, T0 + 19e6, T0 + 20e6, 500, out, 8), 0,
+		is_int(blockscan_confirm(b, T0 + 19e6, T0 + 20e6, 500, 10, out, 8), 0,
 			"a reading over the time before it does not confirm it");
 		is_int(blockscan_pending(b), 1, "it still waits");
-		is_int(blockscan_confirm(b, T0 + 20e6, T0 + 21e6, NAN, out, 8), 0,
+		is_int(blockscan_confirm(b, T0 + 20e6, T0 + 21e6, NAN, 10, out, 8), 0,
 			"a reading without delays (NAN) confirms nothing");
 		profile_release(&p);
 	}
@@ -209,12 +209,12 @@ static void test_confirm(void)
 		parse_runs(ft, &p, T0 + 30e6, r, 41);
 		blockscan_feed(b, &p, ft, -INFINITY);
 		is_int(blockscan_pending(b), 20, "twenty 120 ms tasks: twenty candidates");
-		got = blockscan_confirm(b, T0 + 30e6, T0 + 33e6, 150, out, 8);
+		got = blockscan_confirm(b, T0 + 30e6, T0 + 33e6, 150, 10, out, 8);
 		is_int(got, 8, "a caller with room for 8 gets 8");
 		is_int(blockscan_pending(b), 12, "the other 12 wait");
-		is_int(blockscan_confirm(b, T0 + 31.5e6, T0 + 34e6, 20, out, 8), 0,
+		is_int(blockscan_confirm(b, T0 + 31.5e6, T0 + 34e6, 20, 10, out, 8), 0,
 			"a next reading without a long delay does not confirm them");
-		is_int(blockscan_confirm(b, T0 + 31.5e6, T0 + 34e6, 150, out, 8), 8,
+		is_int(blockscan_confirm(b, T0 + 31.5e6, T0 + 34e6, 150, 10, out, 8), 8,
 			"one with it does, 8 more");
 		profile_release(&p);
 	}
@@ -225,16 +225,17 @@ static void test_confirm(void)
 static void test_dominant(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[8];
 	/* a task whose time is spread over three callees: the stack stops above them */
 	const struct run spread[] = { { IDLE, 1 }, { A, 100 }, { B, 100 }, { C, 100 }, { IDLE, 1 } };
 	const struct run gc[] = { { IDLE, 5 }, { GC, 150 }, { IDLE, 5 } };
+	const struct run alloc[] = { { IDLE, 5 }, { SPIN, 50 }, { GC, 80 }, { SPIN, 20 }, { IDLE, 5 } };
 
 	parse_runs(ft, &p, T0, spread, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
-	blockscan_confirm(b, T0, T0 + 400e3, 300, out, 8);
+	blockscan_confirm(b, T0, T0 + 400e3, 300, 10, out, 8);
 	ok(out[0].depth == 1 && strcmp(frame(ft, &out[0], 0), "processImmediate") == 0,
 		"time spread over three callees: the stack ends at their caller (%s)", frame(ft, &out[0], 0));
 	is_num(out[0].share, 1, 1e-9, "which holds all of it");
@@ -243,8 +244,19 @@ static void test_dominant(void)
 	/* a long collection is a block too */
 	parse_runs(ft, &p, T0 + 1e6, gc, 3);
 	blockscan_feed(b, &p, ft, -INFINITY);
-	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 2e6, 150, out, 8), 1, "a 150 ms collection");
+	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 2e6, 150, 10, out, 8), 1, "a 150 ms collection");
 	is_str(frame(ft, &out[0], 0), "(garbage collector)", "is blamed on the collector");
+	profile_release(&p);
+
+	/* a task that allocates: its collections (more than half of the samples, as a coarse
+	 * sampler can catch) do not move the block to its caller */
+	parse_runs(ft, &p, T0 + 3e6, alloc, 5);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 + 3e6, T0 + 4e6, 150, 10, out, 8), 1, "a task with collections");
+	ok(out[0].depth == 4 && strcmp(frame(ft, &out[0], 3), "spin") == 0,
+		"is blamed on its own function, not on its caller (%s)",
+		out[0].depth ? frame(ft, &out[0], out[0].depth - 1) : "none");
+	is_num(out[0].share, 70.0 / 150, 1e-9, "whose share is of the whole stretch");
 	profile_release(&p);
 	blockscan_free(b);
 	functab_free(ft);
@@ -254,7 +266,7 @@ static void test_dominant(void)
 static void test_deep(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[2];
 	struct strbuf sb;
@@ -281,7 +293,7 @@ static void test_deep(void)
 	strbuf_puts(&sb, "]}");
 	ok(profile_parse(sb.data, sb.len, ft, &p, NULL) == 0, "a 5,000-deep profile parses");
 	blockscan_feed(b, &p, ft, -INFINITY);
-	is_int(blockscan_confirm(b, T0, T0 + 300e3, 200, out, 2), 1, "its 200 ms stretch is a block");
+	is_int(blockscan_confirm(b, T0, T0 + 300e3, 200, 10, out, 2), 1, "its 200 ms stretch is a block");
 	is_int(out[0].depth, BLOCK_MAX_DEPTH, "its stack is cut at %d frames", BLOCK_MAX_DEPTH);
 	profile_release(&p);
 	strbuf_free(&sb);
@@ -295,7 +307,7 @@ static void test_deep(void)
 static void test_reading_first(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[8];
 	/* 40 ms of the block at the end of one window's profile, 260 ms in the next */
@@ -305,10 +317,10 @@ static void test_reading_first(void)
 	parse_runs(ft, &p, T0, head, 2);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	profile_release(&p);
-	is_int(blockscan_confirm(b, T0, T0 + 540e3, 2, out, 8), 0, "the first window's reading: "
+	is_int(blockscan_confirm(b, T0, T0 + 540e3, 2, 10, out, 8), 0, "the first window's reading: "
 		"nothing yet");
 	/* the next reading, taken at the loop's first turn after the block, comes in first */
-	is_int(blockscan_confirm(b, T0 + 540e3, T0 + 810e3, 296, out, 8), 0,
+	is_int(blockscan_confirm(b, T0 + 540e3, T0 + 810e3, 296, 10, out, 8), 0,
 		"the reading that saw the 296 ms delay comes in before the block's profile: nothing yet");
 	is_int(blockscan_take(b, out, 8), 0, "nothing to take");
 	parse_runs(ft, &p, T0 + 540e3, tail, 2);
@@ -319,7 +331,7 @@ static void test_reading_first(void)
 	is_num(evloop_block_ms(&out[0]), 300, 0.01, "300 ms, across the two profiles");
 	is_num(out[0].lag_ms, 296, 0, "with the delay of the reading that came first");
 	is_int(blockscan_take(b, out, 8), 0, "taken once");
-	is_int(blockscan_confirm(b, T0 + 810e3, T0 + 1810e3, 3, out, 8), 0,
+	is_int(blockscan_confirm(b, T0 + 810e3, T0 + 1810e3, 3, 10, out, 8), 0,
 		"and the next reading gives it no second time");
 
 	/* a later candidate is not confirmed by an older reading's delay */
@@ -329,7 +341,7 @@ static void test_reading_first(void)
 	profile_release(&p);
 	is_int(blockscan_take(b, out, 8) + blockscan_pending(b), 1,
 		"a stretch after that reading's span waits for its own reading");
-	is_int(blockscan_confirm(b, T0 + 1810e3, T0 + 2810e3, 4, out, 8), 0,
+	is_int(blockscan_confirm(b, T0 + 1810e3, T0 + 2810e3, 4, 10, out, 8), 0,
 		"which saw no delay: not a block");
 
 	/* a stretch already running when the samples begin: its start, so its length, unknown */
@@ -356,7 +368,7 @@ static void test_reading_first(void)
 static void test_program_inside(void)
 {
 	struct functab *ft = functab_create();
-	struct blockscan *b = blockscan_create(100);
+	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[8];
 	const struct run cut[] = { { IDLE, 10 }, { SPIN, 150 }, { PROG, 3 }, { SPIN, 147 },
@@ -369,7 +381,7 @@ static void test_program_inside(void)
 	parse_runs(ft, &p, T0, cut, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_pending(b), 1, "a task cut by 3 ms of (program): one candidate");
-	is_int(blockscan_confirm(b, T0, T0 + 400e3, 296, out, 8), 1,
+	is_int(blockscan_confirm(b, T0, T0 + 400e3, 296, 10, out, 8), 1,
 		"a 296 ms delay (the loop did not turn in the (program) run) confirms it...");
 	is_num(evloop_block_ms(&out[0]), 300, 0.01, "...as one 300 ms block");
 	is_num(out[0].busy_ms, 297, 0.01, "of 297 ms of JavaScript samples");
@@ -379,7 +391,7 @@ static void test_program_inside(void)
 	blockscan_reset(b);
 	parse_runs(ft, &p, T0 + 1e6, cut, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
-	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 1.4e6, 148, out, 8), 2,
+	is_int(blockscan_confirm(b, T0 + 1e6, T0 + 1.4e6, 148, 10, out, 8), 2,
 		"a 148 ms delay: the loop may have turned there, so its parts are blocks of their own");
 	is_num(evloop_block_ms(&out[0]), 150, 0.01, "the first, 150 ms");
 	is_num(out[0].start_us, T0 + 1e6 + 10e3, 0.01, "from the task's start");
@@ -388,12 +400,24 @@ static void test_program_inside(void)
 	is_int(blockscan_pending(b), 0, "nothing waits");
 	profile_release(&p);
 
+	/* the proof is the timer's period: a slower timer may have ticked up to that much late,
+	 * so a 165 ms delay passes the 150 ms part by a 10 ms timer's, not by a 20 ms one's */
+	for (int timer_ms = 10; timer_ms <= 20; timer_ms += 10) {
+		blockscan_reset(b);
+		parse_runs(ft, &p, T0 + 1.5e6, cut, 5);
+		blockscan_feed(b, &p, ft, -INFINITY);
+		is_int(blockscan_confirm(b, T0 + 1.5e6, T0 + 1.9e6, 165, timer_ms, out, 8),
+			timer_ms == 10 ? 1 : 2, "a 165 ms delay from a %d ms timer: %s", timer_ms,
+			timer_ms == 10 ? "one block" : "its parts stand alone");
+		profile_release(&p);
+	}
+
 	blockscan_reset(b);
 	parse_runs(ft, &p, T0 + 2e6, halves, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
-	is_int(blockscan_confirm(b, T0 + 2e6, T0 + 2.4e6, 76, out, 8), 0,
+	is_int(blockscan_confirm(b, T0 + 2e6, T0 + 2.4e6, 76, 10, out, 8), 0,
 		"two 75 ms parts and a 76 ms delay: two tasks, neither a block");
-	is_int(blockscan_confirm(b, T0 + 2.4e6, T0 + 2.8e6, 140, out, 8), 1,
+	is_int(blockscan_confirm(b, T0 + 2.4e6, T0 + 2.8e6, 140, 10, out, 8), 1,
 		"a 140 ms delay (more than either part could cause): one block");
 	is_num(evloop_block_ms(&out[0]), 152, 0.01, "of 152 ms");
 	profile_release(&p);
@@ -406,7 +430,7 @@ static void test_program_inside(void)
 
 	/* a joined one whose readings came first: split at once */
 	blockscan_reset(b);
-	is_int(blockscan_confirm(b, T0 + 3.5e6, T0 + 3.9e6, 149, out, 8), 0, "a reading first");
+	is_int(blockscan_confirm(b, T0 + 3.5e6, T0 + 3.9e6, 149, 10, out, 8), 0, "a reading first");
 	parse_runs(ft, &p, T0 + 3.5e6, cut, 5);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	profile_release(&p);
@@ -422,7 +446,7 @@ static void test_program_inside(void)
 		{ IDLE, 5 } }, 3);
 	blockscan_feed(b, &p, ft, -INFINITY);
 	profile_release(&p);
-	is_int(blockscan_confirm(b, T0 + 4e6, T0 + 4.4e6, 220, out, 8), 1,
+	is_int(blockscan_confirm(b, T0 + 4e6, T0 + 4.4e6, 220, 10, out, 8), 1,
 		"a (program) run across two profiles: one block");
 	is_num(evloop_block_ms(&out[0]), 223, 0.01, "of 223 ms");
 	blockscan_free(b);
