@@ -3,7 +3,7 @@
 # session whose trigger holds from the start and fires after 65 s (cpu>=0%:65s), so that the
 # recorder is full (--keep 60) when the incident is written; incident.json says what it held
 # (recorder.windows, recorder.bytes). Then the same session without a trigger and with the
-# same sampling (-i 10000 --inlining repair): ntop-js's peak RSS (VmHWM) of each.
+# same sampling (-i 20000 --inlining repair, the recorder's): ntop-js's peak RSS (VmHWM) of each.
 #
 # Usage: bench/recorder.sh [-c CONNECTIONS] [NTOP_JS_BINARY_OR_BUILD_DIR]
 set -euo pipefail
@@ -52,7 +52,7 @@ peak() {
 }
 mkdir -m 700 "$work/inc"
 peak "with --trigger cpu>=0%:65s" --trigger 'cpu>=0%:65s' --incident-dir "$work/inc"
-peak "without, -i 10000 --inlining repair" -i 10000 --inlining repair
+peak "without, -i 20000 --inlining repair" -i 20000 --inlining repair
 for b in "$work"/inc/incident-*; do
 	"$NODE" -e 'const fs = require("fs"), d = process.argv[1];
 		const j = JSON.parse(fs.readFileSync(d + "/incident.json", "utf8"));
