@@ -138,8 +138,7 @@ void engine_evloop_init(struct engine *e)
 	e->evl = xcalloc(1, sizeof *e->evl);
 	if (e->cfg.evloop && e->cfg.block_ms > 0)
 		e->evl->blocks = blockscan_create(e->cfg.block_ms,
-			(double)(e->cfg.later_interval_us > e->cfg.interval_us ?
-			e->cfg.later_interval_us : e->cfg.interval_us));
+			fmax(e->cfg.interval_us, e->cfg.later_interval_us));
 	if (e->cfg.evloop)
 		e->evl->series = tseries_create(EVLOOP_METRIC_COUNT);
 
