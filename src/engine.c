@@ -15,6 +15,7 @@
 #include "transport.h" /* struct transport_handlers only: the calls go through e->tp */
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,10 @@ static void engine_close_conn(struct engine *e)
 		e->tp.close(e->conn);
 }
 
+/* After a failure, how long a target that was sent inspector.close() has to end the connection
+ * itself (engine_fail): a live one does in milliseconds. */
+#define DOOR_CLOSE_WAIT_S 3.0
+
 static void engine_finish(struct engine *e)
 {
 	int status = e->fail_status;
@@ -91,11 +96,21 @@ void engine_fail(struct engine *e, int status, char *why)
 	e->state = ST_LEAVING;
 	engine_mem_stop(e);
 	engine_window_stop(e);
+	/* Node's inspector.close() frees a connection while its own close frame is being written:
+	 * a client's close or end of connection that crosses it there is a use after free that
+	 * kills the target (SIGSEGV in WsHandler::OnCloseFrameWritten, Node 20, caught after a
+	 * --max-pause refusal on a loaded machine). So once the close is sent, the target ends
+	 * both connections itself, as at the polite leave; one that does not within
+	 * DOOR_CLOSE_WAIT_S (stopped, or its loop blocked) has not begun to close, and its
+	 * connections are dropped: it reads the end with the close and handles it first. */
+	if (engine_door_close_on_failure(e, status)) {
+		engine_timer_arm(e, e->leave_timer, fmin(e->cfg.timeout_s, DOOR_CLOSE_WAIT_S));
+		return;
+	}
 	engine_second_close(e);
 	if (e->conn) {
 		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
 		engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
-		engine_door_close_on_failure(e, status);
 		engine_close_conn(e);
 	} else {
 		engine_finish(e);

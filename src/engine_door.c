@@ -147,14 +147,23 @@ bool engine_door_close(struct engine *e, session_reply_fn cb)
 
 static void door_on_closed_anyway(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
+	struct engine *e = ud;
+
+	/* an answer means the inspector stayed open: nothing is closing, the connection can go */
+	if (o == SESSION_REPLY) {
+		e->door.close_answered = true;
+		if (e->conn)
+			e->tp.close(e->conn);
+	}
 }
 
-void engine_door_close_on_failure(struct engine *e, int status)
+bool engine_door_close_on_failure(struct engine *e, int status)
 {
 	/* A target that exited has nothing open; one that asked to exit must not be held. */
 	if (status == EXIT_TARGET_GONE || !e->conn)
-		return;
+		return false;
 	engine_door_close(e, door_on_closed_anyway);
+	return e->door.close_sent && !e->door.close_answered;
 }
 
 void engine_door_connection_ended(struct engine *e)

@@ -250,8 +250,10 @@ void engine_door_open(struct engine *e);
 void engine_door_renew(struct engine *e);
 /* Sends inspector.close() if the inspector is ours (cb gets its outcome). False if not sent. */
 bool engine_door_close(struct engine *e, session_reply_fn cb);
-/* A failure with status ends the session: the close is sent before the connection drops. */
-void engine_door_close_on_failure(struct engine *e, int status);
+/* A failure with status ends the session: the close is sent before the connection drops.
+ * True while a close is under way (sent now or before, not answered): the target then ends
+ * the connection itself, and ntop-js must not end it first (engine_fail says why). */
+bool engine_door_close_on_failure(struct engine *e, int status);
 /* The connection has ended: after a close that was not answered, the inspector is closed. */
 void engine_door_connection_ended(struct engine *e);
 /* Forgets the door before a re-attach (--follow). */

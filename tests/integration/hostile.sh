@@ -282,8 +282,10 @@ ok $([ "${flood:-0}" -ge 2000 ]; echo $?) "event-flood: ntop-js worked through $
 
 check "bad-profile-once: the windows after the bad one were reported" jsonl_check \
 	"$WORK/bad-profile-once/out" 'l => l.length === 2 && l[0].samples > 0 || l.length'
-check "no-close-ack: ntop-js closed and did not wait for the close to be acknowledged" \
-	grep -q client-close "$WORK/no-close-ack/imp.out"
+# (ntop-js ends its connections without a close frame, which Node's inspector.close() can
+# cross fatally: transport.c; a peer that would never acknowledge one cannot hold it either)
+check "no-close-ack: ntop-js ended the connection itself" grep -qx bye "$WORK/no-close-ack/imp.out"
+check "no-close-ack: without a close frame" eval '! grep -q client-close "$WORK/no-close-ack/imp.out"'
 check "good: ntop-js left the profiler as it found it" grep -qx 'call Profiler.disable' \
 	"$WORK/good/imp.out"
 
