@@ -30,8 +30,11 @@ diag "$("$NODE" -e 'for (const l of require("fs").readFileSync(process.argv[1], 
 check "12 lines, each with the main thread's keys where they always were, and a threads array" \
 	jsonl_check "$WORK/churn.jsonl" 'l => l.length === 12 && l.every(w => w.cpu && Array.isArray(w.top) &&
 		w.target && w.target.pid > 0 && w.event_loop && Array.isArray(w.threads))'
-check "the main thread waits: at least 80 % idle from the third window" jsonl_check "$WORK/churn.jsonl" '
-	l => l.slice(2).every(w => w.cpu.idle_pct >= 80) || l.map(w => w.cpu.idle_pct)'
+# (one window of a loaded CI run read 78 % among others at 92-99)
+check "the main thread waits: 90 % idle or more from the third window (the median), 70 in each" \
+	jsonl_check "$WORK/churn.jsonl" 'l => { const v = l.slice(2).map(w => w.cpu.idle_pct);
+	return v.every(x => x >= 70) && v.slice().sort((a, b) => a - b)[v.length >> 1] >= 90 ||
+		l.map(w => w.cpu.idle_pct); }'
 check "from the second window, both pool threads in every line, each its own window with its thread id" \
 	jsonl_check "$WORK/churn.jsonl" 'l => l.slice(1).every(w => [1, 2].every(id =>
 		w.threads.filter(t => t.thread_id === id && t.cpu && t.top && t.window_ms > 500).length === 1)) ||
