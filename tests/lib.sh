@@ -49,44 +49,13 @@ done_testing() { echo "1..$tap_n"; }
 # (2>/dev/null before the < : a process that has just gone makes the redirection itself fail)
 ours() { tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -qxF "NTOP_TEST_MARK=$WORK"; }
 
-# ---- running alone ----
-# A test that judges sampled shares or timings (an accuracy test) runs alone: on two cores, a
-# test beside it starves V8's sampler thread (1 ms windows kept 38 % of their samples in a CI
-# run) and moves the shares past any tolerance that still catches a wrong answer. Every test
-# holds a shared lock for its life, in a helper process (so that no target or tmux server
-# inherits it); run_alone trades it for the exclusive one: it waits for the tests under way to
-# end, and the tests that start meanwhile wait for it. The lock is the build tree's.
-alone_lock=${top_builddir:+$top_builddir/tests/.run-alone.lock}
-lock_helper=""
-# hold_lock -s|-x: holds the lock in a helper until this test ends; returns once it is held.
-hold_lock() {
-	[ -n "$alone_lock" ] && command -v flock >/dev/null 2>&1 && [ -d "${alone_lock%/*}" ] ||
-		return 0
-	rm -f "$WORK/.lock"
-	mkfifo "$WORK/.lock" || return 0
-	# -o: the waiting command does not hold it, only flock, which ends with this shell (tail
-	# ends at once if its output is a pipe with no reader: /dev/null)
-	flock -o "$1" "$alone_lock" sh -c 'echo held; exec tail --pid="$1" -f /dev/null >/dev/null' sh $$ \
-		>"$WORK/.lock" 2>/dev/null &
-	lock_helper=$!
-	read -r _ <"$WORK/.lock"
-	rm -f "$WORK/.lock"
-}
-run_alone() {
-	[ -n "$lock_helper" ] && kill "$lock_helper" 2>/dev/null && wait "$lock_helper" 2>/dev/null
-	hold_lock -x
-	diag "running alone (the other tests wait)"
-}
-
 cleanup() {
 	local p
-	[ -z "$lock_helper" ] || kill "$lock_helper" 2>/dev/null
 	for p in $pids_to_kill; do ours "$p" && kill -9 "$p" 2>/dev/null; done
 	# NTOP_TEST_KEEP=1 keeps the work directory (the targets' output, the JSON) to look into
 	if [ -n "${NTOP_TEST_KEEP:-}" ]; then echo "# kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-hold_lock -s
 
 require_node() {
 	command -v "$NODE" >/dev/null 2>&1 || skip_all "node not found"

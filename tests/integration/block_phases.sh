@@ -12,7 +12,6 @@
 # one's delay is read after ntop-js has left).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
-run_alone
 
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 for v in $versions; do

@@ -7,7 +7,6 @@
 # and with --later-interval 0 one interval; with -i 2000, 2 ms then the later one.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
-run_alone
 command -v ss >/dev/null 2>&1 || skip_all "ss (iproute2) not found"
 
 start_node t --inspect-port=0 "$TARGETS/hot.js"

@@ -17,7 +17,6 @@ versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 warm=${NTOP_WARM_S:-10}
 
 require_npm_deps
-run_alone
 
 # shares FILE: self time of each function, windows 2.., as % of the busy time (no idle)
 shares_js='

@@ -44,7 +44,6 @@ tol=${NTOP_TSC_TOL:-2.5}
 fixtures=$top_srcdir/tests/fixtures/accuracy
 
 require_npm_deps
-run_alone
 
 # compare REFERENCE.json NTOP.jsonl: prints "max-error worst-key extra-share extra-key" and a
 # table of the reference's top 8 on stderr.

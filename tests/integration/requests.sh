@@ -10,7 +10,6 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 require_npm_deps
-run_alone
 
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 

@@ -12,7 +12,6 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
 require_npm_deps # piscina, for the worker threads
-run_alone
 
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
 have_tmux=0

@@ -15,7 +15,6 @@
 #   NTOP_WARM_S   how long the targets run hot before the attach (default 12)
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 require_node
-run_alone
 
 warm=${NTOP_WARM_S:-12}
 versions=${NTOP_NODE_VERSIONS:-$NODE_MATRIX}
