@@ -72,8 +72,9 @@ for v in $versions; do
 		# At the recorder's 20 ms a block's delay is not always its own: two CI runs (of the
 		# five versions each, 2026-11-29) read a 450 ms block (505 and 520 by the target's
 		# clock) with a delay of 300 and 456 ms, and whether that is a block across a
-		# reading's reset whose delay was split, or the 300 ms one's, is not known yet. What the user reads (each block once, its
-		# length, its function) is checked above at both intervals; this one at 1 ms only.
+		# reading's reset whose delay was split, or the 300 ms one's, is not known yet.
+		# What the user reads (each block once, its length, its function) is checked above
+		# at both intervals; this one at 1 ms only.
 		if [ "$iv" = 1000 ]; then
 			check "$t each reported one confirmed by its own delay (the loop's lag not 60 ms under its length)" \
 				"$NODE" -e 'process.exit(JSON.parse(process.argv[1]).other_delay.length ? 1 : 0)' "$(cat "$WORK/$tag.r")"

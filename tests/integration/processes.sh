@@ -39,7 +39,7 @@ wait_for 15 grep -q '^ready ' "$WORK/cl.out" || diag "the cluster did not start:
 read -r _ primary port < <(grep '^ready ' "$WORK/cl.out")
 workers=$(sed -n 's/^worker //p' "$WORK/cl.out" | sort -n | tr '\n' ' ')
 diag "primary $primary, workers $workers, port $port, the inspectors' port $shared"
-# (the load outlives the test, up to 2 min on a loaded machine: the cleanup stops it)
+# (300 s: longer than the whole test takes on a loaded machine; the cleanup stops it)
 start_node load -e "require('autocannon')({ url: 'http://127.0.0.1:$port/', connections: 8,
 	duration: 300 }, () => {})"
 sleep 3 # warm: priceOrder is optimized before the attach
