@@ -425,23 +425,11 @@ static void engine_on_leave_timeout(void *ud)
 	engine_finish(e);
 }
 
-static void engine_on_closed_inspector(void *ud, enum session_outcome o, const struct protocol_msg *m)
-{
-	struct engine *e = ud;
-
-	/* Closing the inspector normally ends the connection before any reply: a reply means
-	 * it stayed open. */
-	if (o == SESSION_REPLY) {
-		e->door.close_answered = true;
-		engine_close_conn(e);
-	}
-}
-
 /* The profiler is off: close the inspector if ntop-js opened it, then the connection. Close
  * only what ntop-js opened: closing also ends every other debugger's session. */
 void engine_close_inspector(struct engine *e)
 {
-	if (engine_door_close(e, engine_on_closed_inspector))
+	if (engine_door_close(e))
 		return;
 	if (e->target.opened_by_us && !e->eval_mode) {
 		char *msg = xasprintf("the target's inspector stays open on %s: --no-eval forbids "

@@ -133,23 +133,12 @@ void engine_door_renew(struct engine *e)
 	engine_evaluate(e, expr, door_on_renewed);
 }
 
-bool engine_door_close(struct engine *e, session_reply_fn cb)
-{
-	char expr[sizeof door_close_head + 80];
-
-	if (!door_applies(e) || !engine_door_ours(e) || !e->sess || e->door.close_sent)
-		return false;
-	e->door.close_sent = true;
-	snprintf(expr, sizeof expr, "%s%s')", door_close_head, e->title_prefix);
-	engine_evaluate(e, expr, cb);
-	return true;
-}
-
-static void door_on_closed_anyway(void *ud, enum session_outcome o, const struct protocol_msg *m)
+/* Closing the inspector ends the connection before any reply: a reply means it stayed open,
+ * nothing is closing, and the connection can go. */
+static void door_on_close_reply(void *ud, enum session_outcome o, const struct protocol_msg *m)
 {
 	struct engine *e = ud;
 
-	/* an answer means the inspector stayed open: nothing is closing, the connection can go */
 	if (o == SESSION_REPLY) {
 		e->door.close_answered = true;
 		if (e->conn)
@@ -157,12 +146,24 @@ static void door_on_closed_anyway(void *ud, enum session_outcome o, const struct
 	}
 }
 
+bool engine_door_close(struct engine *e)
+{
+	char expr[sizeof door_close_head + 80];
+
+	if (!door_applies(e) || !engine_door_ours(e) || !e->sess || e->door.close_sent)
+		return false;
+	e->door.close_sent = true;
+	snprintf(expr, sizeof expr, "%s%s')", door_close_head, e->title_prefix);
+	engine_evaluate(e, expr, door_on_close_reply);
+	return true;
+}
+
 bool engine_door_close_on_failure(struct engine *e, int status)
 {
 	/* A target that exited has nothing open; one that asked to exit must not be held. */
 	if (status == EXIT_TARGET_GONE || !e->conn)
 		return false;
-	engine_door_close(e, door_on_closed_anyway);
+	engine_door_close(e);
 	return e->door.close_sent && !e->door.close_answered;
 }
 

@@ -248,8 +248,9 @@ bool engine_door_ours(const struct engine *e);
 void engine_door_open(struct engine *e);
 /* At a window: renews the lease when a quarter of it has gone by. */
 void engine_door_renew(struct engine *e);
-/* Sends inspector.close() if the inspector is ours (cb gets its outcome). False if not sent. */
-bool engine_door_close(struct engine *e, session_reply_fn cb);
+/* Sends inspector.close() if the inspector is ours (a reply, meaning it stayed open, closes
+ * the connection). False if not sent. */
+bool engine_door_close(struct engine *e);
 /* A failure with status ends the session: the close is sent before the connection drops.
  * True while a close is under way (sent now or before, not answered): the target then ends
  * the connection itself, and ntop-js must not end it first (engine_fail says why). */
