@@ -52,6 +52,11 @@ struct tnode {
 struct blockscan {
 	double threshold_us;
 	double continue_us;  /* CONTINUE_GAP_US, or three sampling intervals if longer */
+	/* how far before its first sample a stretch (or a part) may have begun: the sampling
+	 * interval. A sampler that ran late (a loaded machine, most at -i 20000) leaves a longer
+	 * gap before that sample, and the task began anywhere in it: counted from the gap's start,
+	 * a 308 ms block read 360 (block_phases.sh, 20 ms sampling beside four busy loops). */
+	double look_back_us;
 	/* the open stretch; censored: it was already running when the samples began (the
 	 * session's first profile, or one after a gap), so that its start is not known */
 	bool open, censored;
@@ -95,6 +100,7 @@ struct blockscan *blockscan_create(double threshold_ms, double interval_us)
 
 	b->threshold_us = threshold_ms * 1e3;
 	b->continue_us = fmax(CONTINUE_GAP_US, 3 * interval_us);
+	b->look_back_us = interval_us > 0 ? interval_us : INFINITY;
 	b->proof_us = JOIN_PROOF_MIN_US;
 	b->seen_us = -INFINITY;
 	b->t = xmalloc(TRIE_MAX * sizeof *b->t);
@@ -216,24 +222,34 @@ static void list_push(struct evloop_block *list, size_t *n, const struct evloop_
 
 /* Whether a reading over (from_us, to_us] with a longest delay of max_ms (NAN: unknown)
  * confirms a candidate that ended at end_us: the delay a block causes is recorded when the
- * loop's timer next runs, after the block, in the reading that spans that moment or the next. */
+ * loop's timer next runs, after the block, in the reading that spans that moment or the next.
+ * A stretch may also run on past the reading by less than the threshold: the reading is taken
+ * at a turn of the loop, so the block ended before it, and what the samples show after it
+ * (the reading's own code, the tasks after the block, slow on a loaded machine: 42 ms at
+ * 20 ms sampling beside four busy loops) is too short to be a block of its own. */
 static bool reading_covers(const struct blockscan *b, double from_us, double to_us,
 	double max_ms, double end_us)
 {
 	return isfinite(max_ms) && max_ms * 1e3 >= CONFIRM_SHARE * b->threshold_us &&
-		end_us <= to_us && end_us >= from_us - CONFIRM_SLACK_US;
+		end_us < to_us + b->threshold_us && end_us >= from_us - CONFIRM_SLACK_US;
 }
 
-/* Whether a reading confirms k whole, setting its lag: a joined k only if the delay passes
- * its longest part by the timer's period (proof_us), since the loop may have turned between
- * its parts. */
+/* Whether a reading confirms k whole, setting its lag and ending it at the reading if it ran
+ * past it: a joined k only if the delay passes its longest part by the timer's period
+ * (proof_us), since the loop may have turned between its parts. */
 static bool reading_confirms(const struct blockscan *b, double from_us, double to_us,
 	double max_ms, struct evloop_block *k)
 {
 	if (!reading_covers(b, from_us, to_us, max_ms, k->end_us) ||
 	    (k->joined && max_ms * 1e3 < k->longest_part_us + b->proof_us))
 		return false;
+	/* what came before the reading must hold the block: a stretch mostly after it is a
+	 * task after the reading, whose delay a later one has */
+	if (k->end_us > to_us && to_us - k->start_us < CONFIRM_SHARE * b->threshold_us)
+		return false;
 	k->lag_ms = max_ms;
+	if (k->end_us > to_us)
+		k->end_us = to_us;
 	return true;
 }
 
@@ -380,13 +396,15 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 				part_close(b);
 				b->held = false;
 				b->joined = true;
-				b->part_start_us = t - wt;
+				b->part_start_us = t - fmin(wt, b->look_back_us);
 				b->part_busy_us = 0;
 			} else {
 				stretch_close(b);
 			}
 		}
 		if (!b->open) {
+			/* its first sample counts from one interval before it at most */
+			wt = fmin(wt, b->look_back_us);
 			b->open = true;
 			b->censored = gap;
 			b->start_us = b->part_start_us = t - wt;

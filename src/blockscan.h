@@ -34,7 +34,8 @@ struct functab;
 #define BLOCKS_PENDING_MAX 64
 
 struct evloop_block {
-	double start_us, end_us;      /* monotonic µs: the stretch's first sample's start, last sample */
+	double start_us, end_us;      /* monotonic µs: the stretch's first sample's start (one
+	                               * sampling interval before it at most), its last sample */
 	double busy_ms;               /* the stretch's sample time */
 	uint32_t stack[BLOCK_MAX_DEPTH]; /* function indices, outermost first ((root) left out) */
 	size_t depth;                 /* 0: no path held half the stretch */
@@ -60,7 +61,8 @@ static inline double evloop_block_ms(const struct evloop_block *b)
 struct blockscan;
 
 /* threshold_ms: the shortest stretch that is a candidate (> 0); interval_us: the profiles'
- * sampling interval (the most it may be, when it changes). */
+ * sampling interval (the most it may be, when it changes), and the most a stretch's first
+ * sample counts for (a sampler running late leaves a longer gap before it). */
 struct blockscan *blockscan_create(double threshold_ms, double interval_us);
 void blockscan_free(struct blockscan *b);
 

@@ -453,6 +453,89 @@ static void test_program_inside(void)
 	functab_free(ft);
 }
 
+/* A sampler that ran late: at 20 ms sampling, the first sample of a 300 ms task came 70 ms
+ * after the idle one before it (a loaded machine). The task began somewhere in that gap; the
+ * stretch counts from one interval before its first sample, not from the gap's start. So
+ * does a part after a (program) run. */
+static void test_late_sampler(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100, 20000);
+	struct profile p;
+	struct evloop_block out[8];
+	struct strbuf sb;
+	/* (node, delta ms): idle every 20 ms, spin 70 ms later, then every 20 ms for 300 ms */
+	int samples[32][2], n = 0;
+	double total_ms = 0;
+
+	for (int i = 0; i < 5; i++)
+		samples[n][0] = IDLE, samples[n++][1] = 20;
+	samples[n][0] = SPIN, samples[n++][1] = 70;
+	for (int i = 0; i < 15; i++)
+		samples[n][0] = SPIN, samples[n++][1] = 20;
+	for (int i = 0; i < 5; i++)
+		samples[n][0] = IDLE, samples[n++][1] = 20;
+	strbuf_init(&sb);
+	for (int i = 0; i < n; i++)
+		total_ms += samples[i][1];
+	strbuf_printf(&sb, "{%s,\"startTime\":%.0f,\"endTime\":%.0f,\"samples\":[", nodes_json,
+		T0, T0 + total_ms * 1e3);
+	for (int i = 0; i < n; i++)
+		strbuf_printf(&sb, "%s%d", i ? "," : "", samples[i][0]);
+	strbuf_puts(&sb, "],\"timeDeltas\":[");
+	for (int i = 0; i < n; i++)
+		strbuf_printf(&sb, "%s%d", i ? "," : "", samples[i][1] * 1000);
+	strbuf_puts(&sb, "]}");
+	ok(profile_parse(sb.data, sb.len, ft, &p, NULL) == 0, "the late sampler's profile parses");
+	strbuf_free(&sb);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0, T0 + 800e3, 300, 20, out, 8), 1,
+		"its 300 ms task is one candidate, confirmed by a 300 ms delay");
+	is_num(evloop_block_ms(&out[0]), 320, 0.01,
+		"it lasted from one interval before its first sample to its last: 320 ms, not 370");
+	is_num(out[0].start_us, T0 + (100 + 50) * 1e3, 0.01, "starting 20 ms before its first sample");
+	is_num(out[0].busy_ms, 320, 0.01, "and its first sample counts 20 ms of its time");
+	profile_release(&p);
+	blockscan_free(b);
+	functab_free(ft);
+}
+
+/* The samples may run on past the reading that holds a block's delay: the reading is taken at
+ * a turn of the loop, after the block, and the tasks after it (the reading's own code among
+ * them, slow on a loaded machine) are sampled without an idle sample between. Such a reading
+ * still confirms the block, which ends at it; but a stretch mostly after a reading is a task
+ * after it, and waits for a reading of its own. */
+static void test_past_the_reading(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100, 1000);
+	struct profile p;
+	struct evloop_block out[8];
+	const struct run tail[] = { { IDLE, 50 }, { SPIN, 300 }, { OTHER, 40 }, { IDLE, 50 } };
+	const struct run after[] = { { IDLE, 50 }, { SPIN, 150 }, { IDLE, 50 } };
+
+	ok(parse_runs(ft, &p, T0, tail, sizeof tail / sizeof *tail) == 0, "the profile parses");
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 - 600e3, T0 + 360e3, 295, 10, out, 8), 1,
+		"a reading taken 10 ms into the 40 ms after a 300 ms block confirms it");
+	is_num(out[0].end_us, T0 + 360e3, 0.01, "which ends at the reading");
+	is_num(evloop_block_ms(&out[0]), 310, 0.01, "310 ms, not the 340 of its samples");
+	profile_release(&p);
+	blockscan_free(b);
+
+	b = blockscan_create(100, 1000);
+	ok(parse_runs(ft, &p, T0, after, sizeof after / sizeof *after) == 0, "the profile parses");
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 - 900e3, T0 + 110e3, 295, 10, out, 8), 0,
+		"a reading 60 ms into a 150 ms stretch (an earlier block's delay) does not confirm it");
+	is_int(blockscan_confirm(b, T0 + 110e3, T0 + 400e3, 140, 10, out, 8), 1,
+		"the next reading does");
+	is_num(evloop_block_ms(&out[0]), 150, 0.01, "whole: 150 ms");
+	profile_release(&p);
+	blockscan_free(b);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	test_one_block();
@@ -462,5 +545,7 @@ int main(void)
 	test_deep();
 	test_reading_first();
 	test_program_inside();
+	test_late_sampler();
+	test_past_the_reading();
 	return done_testing();
 }
