@@ -1,0 +1,185 @@
+'use strict';
+// What ntop-js costs a server, measured on twins: two copies of one express server run side by
+// side under the same load, and in each phase one of them (in turn: A B B A ...) carries what
+// is measured while the other does not. Both count their requests and their own CPU time over
+// the same seconds, so that what slows the whole machine (another VM's load, its caches) slows
+// both and cancels in the phase's ratio: requests per CPU second of the one with it over the
+// one without. Swapping the roles each phase cancels what differs between the two processes.
+//
+// Usage: node twin-cost.js MODE ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]
+//   MODE reading: ntop-js's requests reading (bench/requests-expr.js), installed, read every
+//                 second and removed in the server itself, as the engine's evaluations do it;
+//        ntop:    ntop-js itself attached (NTOP_JS ARGS --pid PID -b -d 1 > /dev/null) and
+//                 stopped with SIGINT at the phase's end;
+//        none:    nothing (the method's own spread).
+//   SETTLE_S: seconds between the start of what is measured and the phase's count (the attach,
+//   the code V8 compiles again after it), and again after it is removed.
+// The servers: express 5 (NODE_PATH), small JSON answers, one request in ten awaiting a fetch
+// to an upstream in another process; the load: autocannon, 4 connections on each twin, in a
+// third process. Prints one JSON line: {node, mode, rounds, phase_s, settle_s, with: [...],
+// without: [...], ratios: [...], ratio_median, ratio_mean}.
+const http = require('http'), { fork, spawn } = require('child_process');
+
+const role = process.argv[2];
+if (role === 'upstream' || role === 'load' || role === 'server')
+	process.on('disconnect', () => process.exit(0));
+
+if (role === 'upstream') {
+	http.createServer((q, s) => setTimeout(() => s.end('{"ok":true}'), 2)).listen(0, '127.0.0.1',
+		function () { process.send(this.address().port); });
+	return;
+}
+
+if (role === 'load') {
+	const autocannon = require('autocannon');
+	const secs = Number(process.argv[3]), ports = process.argv.slice(4).map(Number);
+	const requests = [];
+	for (let i = 0; i < 10; i++)
+		requests.push({ method: 'GET', path: i === 9 ? '/report' : `/api/items/${i * 37}` });
+	let left = ports.length;
+	for (const port of ports)
+		autocannon({ url: `http://127.0.0.1:${port}`, connections: 4, duration: secs, requests },
+			(err) => { if (err || --left === 0) process.exit(err ? 1 : 0); });
+	return;
+}
+
+if (role === 'server') {
+	const express = require('express');
+	const expr = require('./requests-expr.js');
+	// the inspector's evaluations see require (Node 18 to 20.15 have no getBuiltinModule); an
+	// indirect eval here runs in the same global scope, without it
+	globalThis.require = require;
+	const upPort = Number(process.argv[3]);
+	const app = express(), api = express.Router();
+	let served = 0, timer = null, session = null, bytes = 0;
+	api.get('/items/:id', (q, s) => { served++; s.json({ id: q.params.id, name: 'item ' + q.params.id, tags: ['a', 'b'] }); });
+	app.use('/api', api);
+	app.get('/report', async (q, s) => {
+		const r = await fetch(`http://127.0.0.1:${upPort}/`);
+		await r.text();
+		served++;
+		s.json({ ok: true });
+	});
+	process.on('message', (m) => {
+		if (m.cmd === 'count') {
+			const c = process.cpuUsage();
+			process.send({ served, cpu_us: c.user + c.system });
+		} else if (m.cmd === 'on') {
+			(0, eval)(expr.reading(m.nonce));
+			timer = setInterval(() => (0, eval)(expr.reading(m.nonce)), 1000);
+			process.send({ done: true });
+		} else if (m.cmd === 'off') {
+			clearInterval(timer);
+			(0, eval)(expr.leave(m.nonce));
+			process.send({ done: true });
+		} else if (m.cmd === 'profile') {
+			// V8's profiler from an in-process session, its windows rotated as ntop-js does
+			// (console.profile of the next, console.profileEnd of the current, in one
+			// evaluation), every m.window_ms, sampling every m.interval_us
+			const inspector = require('inspector');
+			session = new inspector.Session();
+			session.connect();
+			session.post('Profiler.enable');
+			session.post('Runtime.enable');
+			session.on('Profiler.consoleProfileFinished', (p) => { bytes += JSON.stringify(p.params.profile).length; });
+			session.post('Profiler.setSamplingInterval', { interval: m.interval_us });
+			// TWIN_P=session: the domains enabled, no profile; start: one Profiler.start
+			if (m.how === 'session' || m.how === 'start') {
+				if (m.how === 'start')
+					session.post('Profiler.start');
+				process.send({ done: true });
+				return;
+			}
+			let n = 0;
+			session.post('Runtime.evaluate', { expression: `console.profile('w${n}')` });
+			timer = setInterval(() => session.post('Runtime.evaluate',
+				{ expression: `console.profile('w${n + 1}');console.profileEnd('w${n}')` }, () => n++), m.window_ms);
+			process.send({ done: true });
+		} else if (m.cmd === 'unprofile') {
+			clearInterval(timer);
+			session.post(m.how === 'start' ? 'Profiler.stop' : 'Runtime.evaluate', { expression: 'console.profileEnd()' }, () => {
+				session.post('Profiler.disable');
+				session.disconnect();
+				process.send({ done: true });
+			});
+		}
+	});
+	const srv = app.listen(0, '127.0.0.1', () => process.send({ port: srv.address().port }));
+	return;
+}
+
+const [mode, roundsArg, phaseArg, settleArg, ntop, ...ntopArgs] = process.argv.slice(2);
+const rounds = Number(roundsArg), phaseS = Number(phaseArg), settleS = Number(settleArg);
+if (!['reading', 'profile', 'ntop', 'none'].includes(mode) || !(rounds > 0) || !(phaseS > 0) || !(settleS >= 0) ||
+    (mode === 'ntop' && !ntop)) {
+	console.error('usage: node twin-cost.js reading|ntop|none ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]');
+	process.exit(2);
+}
+const WARM_S = 8;
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+// a child's stdout is not this process's: its stdout is the result line
+const child = (args, execArgv = []) => fork(__filename, args,
+	{ stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
+const reply = (c, pred) => new Promise((ok) => {
+	const f = (m) => { if (pred(m)) { c.off('message', f); ok(m); } };
+	c.on('message', f);
+});
+const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
+
+(async () => {
+	const up = child(['upstream']);
+	const upPort = await reply(up, (m) => typeof m === 'number');
+	// --inspect-port=0: ntop-js's SIGUSR1 opens each twin's inspector on a port of its own
+	const twins = [child(['server', upPort], ['--inspect-port=0']), child(['server', upPort], ['--inspect-port=0'])];
+	const ports = await Promise.all(twins.map((t) => reply(t, (m) => m && m.port).then((m) => m.port)));
+	const perPhase = 2 * settleS + phaseS + 3;
+	const load = child(['load', Math.ceil(WARM_S + rounds * perPhase * 1.2) + 20, ...ports]);
+	const stopAll = () => { for (const c of [load, ...twins, up]) c.kill(); };
+	process.on('exit', stopAll);
+	await sleep(WARM_S * 1000);
+	const counts = () => Promise.all(twins.map((t) => ask(t, { cmd: 'count' }, (m) => m && 'served' in m)));
+	const withIt = [], without = [];
+	for (let i = 0; i < rounds; i++) {
+		// A B B A: the twin that carries it, by pairs of rounds
+		const w = (i % 4 === 0 || i % 4 === 3) ? 0 : 1, twin = twins[w];
+		let ntopProc = null;
+		if (mode === 'reading') {
+			await ask(twin, { cmd: 'on', nonce: 'twin-' + i }, (m) => m && m.done);
+		} else if (mode === 'profile') {
+			await ask(twin, { cmd: 'profile', interval_us: Number(process.env.TWIN_I || 1000),
+				window_ms: Number(process.env.TWIN_W || 1000), how: process.env.TWIN_P || 'rotate' },
+			(m) => m && m.done);
+		} else if (mode === 'ntop') {
+			ntopProc = spawn(ntop, [...ntopArgs, '--pid', String(twin.pid), '-b', '-d', process.env.TWIN_D || '1'],
+				{ stdio: ['ignore', 'ignore', 'inherit'] });
+		}
+		await sleep(settleS * 1000);
+		const c0 = await counts();
+		await sleep(phaseS * 1000);
+		const c1 = await counts();
+		const rate = (k) => (c1[k].served - c0[k].served) / ((c1[k].cpu_us - c0[k].cpu_us) / 1e6);
+		withIt.push(rate(w));
+		without.push(rate(1 - w));
+		if (mode === 'reading') {
+			await ask(twin, { cmd: 'off', nonce: 'twin-' + i }, (m) => m && m.done);
+		} else if (mode === 'profile') {
+			await ask(twin, { cmd: 'unprofile', how: process.env.TWIN_P || 'rotate' }, (m) => m && m.done);
+		} else if (ntopProc) {
+			const gone = new Promise((ok) => ntopProc.once('exit', (code, sig) => ok([code, sig])));
+			ntopProc.kill('SIGINT');
+			const [code, sig] = await gone;
+			if (code !== 0) {
+				console.error(`twin-cost: ntop-js ended with ${code === null ? sig : 'status ' + code}`);
+				process.exit(1);
+			}
+		}
+		await sleep(settleS * 1000);
+	}
+	const ratios = withIt.map((x, i) => x / without[i]), sorted = [...ratios].sort((a, b) => a - b);
+	const r3 = (x) => Math.round(x * 1000) / 1000;
+	console.log(JSON.stringify({ node: process.version, mode, rounds, phase_s: phaseS, settle_s: settleS,
+		with: withIt.map(Math.round), without: without.map(Math.round), ratios: ratios.map(r3),
+		ratio_median: r3(sorted[Math.floor(sorted.length / 2)]),
+		ratio_mean: r3(ratios.reduce((a, b) => a + b, 0) / ratios.length) }));
+	process.exit(0);
+})();
