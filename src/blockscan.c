@@ -222,34 +222,47 @@ static void list_push(struct evloop_block *list, size_t *n, const struct evloop_
 
 /* Whether a reading over (from_us, to_us] with a longest delay of max_ms (NAN: unknown)
  * confirms a candidate that ended at end_us: the delay a block causes is recorded when the
- * loop's timer next runs, after the block, in the reading that spans that moment or the next.
- * A stretch may also run on past the reading by less than the threshold: the reading is taken
- * at a turn of the loop, so the block ended before it, and what the samples show after it
- * (the reading's own code, the tasks after the block, slow on a loaded machine: 42 ms at
- * 20 ms sampling beside four busy loops) is too short to be a block of its own. */
+ * loop's timer next runs, after the block, in the reading that spans that moment or the next. */
 static bool reading_covers(const struct blockscan *b, double from_us, double to_us,
 	double max_ms, double end_us)
 {
 	return isfinite(max_ms) && max_ms * 1e3 >= CONFIRM_SHARE * b->threshold_us &&
-		end_us < to_us + b->threshold_us && end_us >= from_us - CONFIRM_SLACK_US;
+		end_us <= to_us && end_us >= from_us - CONFIRM_SLACK_US;
 }
 
-/* Whether a reading confirms k whole, setting its lag and ending it at the reading if it ran
- * past it: a joined k only if the delay passes its longest part by the timer's period
- * (proof_us), since the loop may have turned between its parts. */
+/* A reading is taken at a turn of the loop, so one taken inside a stretch cuts it: the
+ * samples ran on through the tasks around it with no idle sample between (at 20 ms sampling
+ * on a loaded machine, a 450 ms block's stretch ran 42 ms past the reading that held its
+ * delay, through the tasks after it and the reading's own code, and only the next reading,
+ * with the next block's delay, covered it). The longer side is the block; a joined candidate
+ * keeps its parts (split_parts). */
+static void reading_cuts(double to_us, struct evloop_block *k)
+{
+	if (k->joined || !(k->start_us < to_us && to_us < k->end_us))
+		return;
+	if (to_us - k->start_us >= k->end_us - to_us)
+		k->end_us = to_us;
+	else
+		k->start_us = to_us;
+}
+
+/* Whether what a reading left of k is still as long as a block. */
+static bool still_a_block(const struct blockscan *b, const struct evloop_block *k)
+{
+	return k->end_us - k->start_us >= b->threshold_us;
+}
+
+/* Whether a reading confirms k whole, setting its lag: a joined k only if the delay passes
+ * its longest part by the timer's period (proof_us), since the loop may have turned between
+ * its parts. A reading inside k cuts it first. */
 static bool reading_confirms(const struct blockscan *b, double from_us, double to_us,
 	double max_ms, struct evloop_block *k)
 {
-	if (!reading_covers(b, from_us, to_us, max_ms, k->end_us) ||
+	reading_cuts(to_us, k);
+	if (!still_a_block(b, k) || !reading_covers(b, from_us, to_us, max_ms, k->end_us) ||
 	    (k->joined && max_ms * 1e3 < k->longest_part_us + b->proof_us))
 		return false;
-	/* what came before the reading must hold the block: a stretch mostly after it is a
-	 * task after the reading, whose delay a later one has */
-	if (k->end_us > to_us && to_us - k->start_us < CONFIRM_SHARE * b->threshold_us)
-		return false;
 	k->lag_ms = max_ms;
-	if (k->end_us > to_us)
-		k->end_us = to_us;
 	return true;
 }
 
@@ -298,7 +311,8 @@ static void candidate(struct blockscan *b, struct evloop_block *k)
 				candidate(b, &parts[j]);
 			return;
 		}
-	list_push(b->pend, &b->n_pend, k);
+	if (still_a_block(b, k))
+		list_push(b->pend, &b->n_pend, k);
 }
 
 /* Ends the open stretch: a candidate if it lasted the threshold. */
@@ -396,7 +410,8 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 				part_close(b);
 				b->held = false;
 				b->joined = true;
-				b->part_start_us = t - fmin(wt, b->look_back_us);
+				wt = fmin(wt, b->look_back_us);
+				b->part_start_us = t - wt;
 				b->part_busy_us = 0;
 			} else {
 				stretch_close(b);
@@ -473,8 +488,8 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 			n_split += split_parts(k, split + n_split);
 			continue;
 		}
-		if (from_us > k->end_us + CONFIRM_SLACK_US)
-			continue; /* no later reading can confirm it */
+		if (from_us > k->end_us + CONFIRM_SLACK_US || !still_a_block(b, k))
+			continue; /* no later reading can confirm it, or the reading cut it short */
 		b->pend[keep++] = *k;
 	}
 	b->n_pend = keep;
@@ -482,7 +497,7 @@ size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, doub
 	for (size_t i = 0; i < n_split; i++) {
 		if (n < max_out && reading_confirms(b, from_us, to_us, max_ms, &split[i]))
 			out[n++] = split[i];
-		else if (from_us <= split[i].end_us + CONFIRM_SLACK_US)
+		else if (from_us <= split[i].end_us + CONFIRM_SLACK_US && still_a_block(b, &split[i]))
 			list_push(b->pend, &b->n_pend, &split[i]);
 	}
 	return n;

@@ -82,7 +82,9 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
  * causes is recorded when the loop's timer next runs, after the block, so candidates that
  * ended in the reading's span or up to a second before it are confirmed if max_ms reaches
  * most of the threshold, and dropped once a reading starts more than a second after them;
- * a reading that could confirm is kept for candidates found later. Confirmed ones (those
+ * a reading that could confirm is kept for candidates found later. A reading taken inside a
+ * candidate cuts it (the loop turned there): its longer side stays, if as long as the
+ * threshold. Confirmed ones (those
  * blockscan_take would give first) are written to out (at most max_out, oldest first; more
  * wait for the next reading); returns how many. */
 size_t blockscan_confirm(struct blockscan *b, double from_us, double to_us, double max_ms,

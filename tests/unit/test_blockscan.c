@@ -500,19 +500,20 @@ static void test_late_sampler(void)
 	functab_free(ft);
 }
 
-/* The samples may run on past the reading that holds a block's delay: the reading is taken at
- * a turn of the loop, after the block, and the tasks after it (the reading's own code among
- * them, slow on a loaded machine) are sampled without an idle sample between. Such a reading
- * still confirms the block, which ends at it; but a stretch mostly after a reading is a task
- * after it, and waits for a reading of its own. */
-static void test_past_the_reading(void)
+/* A reading is taken at a turn of the loop, so one taken inside a stretch cuts it: the samples
+ * may run on through the tasks around it (the reading's own code among them, slow on a loaded
+ * machine) with no idle sample between. The longer side is the block: before the reading,
+ * which then confirms it, or after it, for a later reading to confirm; a side shorter than the
+ * threshold is none. */
+static void test_reading_inside(void)
 {
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100, 1000);
 	struct profile p;
 	struct evloop_block out[8];
 	const struct run tail[] = { { IDLE, 50 }, { SPIN, 300 }, { OTHER, 40 }, { IDLE, 50 } };
-	const struct run after[] = { { IDLE, 50 }, { SPIN, 150 }, { IDLE, 50 } };
+	const struct run after[] = { { IDLE, 50 }, { SPIN, 250 }, { IDLE, 50 } };
+	const struct run short_after[] = { { IDLE, 50 }, { SPIN, 150 }, { IDLE, 50 } };
 
 	ok(parse_runs(ft, &p, T0, tail, sizeof tail / sizeof *tail) == 0, "the profile parses");
 	blockscan_feed(b, &p, ft, -INFINITY);
@@ -527,10 +528,21 @@ static void test_past_the_reading(void)
 	ok(parse_runs(ft, &p, T0, after, sizeof after / sizeof *after) == 0, "the profile parses");
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_confirm(b, T0 - 900e3, T0 + 110e3, 295, 10, out, 8), 0,
-		"a reading 60 ms into a 150 ms stretch (an earlier block's delay) does not confirm it");
-	is_int(blockscan_confirm(b, T0 + 110e3, T0 + 400e3, 140, 10, out, 8), 1,
+		"a reading 60 ms into a 250 ms stretch (with an earlier block's delay) does not confirm it");
+	is_int(blockscan_confirm(b, T0 + 110e3, T0 + 400e3, 185, 10, out, 8), 1,
 		"the next reading does");
-	is_num(evloop_block_ms(&out[0]), 150, 0.01, "whole: 150 ms");
+	is_num(out[0].start_us, T0 + 110e3, 0.01, "from the first reading on");
+	is_num(evloop_block_ms(&out[0]), 190, 0.01, "190 ms");
+	profile_release(&p);
+	blockscan_free(b);
+
+	b = blockscan_create(100, 1000);
+	ok(parse_runs(ft, &p, T0, short_after, sizeof short_after / sizeof *short_after) == 0,
+		"the profile parses");
+	blockscan_feed(b, &p, ft, -INFINITY);
+	is_int(blockscan_confirm(b, T0 - 900e3, T0 + 110e3, 295, 10, out, 8), 0,
+		"a reading 60 ms into a 150 ms stretch leaves 90 ms after it");
+	is_int(blockscan_pending(b), 0, "which is no block");
 	profile_release(&p);
 	blockscan_free(b);
 	functab_free(ft);
@@ -546,6 +558,6 @@ int main(void)
 	test_reading_first();
 	test_program_inside();
 	test_late_sampler();
-	test_past_the_reading();
+	test_reading_inside();
 	return done_testing();
 }
