@@ -9,15 +9,20 @@
 // Usage: node twin-cost.js MODE ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]
 //   MODE reading: ntop-js's requests reading (bench/requests-expr.js), installed, read every
 //                 second and removed in the server itself, as the engine's evaluations do it;
-//        ntop:    ntop-js itself attached (NTOP_JS ARGS --pid PID -b -d 1 > /dev/null) and
-//                 stopped with SIGINT at the phase's end;
+//        profile: V8's profiler from an inspector.Session in the server, sampling every TWIN_I
+//                 us (default 1000), its windows rotated every TWIN_W ms (default 1000) as
+//                 ntop-js rotates them; TWIN_P=start: one Profiler.start instead; TWIN_P=
+//                 session: the session's Runtime and Profiler enabled, no profile;
+//        ntop:    ntop-js itself attached (NTOP_JS ARGS --pid PID -b -d TWIN_D, default 1,
+//                 output discarded; a -d in ARGS is overridden) and stopped with SIGINT;
 //        none:    nothing (the method's own spread).
 //   SETTLE_S: seconds between the start of what is measured and the phase's count (the attach,
 //   the code V8 compiles again after it), and again after it is removed.
 // The servers: express 5 (NODE_PATH), small JSON answers, one request in ten awaiting a fetch
 // to an upstream in another process; the load: autocannon, 4 connections on each twin, in a
 // third process. Prints one JSON line: {node, mode, rounds, phase_s, settle_s, with: [...],
-// without: [...], ratios: [...], ratio_median, ratio_mean}.
+// without: [...], ratios: [...], ratio_median, ratio_mean} (an even count's median is the
+// mean of the middle two).
 const http = require('http'), { fork, spawn } = require('child_process');
 
 const role = process.argv[2];
@@ -112,7 +117,7 @@ const [mode, roundsArg, phaseArg, settleArg, ntop, ...ntopArgs] = process.argv.s
 const rounds = Number(roundsArg), phaseS = Number(phaseArg), settleS = Number(settleArg);
 if (!['reading', 'profile', 'ntop', 'none'].includes(mode) || !(rounds > 0) || !(phaseS > 0) || !(settleS >= 0) ||
     (mode === 'ntop' && !ntop)) {
-	console.error('usage: node twin-cost.js reading|ntop|none ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]');
+	console.error('usage: node twin-cost.js reading|profile|ntop|none ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]');
 	process.exit(2);
 }
 const WARM_S = 8;
@@ -120,11 +125,20 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 // a child's stdout is not this process's: its stdout is the result line
 const child = (args, execArgv = []) => fork(__filename, args,
 	{ stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
+// a child's answer, or the end of the run if none comes within 30 s
 const reply = (c, pred) => new Promise((ok) => {
-	const f = (m) => { if (pred(m)) { c.off('message', f); ok(m); } };
+	const timer = setTimeout(() => {
+		console.error(`twin-cost: no answer from child ${c.pid} within 30 s`);
+		process.exit(1);
+	}, 30000);
+	const f = (m) => { if (pred(m)) { clearTimeout(timer); c.off('message', f); ok(m); } };
 	c.on('message', f);
 });
 const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
+const ntopFailed = ([code, sig]) => {
+	console.error(`twin-cost: ntop-js ended with ${code === null ? sig : 'status ' + code}`);
+	process.exit(1);
+};
 
 (async () => {
 	const up = child(['upstream']);
@@ -134,7 +148,8 @@ const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
 	const ports = await Promise.all(twins.map((t) => reply(t, (m) => m && m.port).then((m) => m.port)));
 	const perPhase = 2 * settleS + phaseS + 3;
 	const load = child(['load', Math.ceil(WARM_S + rounds * perPhase * 1.2) + 20, ...ports]);
-	const stopAll = () => { for (const c of [load, ...twins, up]) c.kill(); };
+	let ntopProc = null, ntopEnd = null;
+	const stopAll = () => { for (const c of [load, ...twins, up, ...(ntopProc ? [ntopProc] : [])]) c.kill(); };
 	process.on('exit', stopAll);
 	await sleep(WARM_S * 1000);
 	const counts = () => Promise.all(twins.map((t) => ask(t, { cmd: 'count' }, (m) => m && 'served' in m)));
@@ -142,7 +157,7 @@ const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
 	for (let i = 0; i < rounds; i++) {
 		// A B B A: the twin that carries it, by pairs of rounds
 		const w = (i % 4 === 0 || i % 4 === 3) ? 0 : 1, twin = twins[w];
-		let ntopProc = null;
+		ntopProc = null;
 		if (mode === 'reading') {
 			await ask(twin, { cmd: 'on', nonce: 'twin-' + i }, (m) => m && m.done);
 		} else if (mode === 'profile') {
@@ -152,11 +167,15 @@ const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
 		} else if (mode === 'ntop') {
 			ntopProc = spawn(ntop, [...ntopArgs, '--pid', String(twin.pid), '-b', '-d', process.env.TWIN_D || '1'],
 				{ stdio: ['ignore', 'ignore', 'inherit'] });
+			ntopEnd = new Promise((ok) => ntopProc.once('exit', (code, sig) => ok([code, sig])));
 		}
 		await sleep(settleS * 1000);
 		const c0 = await counts();
 		await sleep(phaseS * 1000);
 		const c1 = await counts();
+		// ntop-js gone before the phase's end: it measured nothing
+		if (ntopProc && (await Promise.race([ntopEnd.then(() => true), sleep(0).then(() => false)])))
+			ntopFailed(await ntopEnd);
 		const rate = (k) => (c1[k].served - c0[k].served) / ((c1[k].cpu_us - c0[k].cpu_us) / 1e6);
 		withIt.push(rate(w));
 		without.push(rate(1 - w));
@@ -165,13 +184,11 @@ const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
 		} else if (mode === 'profile') {
 			await ask(twin, { cmd: 'unprofile', how: process.env.TWIN_P || 'rotate' }, (m) => m && m.done);
 		} else if (ntopProc) {
-			const gone = new Promise((ok) => ntopProc.once('exit', (code, sig) => ok([code, sig])));
 			ntopProc.kill('SIGINT');
-			const [code, sig] = await gone;
-			if (code !== 0) {
-				console.error(`twin-cost: ntop-js ended with ${code === null ? sig : 'status ' + code}`);
-				process.exit(1);
-			}
+			const end = await ntopEnd;
+			ntopProc = null;
+			if (end[0] !== 0)
+				ntopFailed(end);
 		}
 		await sleep(settleS * 1000);
 	}
@@ -179,7 +196,7 @@ const ask = (c, m, pred) => { const r = reply(c, pred); c.send(m); return r; };
 	const r3 = (x) => Math.round(x * 1000) / 1000;
 	console.log(JSON.stringify({ node: process.version, mode, rounds, phase_s: phaseS, settle_s: settleS,
 		with: withIt.map(Math.round), without: without.map(Math.round), ratios: ratios.map(r3),
-		ratio_median: r3(sorted[Math.floor(sorted.length / 2)]),
+		ratio_median: r3((sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2),
 		ratio_mean: r3(ratios.reduce((a, b) => a + b, 0) / ratios.length) }));
 	process.exit(0);
 })();

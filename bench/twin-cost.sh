@@ -16,7 +16,8 @@
 #                  TWIN_P=start: one Profiler.start instead, session: no profile at all);
 #                  none: nothing (the method's own spread)
 #   -c CANDIDATES  ntop-js arguments, '|' between candidates (default: '' , the defaults);
-#                  TWIN_D in the environment sets -d (default 1)
+#                  TWIN_D in the environment sets -d (default 1; a -d in a candidate is
+#                  overridden)
 #   -o FILE        also append the table to FILE (markdown)
 #   NTOP_JS        the binary or its build directory (else $NTOP_JS or ntop-js in PATH);
 #                  build it without the sanitizers (configure without --enable-sanitizers)
@@ -85,7 +86,8 @@ for v in $majors; do
 			esac
 		fi
 		row=$("$NODE" -e '
-			const r = JSON.parse(process.argv[1]), med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+			const r = JSON.parse(process.argv[1]), med = (a) => { const s = [...a].sort((x, y) => x - y);
+				return Math.round((s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2); };
 			const pct = (x) => (x * 100).toFixed(1) + " %";
 			console.log(`| ${r.node} | ${process.argv[2]} | ${med(r.without)} | ` +
 				`${pct(r.ratio_median)} (${pct(r.ratio_mean)}) | ${r.ratios.map((x) => (x * 100).toFixed(0)).join(", ")} |`);' \
