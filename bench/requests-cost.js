@@ -12,24 +12,18 @@
 //        node requests-cost.js micro               (the subscribers' own ns a request)
 // Prints one JSON line: {node, context, rounds, phase_s, off: [...], on: [...], ratio_median,
 // ratio_mean, ratios: [...]} where the ratios are each round's on/off.
-const http = require('http'), { fork } = require('child_process');
+const { fork } = require('child_process');
 
 // the children go with the parent, whatever ends it
 if (process.argv[2] === 'upstream' || process.argv[2] === 'load')
 	process.on('disconnect', () => process.exit(0));
+const api = require('./express-api.js');
 if (process.argv[2] === 'upstream') {
-	http.createServer((q, s) => setTimeout(() => s.end('{"ok":true}'), 2)).listen(0, '127.0.0.1',
-		function () { process.send(this.address().port); });
+	api.upstream();
 	return;
 }
 if (process.argv[2] === 'load') {
-	const autocannon = require('autocannon');
-	const port = Number(process.argv[3]), secs = Number(process.argv[4]);
-	const requests = [];
-	for (let i = 0; i < 10; i++)
-		requests.push({ method: 'GET', path: i === 9 ? '/report' : `/api/items/${i * 37}` });
-	autocannon({ url: `http://127.0.0.1:${port}`, connections: 8, duration: secs, requests },
-		(err) => process.exit(err ? 1 : 0));
+	api.load([Number(process.argv[3])], 8, Number(process.argv[4]));
 	return;
 }
 
@@ -82,22 +76,13 @@ const leave = expr.leave;
 globalThis.require = require;
 // the children's output is not this process's: its stdout is the result line
 const child = (args) => fork(__filename, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-const express = require('express');
 const rounds = Number(process.argv[2] || 10), phaseS = Number(process.argv[3] || 4);
 const WARM_S = 5;
 
 const up = child(['upstream']);
 up.once('message', (upPort) => {
-	const app = express(), api = express.Router();
 	let served = 0;
-	api.get('/items/:id', (q, s) => { served++; s.json({ id: q.params.id, name: 'item ' + q.params.id, tags: ['a', 'b'] }); });
-	app.use('/api', api);
-	app.get('/report', async (q, s) => {
-		const r = await fetch(`http://127.0.0.1:${upPort}/`);
-		await r.text();
-		served++;
-		s.json({ ok: true });
-	});
+	const app = api.app(upPort, () => served++);
 	const srv = app.listen(0, '127.0.0.1', async () => {
 		// the load outlasts the phases with room to spare (each phase also installs, reads and
 		// removes the reading, which the phase's own seconds do not count); it is stopped at

@@ -23,48 +23,31 @@
 // third process. Prints one JSON line: {node, mode, rounds, phase_s, settle_s, with: [...],
 // without: [...], ratios: [...], ratio_median, ratio_mean} (an even count's median is the
 // mean of the middle two).
-const http = require('http'), { fork, spawn } = require('child_process');
+const { fork, spawn } = require('child_process');
 
 const role = process.argv[2];
 if (role === 'upstream' || role === 'load' || role === 'server')
 	process.on('disconnect', () => process.exit(0));
 
+const api = require('./express-api.js');
 if (role === 'upstream') {
-	http.createServer((q, s) => setTimeout(() => s.end('{"ok":true}'), 2)).listen(0, '127.0.0.1',
-		function () { process.send(this.address().port); });
+	api.upstream();
 	return;
 }
 
 if (role === 'load') {
-	const autocannon = require('autocannon');
-	const secs = Number(process.argv[3]), ports = process.argv.slice(4).map(Number);
-	const requests = [];
-	for (let i = 0; i < 10; i++)
-		requests.push({ method: 'GET', path: i === 9 ? '/report' : `/api/items/${i * 37}` });
-	let left = ports.length;
-	for (const port of ports)
-		autocannon({ url: `http://127.0.0.1:${port}`, connections: 4, duration: secs, requests },
-			(err) => { if (err || --left === 0) process.exit(err ? 1 : 0); });
+	api.load(process.argv.slice(4).map(Number), 4, Number(process.argv[3]));
 	return;
 }
 
 if (role === 'server') {
-	const express = require('express');
 	const expr = require('./requests-expr.js');
 	// the inspector's evaluations see require (Node 18 to 20.15 have no getBuiltinModule); an
 	// indirect eval here runs in the same global scope, without it
 	globalThis.require = require;
 	const upPort = Number(process.argv[3]);
-	const app = express(), api = express.Router();
-	let served = 0, timer = null, session = null, bytes = 0;
-	api.get('/items/:id', (q, s) => { served++; s.json({ id: q.params.id, name: 'item ' + q.params.id, tags: ['a', 'b'] }); });
-	app.use('/api', api);
-	app.get('/report', async (q, s) => {
-		const r = await fetch(`http://127.0.0.1:${upPort}/`);
-		await r.text();
-		served++;
-		s.json({ ok: true });
-	});
+	let served = 0, timer = null, session = null;
+	const app = api.app(upPort, () => served++);
 	process.on('message', (m) => {
 		if (m.cmd === 'count') {
 			const c = process.cpuUsage();
@@ -86,7 +69,6 @@ if (role === 'server') {
 			session.connect();
 			session.post('Profiler.enable');
 			session.post('Runtime.enable');
-			session.on('Profiler.consoleProfileFinished', (p) => { bytes += JSON.stringify(p.params.profile).length; });
 			session.post('Profiler.setSamplingInterval', { interval: m.interval_us });
 			// TWIN_P=session: the domains enabled, no profile; start: one Profiler.start
 			if (m.how === 'session' || m.how === 'start') {
@@ -102,7 +84,9 @@ if (role === 'server') {
 			process.send({ done: true });
 		} else if (m.cmd === 'unprofile') {
 			clearInterval(timer);
-			session.post(m.how === 'start' ? 'Profiler.stop' : 'Runtime.evaluate', { expression: 'console.profileEnd()' }, () => {
+			const end = m.how === 'start' ? ['Profiler.stop', {}] :
+				['Runtime.evaluate', { expression: 'console.profileEnd()' }];
+			session.post(...end, () => {
 				session.post('Profiler.disable');
 				session.disconnect();
 				process.send({ done: true });

@@ -33,33 +33,41 @@ static const char nodes_json[] =
 	"{\"id\":14,\"callFrame\":{\"functionName\":\"b\",\"url\":\"file:///app/x.js\",\"scriptId\":\"3\",\"lineNumber\":2,\"columnNumber\":0}},"
 	"{\"id\":15,\"callFrame\":{\"functionName\":\"c\",\"url\":\"file:///app/x.js\",\"scriptId\":\"3\",\"lineNumber\":3,\"columnNumber\":0}}]";
 
-/* A profile from a list of (node id, count) runs, 1 ms a sample, starting at start_us. */
+/* A profile from a list of (node id, count) runs, starting at start_us; each sample of run i
+ * comes delta_ms[i] after the one before (1 ms without delta_ms). */
 struct run {
 	int node, count;
 };
 
-static int parse_runs(struct functab *ft, struct profile *p, double start_us,
-	const struct run *runs, size_t n_runs)
+static int parse_timed_runs(struct functab *ft, struct profile *p, double start_us,
+	const struct run *runs, size_t n_runs, const int *delta_ms)
 {
 	struct strbuf sb;
-	size_t total = 0;
+	double total_ms = 0;
 	int r;
 
 	strbuf_init(&sb);
 	for (size_t i = 0; i < n_runs; i++)
-		total += (size_t)runs[i].count;
+		total_ms += (double)runs[i].count * (delta_ms ? delta_ms[i] : 1);
 	strbuf_printf(&sb, "{%s,\"startTime\":%.0f,\"endTime\":%.0f,\"samples\":[", nodes_json,
-		start_us, start_us + 1000.0 * (double)total);
+		start_us, start_us + 1000.0 * total_ms);
 	for (size_t i = 0, k = 0; i < n_runs; i++)
 		for (int j = 0; j < runs[i].count; j++, k++)
 			strbuf_printf(&sb, "%s%d", k ? "," : "", runs[i].node);
 	strbuf_puts(&sb, "],\"timeDeltas\":[");
-	for (size_t k = 0; k < total; k++)
-		strbuf_printf(&sb, "%s1000", k ? "," : "");
+	for (size_t i = 0, k = 0; i < n_runs; i++)
+		for (int j = 0; j < runs[i].count; j++, k++)
+			strbuf_printf(&sb, "%s%d", k ? "," : "", 1000 * (delta_ms ? delta_ms[i] : 1));
 	strbuf_puts(&sb, "]}");
 	r = profile_parse(sb.data, sb.len, ft, p, NULL);
 	strbuf_free(&sb);
 	return r;
+}
+
+static int parse_runs(struct functab *ft, struct profile *p, double start_us,
+	const struct run *runs, size_t n_runs)
+{
+	return parse_timed_runs(ft, p, start_us, runs, n_runs, NULL);
 }
 
 static const char *frame(const struct functab *ft, const struct evloop_block *k, size_t i)
@@ -463,31 +471,12 @@ static void test_late_sampler(void)
 	struct blockscan *b = blockscan_create(100, 20000);
 	struct profile p;
 	struct evloop_block out[8];
-	struct strbuf sb;
-	/* (node, delta ms): idle every 20 ms, spin 70 ms later, then every 20 ms for 300 ms */
-	int samples[32][2], n = 0;
-	double total_ms = 0;
+	/* idle every 20 ms, spin 70 ms later, then every 20 ms for 300 ms */
+	const struct run runs[] = { { IDLE, 5 }, { SPIN, 1 }, { SPIN, 15 }, { IDLE, 5 } };
+	const int delta_ms[] = { 20, 70, 20, 20 };
 
-	for (int i = 0; i < 5; i++)
-		samples[n][0] = IDLE, samples[n++][1] = 20;
-	samples[n][0] = SPIN, samples[n++][1] = 70;
-	for (int i = 0; i < 15; i++)
-		samples[n][0] = SPIN, samples[n++][1] = 20;
-	for (int i = 0; i < 5; i++)
-		samples[n][0] = IDLE, samples[n++][1] = 20;
-	strbuf_init(&sb);
-	for (int i = 0; i < n; i++)
-		total_ms += samples[i][1];
-	strbuf_printf(&sb, "{%s,\"startTime\":%.0f,\"endTime\":%.0f,\"samples\":[", nodes_json,
-		T0, T0 + total_ms * 1e3);
-	for (int i = 0; i < n; i++)
-		strbuf_printf(&sb, "%s%d", i ? "," : "", samples[i][0]);
-	strbuf_puts(&sb, "],\"timeDeltas\":[");
-	for (int i = 0; i < n; i++)
-		strbuf_printf(&sb, "%s%d", i ? "," : "", samples[i][1] * 1000);
-	strbuf_puts(&sb, "]}");
-	ok(profile_parse(sb.data, sb.len, ft, &p, NULL) == 0, "the late sampler's profile parses");
-	strbuf_free(&sb);
+	ok(parse_timed_runs(ft, &p, T0, runs, sizeof runs / sizeof *runs, delta_ms) == 0,
+		"the late sampler's profile parses");
 	blockscan_feed(b, &p, ft, -INFINITY);
 	is_int(blockscan_confirm(b, T0, T0 + 800e3, 300, 20, out, 8), 1,
 		"its 300 ms task is one candidate, confirmed by a 300 ms delay");
