@@ -9,6 +9,8 @@
 // Usage: node twin-cost.js MODE ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]
 //   MODE reading: ntop-js's requests reading (bench/requests-expr.js), installed, read every
 //                 second and removed in the server itself, as the engine's evaluations do it;
+//                 TWIN_R=empty: only its channels subscribed, handlers that do nothing;
+//                 TWIN_R=count: handlers that count;
 //        profile: V8's profiler from an inspector.Session in the server, sampling every TWIN_I
 //                 us (default 1000), its windows rotated every TWIN_W ms (default 1000) as
 //                 ntop-js rotates them; TWIN_P=start: one Profiler.start instead; TWIN_P=
@@ -18,11 +20,15 @@
 //        none:    nothing (the method's own spread).
 //   SETTLE_S: seconds between the start of what is measured and the phase's count (the attach,
 //   the code V8 compiles again after it), and again after it is removed.
+//   TWIN_AFTER=S: what it leaves behind instead: ROUNDS phases with nothing on either twin,
+//   then twin A carries it once for S seconds, then SETTLE_S later ROUNDS phases again; each
+//   later phase's ratio (A over B) is divided by the median of the earlier ones.
 // The servers: express 5 (NODE_PATH), small JSON answers, one request in ten awaiting a fetch
 // to an upstream in another process; the load: autocannon, 4 connections on each twin, in a
 // third process. Prints one JSON line: {node, mode, rounds, phase_s, settle_s, with: [...],
 // without: [...], ratios: [...], ratio_median, ratio_mean} (an even count's median is the
-// mean of the middle two).
+// mean of the middle two); with TWIN_AFTER, before: [...] and after: [...] instead of with and
+// without.
 const { fork, spawn } = require('child_process');
 
 const role = process.argv[2];
@@ -46,19 +52,37 @@ if (role === 'server') {
 	// indirect eval here runs in the same global scope, without it
 	globalThis.require = require;
 	const upPort = Number(process.argv[3]);
-	let served = 0, timer = null, session = null;
+	let served = 0, timer = null, session = null, subs = null;
+	const CHANNELS = ['http.server.request.start', 'http.server.response.finish',
+		'tracing:fastify.request.handler:start', 'http.client.request.start', 'http.client.response.finish',
+		'http.client.request.error', 'undici:request:create', 'undici:request:headers', 'undici:request:error'];
 	const app = api.app(upPort, () => served++);
 	process.on('message', (m) => {
 		if (m.cmd === 'count') {
 			const c = process.cpuUsage();
 			process.send({ served, cpu_us: c.user + c.system });
+		} else if (m.cmd === 'on' && m.part !== 'full') {
+			// a part of the reading's price: its channels subscribed with handlers that do
+			// nothing (empty) or only count (count)
+			const dc = require('diagnostics_channel');
+			let n = 0;
+			const f = m.part === 'count' ? () => { n++; } : () => {};
+			subs = CHANNELS.map((c) => { dc.channel(c).subscribe(f); return [c, f]; });
+			timer = setInterval(() => n, 1000);
+			process.send({ done: true });
 		} else if (m.cmd === 'on') {
 			(0, eval)(expr.reading(m.nonce));
 			timer = setInterval(() => (0, eval)(expr.reading(m.nonce)), 1000);
 			process.send({ done: true });
 		} else if (m.cmd === 'off') {
 			clearInterval(timer);
-			(0, eval)(expr.leave(m.nonce));
+			if (subs) {
+				for (const [c, f] of subs)
+					require('diagnostics_channel').channel(c).unsubscribe(f);
+				subs = null;
+			} else {
+				(0, eval)(expr.leave(m.nonce));
+			}
 			process.send({ done: true });
 		} else if (m.cmd === 'profile') {
 			// V8's profiler from an in-process session, its windows rotated as ntop-js does
@@ -99,8 +123,9 @@ if (role === 'server') {
 
 const [mode, roundsArg, phaseArg, settleArg, ntop, ...ntopArgs] = process.argv.slice(2);
 const rounds = Number(roundsArg), phaseS = Number(phaseArg), settleS = Number(settleArg);
+const afterS = Number(process.env.TWIN_AFTER || 0);
 if (!['reading', 'profile', 'ntop', 'none'].includes(mode) || !(rounds > 0) || !(phaseS > 0) || !(settleS >= 0) ||
-    (mode === 'ntop' && !ntop)) {
+    (mode === 'ntop' && !ntop) || !(afterS >= 0)) {
 	console.error('usage: node twin-cost.js reading|profile|ntop|none ROUNDS PHASE_S SETTLE_S [NTOP_JS [ARGS...]]');
 	process.exit(2);
 }
@@ -131,19 +156,19 @@ const ntopFailed = ([code, sig]) => {
 	const twins = [child(['server', upPort], ['--inspect-port=0']), child(['server', upPort], ['--inspect-port=0'])];
 	const ports = await Promise.all(twins.map((t) => reply(t, (m) => m && m.port).then((m) => m.port)));
 	const perPhase = 2 * settleS + phaseS + 3;
-	const load = child(['load', Math.ceil(WARM_S + rounds * perPhase * 1.2) + 20, ...ports]);
+	const loadS = afterS > 0 ? 2 * rounds * (phaseS + 1) + afterS + settleS : rounds * perPhase;
+	const load = child(['load', Math.ceil((WARM_S + loadS) * 1.2) + 20, ...ports]);
 	let ntopProc = null, ntopEnd = null;
 	const stopAll = () => { for (const c of [load, ...twins, up, ...(ntopProc ? [ntopProc] : [])]) c.kill(); };
 	process.on('exit', stopAll);
 	await sleep(WARM_S * 1000);
 	const counts = () => Promise.all(twins.map((t) => ask(t, { cmd: 'count' }, (m) => m && 'served' in m)));
-	const withIt = [], without = [];
-	for (let i = 0; i < rounds; i++) {
-		// A B B A: the twin that carries it, by pairs of rounds
-		const w = (i % 4 === 0 || i % 4 === 3) ? 0 : 1, twin = twins[w];
+	// what is measured, put on twin w for round i and taken off again
+	const putOn = async (w, i) => {
+		const twin = twins[w];
 		ntopProc = null;
 		if (mode === 'reading') {
-			await ask(twin, { cmd: 'on', nonce: 'twin-' + i }, (m) => m && m.done);
+			await ask(twin, { cmd: 'on', nonce: 'twin-' + i, part: process.env.TWIN_R || 'full' }, (m) => m && m.done);
 		} else if (mode === 'profile') {
 			await ask(twin, { cmd: 'profile', interval_us: Number(process.env.TWIN_I || 1000),
 				window_ms: Number(process.env.TWIN_W || 1000), how: process.env.TWIN_P || 'rotate' },
@@ -153,20 +178,15 @@ const ntopFailed = ([code, sig]) => {
 				{ stdio: ['ignore', 'ignore', 'inherit'] });
 			ntopEnd = new Promise((ok) => ntopProc.once('exit', (code, sig) => ok([code, sig])));
 		}
-		await sleep(settleS * 1000);
-		const c0 = await counts();
-		await sleep(phaseS * 1000);
-		const c1 = await counts();
+	};
+	const takeOff = async (w, i) => {
 		// ntop-js gone before the phase's end: it measured nothing
 		if (ntopProc && (await Promise.race([ntopEnd.then(() => true), sleep(0).then(() => false)])))
 			ntopFailed(await ntopEnd);
-		const rate = (k) => (c1[k].served - c0[k].served) / ((c1[k].cpu_us - c0[k].cpu_us) / 1e6);
-		withIt.push(rate(w));
-		without.push(rate(1 - w));
 		if (mode === 'reading') {
-			await ask(twin, { cmd: 'off', nonce: 'twin-' + i }, (m) => m && m.done);
+			await ask(twins[w], { cmd: 'off', nonce: 'twin-' + i }, (m) => m && m.done);
 		} else if (mode === 'profile') {
-			await ask(twin, { cmd: 'unprofile', how: process.env.TWIN_P || 'rotate' }, (m) => m && m.done);
+			await ask(twins[w], { cmd: 'unprofile', how: process.env.TWIN_P || 'rotate' }, (m) => m && m.done);
 		} else if (ntopProc) {
 			ntopProc.kill('SIGINT');
 			const end = await ntopEnd;
@@ -174,13 +194,55 @@ const ntopFailed = ([code, sig]) => {
 			if (end[0] !== 0)
 				ntopFailed(end);
 		}
+	};
+	// one phase's requests per CPU second of each twin
+	const rates = async () => {
+		const c0 = await counts();
+		await sleep(phaseS * 1000);
+		const c1 = await counts();
+		return [0, 1].map((k) => (c1[k].served - c0[k].served) / ((c1[k].cpu_us - c0[k].cpu_us) / 1e6));
+	};
+	const r3 = (x) => Math.round(x * 1000) / 1000;
+	const median = (a) => { const s = [...a].sort((x, y) => x - y); return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2; };
+	if (afterS > 0) {
+		// what it leaves behind: twin 0 over twin 1 in ROUNDS phases with nothing on either,
+		// then twin 0 carries it once for TWIN_AFTER s, then SETTLE_S later ROUNDS phases again
+		const before = [], after = [];
+		for (let i = 0; i < rounds; i++) {
+			const r = await rates();
+			before.push(r[0] / r[1]);
+		}
+		await putOn(0, 0);
+		await sleep(afterS * 1000);
+		await takeOff(0, 0);
+		await sleep(settleS * 1000);
+		for (let i = 0; i < rounds; i++) {
+			const r = await rates();
+			after.push(r[0] / r[1]);
+		}
+		const b = median(before);
+		console.log(JSON.stringify({ node: process.version, mode, rounds, phase_s: phaseS, settle_s: settleS,
+			after_s: afterS, before: before.map(r3), after: after.map(r3), ratios: after.map((x) => r3(x / b)),
+			ratio_median: r3(median(after) / b),
+			ratio_mean: r3(after.reduce((x, y) => x + y, 0) / after.length / b) }));
+		process.exit(0);
+	}
+	const withIt = [], without = [];
+	for (let i = 0; i < rounds; i++) {
+		// A B B A: the twin that carries it, by pairs of rounds
+		const w = (i % 4 === 0 || i % 4 === 3) ? 0 : 1;
+		await putOn(w, i);
+		await sleep(settleS * 1000);
+		const r = await rates();
+		withIt.push(r[w]);
+		without.push(r[1 - w]);
+		await takeOff(w, i);
 		await sleep(settleS * 1000);
 	}
-	const ratios = withIt.map((x, i) => x / without[i]), sorted = [...ratios].sort((a, b) => a - b);
-	const r3 = (x) => Math.round(x * 1000) / 1000;
+	const ratios = withIt.map((x, i) => x / without[i]);
 	console.log(JSON.stringify({ node: process.version, mode, rounds, phase_s: phaseS, settle_s: settleS,
 		with: withIt.map(Math.round), without: without.map(Math.round), ratios: ratios.map(r3),
-		ratio_median: r3((sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2),
+		ratio_median: r3(median(ratios)),
 		ratio_mean: r3(ratios.reduce((a, b) => a + b, 0) / ratios.length) }));
 	process.exit(0);
 })();

@@ -10,7 +10,8 @@
 #   -s SETTLE      seconds after the start of what is measured before the count, and after
 #                  its end before the next phase (default 5: the goal's "after the first 5 s")
 #   -m MODE        ntop (default): ntop-js attached, ARGS from each candidate;
-#                  reading: ntop-js's requests reading alone, in the server;
+#                  reading: ntop-js's requests reading alone, in the server (TWIN_R=empty:
+#                  its channels subscribed with handlers that do nothing; count: that count);
 #                  profile: V8's profiler from an in-process session, windows rotated as
 #                  ntop-js does (TWIN_I sampling interval in us, TWIN_W window in ms;
 #                  TWIN_P=start: one Profiler.start instead, session: no profile at all);
@@ -18,6 +19,9 @@
 #   -c CANDIDATES  ntop-js arguments, '|' between candidates (default: '' , the defaults);
 #                  TWIN_D in the environment sets -d (default 1; a -d in a candidate is
 #                  overridden)
+#   TWIN_AFTER=S   what it leaves behind: ROUNDS phases with nothing on either twin, twin A
+#                  carrying it once for S seconds, SETTLE seconds, ROUNDS phases again; each
+#                  later phase's ratio over the median of the earlier ones
 #   -o FILE        also append the table to FILE (markdown)
 #   NTOP_JS        the binary or its build directory (else $NTOP_JS or ntop-js in PATH);
 #                  build it without the sanitizers (configure without --enable-sanitizers)
@@ -60,7 +64,7 @@ deps=$(bench_npm_deps)
 export NODE_PATH="$deps/node_modules"
 
 echo "== what ntop-js costs an express server at its full rate, on twins: requests per CPU second of the twin with it / without"
-echo "reproduce: ${TWIN_D:+TWIN_D=$TWIN_D }${TWIN_I:+TWIN_I=$TWIN_I }${TWIN_W:+TWIN_W=$TWIN_W }${TWIN_P:+TWIN_P=$TWIN_P }bench/twin-cost.sh -v '$majors' -r $rounds -p $phase -s $settle -m $mode${cands:+ -c '$cands'}${ntop:+ NTOP_JS}"
+echo "reproduce: ${TWIN_AFTER:+TWIN_AFTER=$TWIN_AFTER }${TWIN_D:+TWIN_D=$TWIN_D }${TWIN_I:+TWIN_I=$TWIN_I }${TWIN_R:+TWIN_R=$TWIN_R }${TWIN_W:+TWIN_W=$TWIN_W }${TWIN_P:+TWIN_P=$TWIN_P }bench/twin-cost.sh -v '$majors' -r $rounds -p $phase -s $settle -m $mode${cands:+ -c '$cands'}${ntop:+ NTOP_JS}"
 bench_machine
 echo
 table="| Node | what | req/CPU s without (median) | with / without, median (mean) | phases' ratios |
@@ -78,6 +82,7 @@ for v in $majors; do
 		echo "$line"
 		what=$mode
 		[ "$mode" = ntop ] && what="ntop-js ${c:-(defaults)}${TWIN_D:+ -d $TWIN_D}"
+		[ "$mode" = reading ] && [ -n "${TWIN_R:-}" ] && what="the requests reading's channels, handlers: $TWIN_R"
 		if [ "$mode" = profile ]; then
 			case ${TWIN_P:-rotate} in
 			session) what="in-process session, Runtime and Profiler enabled, no profile" ;;
@@ -85,11 +90,12 @@ for v in $majors; do
 			*) what="in-process profiler, -i ${TWIN_I:-1000}, windows ${TWIN_W:-1000} ms" ;;
 			esac
 		fi
+		[ -z "${TWIN_AFTER:-}" ] || what="after: $what for ${TWIN_AFTER} s, ${settle} s later"
 		row=$("$NODE" -e '
 			const r = JSON.parse(process.argv[1]), med = (a) => { const s = [...a].sort((x, y) => x - y);
 				return Math.round((s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2); };
 			const pct = (x) => (x * 100).toFixed(1) + " %";
-			console.log(`| ${r.node} | ${process.argv[2]} | ${med(r.without)} | ` +
+			console.log(`| ${r.node} | ${process.argv[2]} | ${r.without ? med(r.without) : "-"} | ` +
 				`${pct(r.ratio_median)} (${pct(r.ratio_mean)}) | ${r.ratios.map((x) => (x * 100).toFixed(0)).join(", ")} |`);' \
 			"$line" "$what")
 		table="$table
