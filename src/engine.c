@@ -60,6 +60,22 @@ static void engine_close_conn(struct engine *e)
 		e->tp.close(e->conn);
 }
 
+/* The polite leave's end: the connection is dropped once every call has its answer. Node
+ * (20.20 at least) frees a websocket's writer when the client's end of connection comes in,
+ * but keeps its session until later: an answer written to it in between is a use after free
+ * that kills the target (SIGSEGV in TcpHolder::WriteRaw, on the inspector's thread). A
+ * --no-cpu session beside another ntop-js left with its leave's evaluations unanswered and
+ * killed the target in one leave of seven. A target that never answers is left when the
+ * leave's timer runs out (engine_on_leave_timeout). */
+static void engine_close_when_answered(struct engine *e)
+{
+	if (e->sess && session_pending(e->sess) > 0) {
+		e->close_when_answered = true;
+		return;
+	}
+	engine_close_conn(e);
+}
+
 /* After a failure, how long a target that was sent inspector.close() has to end the connection
  * itself (engine_fail): a live one does in milliseconds. */
 #define DOOR_CLOSE_WAIT_S 3.0
@@ -377,6 +393,11 @@ static void engine_on_inbox(void *ud, struct inbox_msg *im)
 			"sent (a reply with an unknown id)."));
 		return;
 	}
+	if (e->close_when_answered && session_pending(e->sess) == 0) {
+		e->close_when_answered = false;
+		engine_close_conn(e);
+		return;
+	}
 	engine_arm_expiry(e);
 }
 
@@ -437,7 +458,7 @@ void engine_close_inspector(struct engine *e)
 		e->h->on_notice(e->ud, msg);
 		free(msg);
 	}
-	engine_close_conn(e);
+	engine_close_when_answered(e);
 }
 
 static void engine_on_disabled(void *ud, enum session_outcome o, const struct protocol_msg *m)

@@ -6,7 +6,8 @@
 // Listens on 127.0.0.1 (a free port) and prints the port as its first line on stdout. Every
 // later stdout line records something a test may check: "http GET /json/version host=...",
 // "upgrade /PATH host=...", "call METHOD", "console-profile" (an evaluation that starts or
-// ends a profile), "client-violation ...", "client-close", "bye".
+// ends a profile), "client-violation ...", "client-close", "bye" (after "end unanswered=N" with
+// slow-replies).
 //
 // Scenario "good" answers like Node 20 well enough for ntop-js's CPU windows (console.profile
 // rotation, Profiler.start/stop), memory readings and leaving; every other scenario (listed in
@@ -455,7 +456,10 @@ class Conn {
 				return;
 			break;
 		case 'slow-replies':
-			setTimeout(() => this.answer(msg), 400);
+			// how many are unanswered when the client leaves: Node 20 writes a late answer to
+			// a connection whose end it has read into freed memory, and dies of it
+			this.unanswered = (this.unanswered || 0) + 1;
+			setTimeout(() => { this.unanswered--; this.answer(msg); }, 400);
 			return;
 		case 'not-json':
 			return this.send('this is not JSON at all');
@@ -685,7 +689,12 @@ function upgrade(sock, req, rest) {
 		}
 	});
 	sock.on('data', read);
-	sock.on('close', () => { c.close(); log('bye'); });
+	sock.on('close', () => {
+		c.close();
+		if (scenario === 'slow-replies')
+			log('end unanswered=' + (c.unanswered || 0));
+		log('bye');
+	});
 	c.onOpen();
 	if (rest.length)
 		read(rest);

@@ -25,6 +25,21 @@ check "the target may still exit while watched" grep -q '^call NodeRuntime.notif
 check "three windows of memory" jsonl_check "$WORK/imp.jsonl" 'l => l.length === 3 || l.length'
 diag "$(grep '^call' "$WORK/imp.out" | sort | uniq -c)"
 
+# 1b. The leave's end waits for every answer: a target that answers 400 ms late still has
+# every request answered before the connection ends (Node 20 kills itself writing an answer to
+# a connection whose end it has read).
+"$NODE" "$IMPOSTOR" slow-replies >"$WORK/slow.out" 2>"$WORK/slow.err" &
+imp=$!
+pids_to_kill="$pids_to_kill $imp"
+wait_for 10 grep -qx '[0-9]\+' "$WORK/slow.out"
+"$NTOP_JS" --port "$(head -n 1 "$WORK/slow.out")" --no-cpu -b --json -n 2 -d 0.3 \
+	--mem-interval 0.1 >/dev/null 2>"$WORK/slow-ntop.err"
+ok $? "--no-cpu against an inspector that answers 400 ms late: status 0"
+wait_for 5 grep -q '^bye' "$WORK/slow.out"
+kill "$imp" 2>/dev/null
+check "the connection ended with every request answered ($(grep '^end' "$WORK/slow.out"))" \
+	grep -qx 'end unanswered=0' "$WORK/slow.out"
+
 # 2. A real, warm target with V8's default flags (it logs every v8.setFlagsFromString call).
 start_node target --inspect-port=0 "$TARGETS/warm.js"
 wait_ready target
