@@ -3,6 +3,7 @@
 // taken from the C source so that what is recorded or measured is what ships:
 //   reading(nonce): the evaluation made at every window (the first subscribes)
 //   leave(nonce):   the one made at detach (unsubscribes)
+//   channels:       the diagnostics_channel channels the reading subscribes to
 // with the limits the engine passes (REQ_ROWS_MAX, the watchdog, REQ_OPEN_MAX, REQ_WAITS_MAX,
 // REQ_FOLLOW_PER_S).
 // Used by tests/fixtures/requests/record.js and bench/requests-cost.js.
@@ -24,3 +25,5 @@ const args = [define(hdr, 'REQ_ROWS_MAX'), 60000, define(src, 'REQ_OPEN_MAX'),
 
 exports.reading = (nonce) => part('req_head') + nonce + part('req_body') + args + ')';
 exports.leave = (nonce) => part('leave_head') + nonce + part('leave_tail');
+// the diagnostics_channel channels the reading subscribes to, in its order
+exports.channels = [...part('req_body').matchAll(/\bon\('([^']+)'/g)].map((m) => m[1]);

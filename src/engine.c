@@ -65,7 +65,7 @@ static void engine_close_conn(struct engine *e)
  * but keeps its session until later: an answer written to it in between is a use after free
  * that kills the target (SIGSEGV in TcpHolder::WriteRaw, on the inspector's thread). A
  * --no-cpu session beside another ntop-js left with its leave's evaluations unanswered and
- * killed the target in one leave of seven. A target that never answers is left when the
+ * killed the target in one leave of 7 to 11. A target that never answers is left when the
  * leave's timer runs out (engine_on_leave_timeout). */
 static void engine_close_when_answered(struct engine *e)
 {
