@@ -96,9 +96,21 @@ static void engine_finish(struct engine *e)
 	e->h->on_finished(e->ud, status, e->fail_why);
 }
 
-/* Records the first failure and ends the session at once: the connection is closed without
- * the polite leave (a target that stopped answering would not answer that either). Closing
- * the socket still ends the inspector session, and with it every profile it started. */
+/* Whether the failure leaves a target that still answers: it refused a call or threw, or
+ * ntop-js refused to go on (--max-pause). Its answers to the calls in flight are waited for
+ * (DOOR_CLOSE_WAIT_S at most) before the connection is dropped: an answer that crosses the end
+ * of connection can kill a Node 20 target (engine_close_when_answered). A target that stopped
+ * answering or is leaving, and a peer that broke the protocol, are dropped at once. */
+static bool engine_fail_waits(const struct engine *e)
+{
+	return !e->peer_broken && (e->fail_status == EXIT_PROTOCOL ||
+		e->fail_status == EXIT_PAUSE || e->fail_status == EXIT_INTERNAL);
+}
+
+/* Records the first failure and ends the session without the polite leave (a target that
+ * stopped answering would not answer that either): the connection is closed at once, or at the
+ * answers to the calls in flight (engine_fail_waits). Closing the socket still ends the
+ * inspector session, and with it every profile it started. */
 void engine_fail(struct engine *e, int status, char *why)
 {
 	if (e->fail_status == EXIT_OK) {
@@ -124,7 +136,13 @@ void engine_fail(struct engine *e, int status, char *why)
 		return;
 	}
 	engine_second_close(e);
-	if (e->conn) {
+	if (e->conn && engine_fail_waits(e)) {
+		/* the calls in flight answered first, as at the polite leave (a later failure among
+		 * those answers does not wait longer) */
+		if (!e->close_when_answered)
+			engine_timer_arm(e, e->leave_timer, fmin(e->cfg.timeout_s, DOOR_CLOSE_WAIT_S));
+		engine_close_when_answered(e);
+	} else if (e->conn) {
 		/* A peer that never acknowledges the close must not keep ntop-js waiting. */
 		engine_timer_arm(e, e->leave_timer, e->cfg.timeout_s);
 		engine_close_conn(e);
@@ -384,11 +402,13 @@ static void engine_on_inbox(void *ud, struct inbox_msg *im)
 	if (rc < 0) {
 		char start[48];
 		util_sanitize(im->data, im->len < 40 ? im->len : 40, start, sizeof start);
+		e->peer_broken = true;
 		engine_fail(e, EXIT_PROTOCOL, xasprintf("the target sent a message that is not the "
 			"inspector protocol: \"%s\"%s.", start, im->len > 40 ? "..." : ""));
 		return;
 	}
 	if (session_forged_replies(e->sess)) {
+		e->peer_broken = true;
 		engine_fail(e, EXIT_PROTOCOL, xstrdup("the target answered a request ntop-js never "
 			"sent (a reply with an unknown id)."));
 		return;

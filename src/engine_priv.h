@@ -111,6 +111,7 @@ struct engine {
 	struct engine_jit *jit;       /* the JIT step's state: engine_jit.c's own */
 	bool notify_sent;             /* NodeRuntime.notifyWhenWaitingForDisconnect */
 	bool close_when_answered;     /* the leave's end: drop the connection at the last answer */
+	bool peer_broken;             /* the peer broke the protocol: nothing more is awaited */
 	bool cpu_on;                  /* windows carry profiles (false with --no-cpu) */
 	bool cpu_starting;            /* engine_start_cpu() was called: the profiler is starting */
 	bool burst_ending;            /* the profile that ends the burst is on its way */

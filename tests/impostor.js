@@ -7,7 +7,7 @@
 // later stdout line records something a test may check: "http GET /json/version host=...",
 // "upgrade /PATH host=...", "call METHOD", "console-profile" (an evaluation that starts or
 // ends a profile), "client-violation ...", "client-close", "bye" (after "end unanswered=N" with
-// slow-replies).
+// slow-replies and slow-refuse).
 //
 // Scenario "good" answers like Node 20 well enough for ntop-js's CPU windows (console.profile
 // rotation, Profiler.start/stop), memory readings and leaving; every other scenario (listed in
@@ -455,6 +455,13 @@ class Conn {
 			if (msg.method === 'Runtime.getHeapUsage')
 				return;
 			break;
+		case 'slow-refuse':
+			// the first profile's start refused at once, while the calls before it are still
+			// being answered: a failure must not end the connection before their answers
+			if (msg.method === 'Runtime.evaluate' &&
+			    /\.profile\(/.test((msg.params && msg.params.expression) || ''))
+				return this.error(msg.id, 'Another profiler is already running');
+			// fall through
 		case 'slow-replies':
 			// how many are unanswered when the client leaves: Node 20 writes a late answer to
 			// a connection whose end it has read into freed memory, and dies of it
@@ -691,7 +698,7 @@ function upgrade(sock, req, rest) {
 	sock.on('data', read);
 	sock.on('close', () => {
 		c.close();
-		if (scenario === 'slow-replies')
+		if (scenario === 'slow-replies' || scenario === 'slow-refuse')
 			log('end unanswered=' + (c.unanswered || 0));
 		log('bye');
 	});

@@ -79,6 +79,7 @@ pause-big-alloc|pause-big|12|1|--alloc forces a full garbage collection at every
 never-reply-evaluate|never-reply-evaluate|9|1|did not answer console.profile within 2 s|
 never-reply-getheapusage|never-reply-getheapusage|9|1|did not answer Runtime.getHeapUsage within 2 s|BATCH -n 50
 slow-replies|slow-replies|0|0||
+slow-refuse|slow-refuse|11|1|refused console.profile: Another profiler is already running|
 huge-message|huge-message|11|1|larger than 512 MB; ntop-js closed the connection|
 huge-length-max|huge-length-max|11|1|larger than 512 MB; ntop-js closed the connection|
 huge-message-dribble|huge-message-dribble|9|1|did not answer the heap reading within 2 s|
@@ -149,6 +150,8 @@ run_case() {
 		>"$d/out" 2>"$d/err" </dev/null
 	echo $? >"$d/rc"
 	echo $(( $(now_ms) - t0 )) >"$d/ms"
+	# what the impostor says when the connection ends
+	case $scenario in slow-*) wait_for 5 grep -q '^bye' "$d/imp.out" ;; esac
 	kill "$ipid" 2>/dev/null
 	wait "$ipid" 2>/dev/null
 }
@@ -285,6 +288,13 @@ check "bad-profile-once: the windows after the bad one were reported" jsonl_chec
 # (ntop-js ends its connections without a close frame, which Node's inspector.close() can
 # cross fatally: transport.c; a peer that would never acknowledge one cannot hold it either)
 check "no-close-ack: ntop-js ended the connection itself" grep -qx bye "$WORK/no-close-ack/imp.out"
+# A failure while calls are in flight (a refusal, with the calls before it answered 400 ms late)
+# ends the connection only once they are answered: Node 20 kills itself writing an answer to a
+# connection whose end it has read.
+for name in slow-replies slow-refuse; do
+	check "$name: the connection ended with every request answered ($(grep '^end' "$WORK/$name/imp.out"))" \
+		grep -qx 'end unanswered=0' "$WORK/$name/imp.out"
+done
 check "no-close-ack: without a close frame" eval '! grep -q client-close "$WORK/no-close-ack/imp.out"'
 check "good: ntop-js left the profiler as it found it" grep -qx 'call Profiler.disable' \
 	"$WORK/good/imp.out"

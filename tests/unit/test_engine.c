@@ -977,6 +977,10 @@ static void test_pause_refused(void)
 	answer(&f, "Runtime.evaluate", "{\"result\":{\"type\":\"object\",\"value\":{\"u\":2147483648,"
 		"\"b\":null,\"k\":null,\"v\":\"11.3.244.8-node.19\"}}}");
 	advance(&f, 0);
+	/* a target that still answers: the calls in flight are answered before the end */
+	ok(f.conn && !f.conn->closed, "pause: the connection waits for the calls in flight");
+	answer_pending(&f, f.conn);
+	advance(&f, 0);
 	is_int(f.finished, 1, "pause: the session ends");
 	is_int(f.status, EXIT_PAUSE, "pause: with EXIT_PAUSE");
 	ok(strstr(f.why, "starting the CPU profiler would pause the target") != NULL &&
@@ -1041,6 +1045,12 @@ static void test_exception(void)
 		"\"exceptionDetails\":{\"exceptionId\":1,\"text\":\"Uncaught\",\"lineNumber\":0,"
 		"\"columnNumber\":30,\"scriptId\":\"110\"}}");
 	advance(&f, 0);
+	/* the calls in flight unanswered: the connection is dropped after 3 s */
+	advance(&f, 2.9);
+	ok(f.conn && !f.conn->closed && !f.finished, "exception: 2.9 s on, still waiting for the "
+		"answers in flight");
+	advance(&f, 0.2);
+	ok(f.finished && (!f.conn || f.conn->closed), "exception: 3 s on, the connection dropped");
 	is_int(f.status, EXIT_PROTOCOL, "exception: EXIT_PROTOCOL");
 	is_str(f.why, "the window rotation (console.profile) threw an exception in the target: "
 		"TypeError: c.profile is not a function.", "exception: the sentence names what it threw");
@@ -1052,6 +1062,8 @@ static void test_exception(void)
 	reply(&f, rotate(&f), "{\"result\":{\"type\":\"object\"},\"exceptionDetails\":{"
 		"\"text\":\"Uncaught\",\"exception\":{\"type\":\"object\",\"description\":"
 		"\"TypeError: Cannot redefine property: \\u001b[31mx\\n    at Object.<anonymous>\"}}}");
+	advance(&f, 0);
+	answer_pending(&f, f.conn);
 	advance(&f, 0);
 	is_str(f.why, "the window rotation (console.profile) threw an exception in the target: "
 		"TypeError: Cannot redefine property: ?[31mx.", "exception: one line, made safe");
