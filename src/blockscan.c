@@ -11,9 +11,10 @@
 #include <string.h>
 
 /* A stretch open at a profile's end goes on in the next if that one's first kept sample began
- * within this long of it, or three sampling intervals if longer (eval-mode profiles overlap;
- * --no-eval leaves a gap of milliseconds; at 20 ms a loaded machine's sampler was seen 41 ms
- * late there, which cut a block in two). */
+ * within this long of it, or three sampling intervals if longer (eval-mode profiles overlap,
+ * or leave milliseconds between them; --no-eval leaves a gap of milliseconds; at 20 ms a
+ * loaded machine's sampler was seen 41 ms late there, which cut a block in two); a longer
+ * hole may still be bridged as a (program) run (blockscan_feed). */
 #define CONTINUE_GAP_US 20000.0
 /* The paths of one stretch are kept in a trie of at most this many frames: beyond it, samples
  * count at the deepest frame already there. */
@@ -61,6 +62,7 @@ struct blockscan {
 	 * session's first profile, or one after a gap), so that its start is not known */
 	bool open, censored;
 	double start_us, last_us, busy_us;
+	double unseen_us;    /* the sampler's stall before its first sample (evloop_block) */
 	double gc_us;        /* of busy_us, the garbage collector's samples */
 	int32_t gc_at;       /* their trie node (-1: none yet) */
 	double seen_us;      /* the last sample's time, of any kind (-INFINITY: none yet) */
@@ -265,6 +267,11 @@ static void delay_bounds(const struct blockscan *b, struct evloop_block *k)
 		k->start_us = k->end_us - most_us;
 		k->busy_ms = fmin(k->busy_ms, most_us / 1e3);
 	}
+	/* And at least its delay, where the sampler stalled before its first sample: the block
+	 * began in the stall, as far back as the delay says (a starved target's sampler, 82 ms
+	 * late at a 468 ms block's start, had it read 391 ms with a 470 ms delay). */
+	if (k->unseen_us > 0 && k->end_us - k->start_us < k->lag_ms * 1e3)
+		k->start_us = fmax(k->start_us - k->unseen_us, k->end_us - k->lag_ms * 1e3);
 }
 
 /* Whether a reading confirms k whole, setting its lag: a joined k only if the delay passes
@@ -304,6 +311,8 @@ static size_t split_parts(const struct evloop_block *k, struct evloop_block *out
 		out[i].busy_ms = k->parts[i].busy_ms;
 		out[i].joined = false;
 		out[i].n_parts = 0;
+		if (k->parts[i].start_us != k->start_us)
+			out[i].unseen_us = 0;
 	}
 	return k->n_parts;
 }
@@ -353,6 +362,7 @@ static void stretch_close(struct blockscan *b)
 	k.end_us = b->last_us;
 	k.busy_ms = b->busy_us / 1e3;
 	k.lag_ms = NAN;
+	k.unseen_us = b->unseen_us;
 	k.joined = b->joined;
 	k.longest_part_us = b->longest_us;
 	k.n_parts = b->n_parts;
@@ -377,7 +387,7 @@ static void stretch_close(struct blockscan *b)
 void blockscan_feed(struct blockscan *b, const struct profile *p, const struct functab *ft,
 	double trim_until_us)
 {
-	double t = p->start_time_us;
+	double t = p->start_time_us, stall_us;
 	bool first = true, gap;
 
 	if (p->n_nodes > b->map_cap) {
@@ -400,9 +410,22 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 			continue;
 		node = p->samples[s];
 		kind = functab_get(ft, p->nodes[node].func)->kind;
-		/* the samples go on from the last profile's, or begin after a gap */
+		/* The samples go on from the last profile's, or begin after a gap. A hole between
+		 * the two no longer than a (program) run may last is bridged as one: the stretch
+		 * goes on if the same task does, the readings' delay to prove it, and one that
+		 * begins after it may have begun in it. (A starved target rotated inside blocks: 2
+		 * to 61 ms with no sample, counted from the last JavaScript sample, cut them.) What
+		 * came before this sample is unknown since the last one of either profile. */
+		stall_us = first && isfinite(b->seen_us) ? t - b->seen_us : wt;
 		gap = first && !(t - wt - b->seen_us <= b->continue_us);
-		if (b->open && first && t - wt - b->last_us > b->continue_us)
+		if (gap && t - (b->open && b->held ? b->held_us : b->seen_us) <= HOLD_PROGRAM_US) {
+			gap = false;
+			if (b->open && !b->held) {
+				b->held = true;
+				b->held_us = b->seen_us;
+			}
+		}
+		if (b->open && gap)
 			stretch_close(b);
 		first = false;
 		b->seen_us = t;
@@ -434,7 +457,9 @@ void blockscan_feed(struct blockscan *b, const struct profile *p, const struct f
 			}
 		}
 		if (!b->open) {
-			/* its first sample counts from one interval before it at most */
+			/* its first sample counts from one interval before it at most; a longer gap is
+			 * a stall that may hide its start */
+			b->unseen_us = gap ? 0 : fmax(0, stall_us - b->look_back_us);
 			wt = fmin(wt, b->look_back_us);
 			b->open = true;
 			b->censored = gap;

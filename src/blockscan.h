@@ -41,6 +41,9 @@ struct evloop_block {
 	size_t depth;                 /* 0: no path held half the stretch */
 	double share;                 /* share of the stretch under the deepest frame, 0..1 */
 	double lag_ms;                /* how late the loop's timer was in the reading that confirmed it */
+	/* how long before start_us it may have begun unseen: the sampler stalled before its first
+	 * sample for longer than the interval counted for it (a starved target) */
+	double unseen_us;
 	/* Joined across short (program) runs (see blockscan_feed): the longest of its parts
 	 * between them, and those of the threshold or longer (the first BLOCK_PARTS_MAX), which
 	 * stand alone if the readings do not show that the loop stayed blocked. */

@@ -64,6 +64,16 @@ for v in $versions; do
 						(x.event_loop?.blocks || []).map(g => [g.time, g.ms, g.lag_ms])])) +
 					" truth: " + JSON.stringify(truth.filter(b => Math.abs(b.wall_ms / 1e3 - g[0]) < 3.5)
 						.map(b => [b.wall_ms / 1e3, b.ms])));
+			// for one wrongly reported, the windows around it: when each ended, how long, the
+			// span and longest delay of the reading, the blocks reported (time, length, delay,
+			// busy); and the blocks the target logged
+			for (const g of r.wrong)
+				console.error(`wrong ${g[0]}: ` + JSON.stringify(w
+					.filter(x => Math.abs(x.time - g[0]) < 3.5).map(x => [x.time, x.window_ms,
+						x.event_loop?.span_ms, x.event_loop?.lag_ms?.max,
+						(x.event_loop?.blocks || []).map(g => [g.time, g.ms, g.lag_ms, g.busy_ms])])) +
+					" truth: " + JSON.stringify(truth.filter(b => Math.abs(b.wall_ms / 1e3 - g[0]) < 3.5)
+						.map(b => [b.wall_ms / 1e3, b.ms])));
 			// for a missed one, what the windows around it said: when each ended, how long, the
 			// loop reading (max lag), the blocks reported, and the profile samples in blockingParse
 			for (const b of due.filter(b => !got.some(g => match(g, b))))

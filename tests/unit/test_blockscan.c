@@ -569,6 +569,84 @@ static void test_delay_bounds(void)
 	functab_free(ft);
 }
 
+/* A starved target's sampler stalls. Before a stretch's first sample, the stall may hide the
+ * block's start, and the delay says how far back it goes (82 ms late at a 468 ms block's start,
+ * it read 391 ms with a 470 ms delay); never back past the stall's start, and a delay shorter
+ * than the stretch still bounds it. Across two overlapping profiles (the rotation runs inside
+ * a block), a (program) run open at the first's end goes on in the second as within one. */
+static void test_stalls(void)
+{
+	struct functab *ft = functab_create();
+	struct blockscan *b = blockscan_create(100, 1000);
+	struct profile p;
+	struct evloop_block out[8];
+	const struct run stall[] = { { IDLE, 50 }, { SPIN, 1 }, { SPIN, 390 }, { IDLE, 10 } };
+	const int stall_ms[] = { 1, 82, 1, 1 };
+	const struct run first[] = { { IDLE, 10 }, { SPIN, 170 }, { PROG, 25 } };
+	const struct run second[] = { { SPIN, 80 }, { PROG, 32 }, { SPIN, 100 }, { IDLE, 5 } };
+	const double lags[] = { 470, 600, 300 }, starts[] = { 52, 50, 212 };
+
+	for (size_t i = 0; i < 3; i++) {
+		blockscan_reset(b);
+		ok(parse_timed_runs(ft, &p, T0, stall, 4, stall_ms) == 0, "the stalled profile parses");
+		blockscan_feed(b, &p, ft, -INFINITY);
+		profile_release(&p);
+		is_int(blockscan_confirm(b, T0, T0 + 600e3, lags[i], 10, out, 8), 1,
+			"a 391 ms stretch after an 82 ms stall, confirmed by a %.0f ms delay", lags[i]);
+		is_num(out[0].start_us, T0 + starts[i] * 1e3, 0.01, "began %.0f ms after the profile's "
+			"start (%s)", starts[i], i == 0 ? "its delay before its end" : i == 1 ?
+			"the stall's start, not further" : "its delay and a period before its end");
+		is_num(out[0].end_us, T0 + 522e3, 0.01, "its end kept");
+	}
+
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0, first, 3);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	/* the next profile began 100 ms into the first: trimmed to its last sample */
+	parse_runs(ft, &p, T0 + 100e3, second, 4);
+	blockscan_feed(b, &p, ft, T0 + 205e3);
+	profile_release(&p);
+	is_int(blockscan_confirm(b, T0, T0 + 600e3, 302, 10, out, 8), 1,
+		"32 ms of (program) across a rotation inside a block: one block, confirmed by its delay");
+	is_num(evloop_block_ms(&out[0]), 302, 0.01, "of 302 ms");
+	is_num(out[0].start_us, T0 + 10e3, 0.01, "from its start");
+
+	/* a hole between two profiles that do not overlap (the next began 40 ms after the last
+	 * sample): bridged as a (program) run; 60 ms is too long, and what follows it has no
+	 * known start */
+	for (int hole_ms = 40; hole_ms <= 60; hole_ms += 20) {
+		blockscan_reset(b);
+		parse_runs(ft, &p, T0, (const struct run[]){ { IDLE, 10 }, { SPIN, 150 } }, 2);
+		blockscan_feed(b, &p, ft, -INFINITY);
+		profile_release(&p);
+		parse_runs(ft, &p, T0 + (160.0 + hole_ms) * 1e3, (const struct run[]){ { SPIN, 150 },
+			{ IDLE, 5 } }, 2);
+		blockscan_feed(b, &p, ft, -INFINITY);
+		profile_release(&p);
+		if (hole_ms == 40) {
+			is_int(blockscan_confirm(b, T0, T0 + 600e3, 340, 10, out, 8), 1,
+				"a 40 ms hole between profiles, a 340 ms delay: one block");
+			is_num(evloop_block_ms(&out[0]), 340, 0.01, "of 340 ms");
+		} else {
+			is_int(blockscan_confirm(b, T0, T0 + 600e3, 360, 10, out, 8), 1,
+				"a 60 ms hole: the block before it only");
+			is_num(evloop_block_ms(&out[0]), 150, 0.01, "of 150 ms");
+		}
+	}
+	blockscan_reset(b);
+	parse_runs(ft, &p, T0, (const struct run[]){ { IDLE, 10 }, { SPIN, 150 } }, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	parse_runs(ft, &p, T0 + 200e3, (const struct run[]){ { SPIN, 150 }, { IDLE, 5 } }, 2);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_confirm(b, T0, T0 + 600e3, 150, 10, out, 8), 2,
+		"the 40 ms hole and a 150 ms delay: the loop may have turned there, two blocks");
+	blockscan_free(b);
+	functab_free(ft);
+}
+
 int main(void)
 {
 	test_one_block();
@@ -581,5 +659,6 @@ int main(void)
 	test_late_sampler();
 	test_reading_inside();
 	test_delay_bounds();
+	test_stalls();
 	return done_testing();
 }
