@@ -26,6 +26,12 @@
 # in CI the cycles took 2-11 s before the attach and 4-9 s after (two tests side by side on two
 # cores, with the sanitizer build of ntop-js among them), so wall time there says how loaded the
 # machine is rather than whether V8 is done.
+# A loaded machine moves the program's own profile too: in a plain `node --cpu-prof` run of
+# the same loop (no ntop-js), getNodeLinks was 6.4 % of the JavaScript time alone and 3.0 %
+# beside two busy loops (Node 18, last 20 s of 45-60 s, 2026-11-29). ntop-js read it at 2.6 %
+# on Node 18 and 20 in CI, and at 2.3 % on Node 18 beside two busy loops (2.4 % with
+# --leave-jit, which leaves the JIT alone), against 8.0 % and 6.6 % on a quiet machine. So this
+# test runs alone, after the others (ALONE_TESTS, Makefile.am).
 #
 # Unlike the express server (real_programs.sh), this compiler's hot functions kept their
 # frames after 15 s of warm-up on every version even with --leave-jit (2026-11-25: worst
