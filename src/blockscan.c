@@ -242,10 +242,12 @@ static void reading_cuts(double to_us, struct evloop_block *k)
 {
 	if (k->joined || !(k->start_us < to_us && to_us < k->end_us))
 		return;
-	if (to_us - k->start_us >= k->end_us - to_us)
+	if (to_us - k->start_us >= k->end_us - to_us) {
 		k->end_us = to_us;
-	else
+	} else {
 		k->start_us = to_us;
+		k->unseen_us = 0; /* it began at the reading, not in a stall before it */
+	}
 }
 
 /* Whether what a reading left of k is still as long as a block. */

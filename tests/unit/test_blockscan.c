@@ -599,6 +599,17 @@ static void test_stalls(void)
 		is_num(out[0].end_us, T0 + 522e3, 0.01, "its end kept");
 	}
 
+	/* a reading inside the stretch keeps its later side: that began at the reading */
+	blockscan_reset(b);
+	parse_timed_runs(ft, &p, T0, stall, 4, stall_ms);
+	blockscan_feed(b, &p, ft, -INFINITY);
+	profile_release(&p);
+	is_int(blockscan_confirm(b, T0 - 900e3, T0 + 250e3, 295, 10, out, 8), 0,
+		"a reading 118 ms into the stalled stretch (an earlier block's delay) cuts it");
+	is_int(blockscan_confirm(b, T0 + 250e3, T0 + 600e3, 470, 10, out, 8), 1,
+		"the next reading confirms its later side");
+	is_num(out[0].start_us, T0 + 250e3, 0.01, "from the reading, not back in the stall");
+
 	blockscan_reset(b);
 	parse_runs(ft, &p, T0, first, 3);
 	blockscan_feed(b, &p, ft, -INFINITY);
