@@ -70,12 +70,38 @@ static int parse_runs(struct functab *ft, struct profile *p, double start_us,
 	return parse_timed_runs(ft, p, start_us, runs, n_runs, NULL);
 }
 
+#define T0 5e9
+
+/* Parses a timed profile (parse_timed_runs), feeds it with trim_us, and releases it; returns
+ * what the parse returned. */
+static int feed_timed_runs(struct blockscan *b, struct functab *ft, double start_us,
+	const struct run *runs, size_t n_runs, const int *delta_ms, double trim_us)
+{
+	struct profile p;
+	int r = parse_timed_runs(ft, &p, start_us, runs, n_runs, delta_ms);
+
+	if (r == 0)
+		blockscan_feed(b, &p, ft, trim_us);
+	profile_release(&p);
+	return r;
+}
+
+/* 150 ms of a task, a hole of hole_ms with no sample, then 150 ms more of it: two profiles. */
+static void feed_across_hole(struct blockscan *b, struct functab *ft, double hole_ms)
+{
+	const struct run before[] = { { IDLE, 10 }, { SPIN, 150 } }, after[] = { { SPIN, 150 },
+		{ IDLE, 5 } };
+
+	blockscan_reset(b);
+	feed_timed_runs(b, ft, T0, before, 2, NULL, -INFINITY);
+	feed_timed_runs(b, ft, T0 + (160.0 + hole_ms) * 1e3, after, 2, NULL, -INFINITY);
+}
+
 static const char *frame(const struct functab *ft, const struct evloop_block *k, size_t i)
 {
 	return i < k->depth ? functab_get(ft, k->stack[i])->name : "(none)";
 }
 
-#define T0 5e9
 
 static void test_one_block(void)
 {
@@ -578,7 +604,6 @@ static void test_stalls(void)
 {
 	struct functab *ft = functab_create();
 	struct blockscan *b = blockscan_create(100, 1000);
-	struct profile p;
 	struct evloop_block out[8];
 	const struct run stall[] = { { IDLE, 50 }, { SPIN, 1 }, { SPIN, 390 }, { IDLE, 10 } };
 	const int stall_ms[] = { 1, 82, 1, 1 };
@@ -588,9 +613,8 @@ static void test_stalls(void)
 
 	for (size_t i = 0; i < 3; i++) {
 		blockscan_reset(b);
-		ok(parse_timed_runs(ft, &p, T0, stall, 4, stall_ms) == 0, "the stalled profile parses");
-		blockscan_feed(b, &p, ft, -INFINITY);
-		profile_release(&p);
+		ok(feed_timed_runs(b, ft, T0, stall, 4, stall_ms, -INFINITY) == 0,
+			"the stalled profile parses");
 		is_int(blockscan_confirm(b, T0, T0 + 600e3, lags[i], 10, out, 8), 1,
 			"a 391 ms stretch after an 82 ms stall, confirmed by a %.0f ms delay", lags[i]);
 		is_num(out[0].start_us, T0 + starts[i] * 1e3, 0.01, "began %.0f ms after the profile's "
@@ -601,9 +625,7 @@ static void test_stalls(void)
 
 	/* a reading inside the stretch keeps its later side: that began at the reading */
 	blockscan_reset(b);
-	parse_timed_runs(ft, &p, T0, stall, 4, stall_ms);
-	blockscan_feed(b, &p, ft, -INFINITY);
-	profile_release(&p);
+	feed_timed_runs(b, ft, T0, stall, 4, stall_ms, -INFINITY);
 	is_int(blockscan_confirm(b, T0 - 900e3, T0 + 250e3, 295, 10, out, 8), 0,
 		"a reading 118 ms into the stalled stretch (an earlier block's delay) cuts it");
 	is_int(blockscan_confirm(b, T0 + 250e3, T0 + 600e3, 470, 10, out, 8), 1,
@@ -611,13 +633,9 @@ static void test_stalls(void)
 	is_num(out[0].start_us, T0 + 250e3, 0.01, "from the reading, not back in the stall");
 
 	blockscan_reset(b);
-	parse_runs(ft, &p, T0, first, 3);
-	blockscan_feed(b, &p, ft, -INFINITY);
-	profile_release(&p);
+	feed_timed_runs(b, ft, T0, first, 3, NULL, -INFINITY);
 	/* the next profile began 100 ms into the first: trimmed to its last sample */
-	parse_runs(ft, &p, T0 + 100e3, second, 4);
-	blockscan_feed(b, &p, ft, T0 + 205e3);
-	profile_release(&p);
+	feed_timed_runs(b, ft, T0 + 100e3, second, 4, NULL, T0 + 205e3);
 	is_int(blockscan_confirm(b, T0, T0 + 600e3, 302, 10, out, 8), 1,
 		"32 ms of (program) across a rotation inside a block: one block, confirmed by its delay");
 	is_num(evloop_block_ms(&out[0]), 302, 0.01, "of 302 ms");
@@ -627,14 +645,7 @@ static void test_stalls(void)
 	 * sample): bridged as a (program) run; 60 ms is too long, and what follows it has no
 	 * known start */
 	for (int hole_ms = 40; hole_ms <= 60; hole_ms += 20) {
-		blockscan_reset(b);
-		parse_runs(ft, &p, T0, (const struct run[]){ { IDLE, 10 }, { SPIN, 150 } }, 2);
-		blockscan_feed(b, &p, ft, -INFINITY);
-		profile_release(&p);
-		parse_runs(ft, &p, T0 + (160.0 + hole_ms) * 1e3, (const struct run[]){ { SPIN, 150 },
-			{ IDLE, 5 } }, 2);
-		blockscan_feed(b, &p, ft, -INFINITY);
-		profile_release(&p);
+		feed_across_hole(b, ft, hole_ms);
 		if (hole_ms == 40) {
 			is_int(blockscan_confirm(b, T0, T0 + 600e3, 340, 10, out, 8), 1,
 				"a 40 ms hole between profiles, a 340 ms delay: one block");
@@ -645,13 +656,7 @@ static void test_stalls(void)
 			is_num(evloop_block_ms(&out[0]), 150, 0.01, "of 150 ms");
 		}
 	}
-	blockscan_reset(b);
-	parse_runs(ft, &p, T0, (const struct run[]){ { IDLE, 10 }, { SPIN, 150 } }, 2);
-	blockscan_feed(b, &p, ft, -INFINITY);
-	profile_release(&p);
-	parse_runs(ft, &p, T0 + 200e3, (const struct run[]){ { SPIN, 150 }, { IDLE, 5 } }, 2);
-	blockscan_feed(b, &p, ft, -INFINITY);
-	profile_release(&p);
+	feed_across_hole(b, ft, 40);
 	is_int(blockscan_confirm(b, T0, T0 + 600e3, 150, 10, out, 8), 2,
 		"the 40 ms hole and a 150 ms delay: the loop may have turned there, two blocks");
 	blockscan_free(b);
