@@ -14,7 +14,9 @@
 //        profile: V8's profiler from an inspector.Session in the server, sampling every TWIN_I
 //                 us (default 1000), its windows rotated every TWIN_W ms (default 1000) as
 //                 ntop-js rotates them; TWIN_P=start: one Profiler.start instead; TWIN_P=
-//                 session: the session's Runtime and Profiler enabled, no profile;
+//                 deopt: the same after a switch of the coverage mode (the repair's
+//                 deoptimization); TWIN_P=session: the session's Runtime and Profiler
+//                 enabled, no profile;
 //        ntop:    ntop-js itself attached (NTOP_JS ARGS --pid PID -b -d TWIN_D, default 1,
 //                 output discarded; a -d in ARGS is overridden) and stopped with SIGINT;
 //        none:    nothing (the method's own spread).
@@ -90,9 +92,15 @@ if (role === 'server') {
 			session.post('Profiler.enable');
 			session.post('Runtime.enable');
 			session.post('Profiler.setSamplingInterval', { interval: m.interval_us });
-			// TWIN_P=session: the domains enabled, no profile; start: one Profiler.start
-			if (m.how === 'session' || m.how === 'start') {
-				if (m.how === 'start')
+			// TWIN_P=session: the domains enabled, no profile; start: one Profiler.start;
+			// deopt: one Profiler.start after a switch of the coverage mode (what the repair's
+			// attach does to the JIT: every optimized function deoptimized, then optimized again)
+			if (m.how === 'deopt') {
+				session.post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
+				session.post('Profiler.stopPreciseCoverage');
+			}
+			if (m.how === 'session' || m.how === 'start' || m.how === 'deopt') {
+				if (m.how !== 'session')
 					session.post('Profiler.start');
 				process.send({ done: true });
 				return;
@@ -104,7 +112,7 @@ if (role === 'server') {
 			process.send({ done: true });
 		} else if (m.cmd === 'unprofile') {
 			clearInterval(timer);
-			const end = m.how === 'start' ? ['Profiler.stop', {}] :
+			const end = m.how === 'start' || m.how === 'deopt' ? ['Profiler.stop', {}] :
 				['Runtime.evaluate', { expression: 'console.profileEnd()' }];
 			session.post(...end, () => {
 				session.post('Profiler.disable');
