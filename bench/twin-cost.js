@@ -15,8 +15,8 @@
 //                 us (default 1000), its windows rotated every TWIN_W ms (default 1000) as
 //                 ntop-js rotates them; TWIN_P=start: one Profiler.start instead; TWIN_P=
 //                 deopt: the same after a switch of the coverage mode (the repair's
-//                 deoptimization); TWIN_P=session: the session's Runtime and Profiler
-//                 enabled, no profile;
+//                 deoptimization); TWIN_P=switch: that switch and no profile; TWIN_P=
+//                 session: the session's Runtime and Profiler enabled, no profile;
 //        ntop:    ntop-js itself attached (NTOP_JS ARGS --pid PID -b -d TWIN_D, default 1,
 //                 output discarded; a -d in ARGS is overridden) and stopped with SIGINT;
 //        none:    nothing (the method's own spread).
@@ -95,12 +95,12 @@ if (role === 'server') {
 			// TWIN_P=session: the domains enabled, no profile; start: one Profiler.start;
 			// deopt: one Profiler.start after a switch of the coverage mode (what the repair's
 			// attach does to the JIT: every optimized function deoptimized, then optimized again)
-			if (m.how === 'deopt') {
+			if (m.how === 'deopt' || m.how === 'switch') {
 				session.post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
 				session.post('Profiler.stopPreciseCoverage');
 			}
-			if (m.how === 'session' || m.how === 'start' || m.how === 'deopt') {
-				if (m.how !== 'session')
+			if (m.how === 'session' || m.how === 'start' || m.how === 'deopt' || m.how === 'switch') {
+				if (m.how === 'start' || m.how === 'deopt')
 					session.post('Profiler.start');
 				process.send({ done: true });
 				return;

@@ -15,7 +15,8 @@
 #                  profile: V8's profiler from an in-process session, windows rotated as
 #                  ntop-js does (TWIN_I sampling interval in us, TWIN_W window in ms;
 #                  TWIN_P=start: one Profiler.start instead, deopt: the same after a switch
-#                  of the coverage mode, the repair's deoptimization; session: no profile);
+#                  of the coverage mode, the repair's deoptimization; switch: that switch
+#                  and no profile; session: no profile);
 #                  none: nothing (the method's own spread)
 #   -c CANDIDATES  ntop-js arguments, '|' between candidates (default: '' , the defaults);
 #                  TWIN_D in the environment sets -d (default 1; a -d in a candidate is
@@ -88,6 +89,7 @@ for v in $majors; do
 			case ${TWIN_P:-rotate} in
 			session) what="in-process session, Runtime and Profiler enabled, no profile" ;;
 			start) what="in-process profiler, -i ${TWIN_I:-1000}, one profile (Profiler.start)" ;;
+			switch) what="in-process coverage switch (all code deoptimized), no profile" ;;
 			deopt) what="in-process profiler, -i ${TWIN_I:-1000}, one profile after a coverage switch (all code deoptimized)" ;;
 			*) what="in-process profiler, -i ${TWIN_I:-1000}, windows ${TWIN_W:-1000} ms" ;;
 			esac
